@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Install everything tcecd needs on a Debian machine, idempotently.
+#
+#   bash deploy/install.sh          # runtime: system packages + .venv with tcecd
+#   bash deploy/install.sh --dev    # also the test/lint tools and the test-only packages
+#
+# Debian packages are installed only when missing (as root, or through sudo);
+# the Python environment lives in .venv at the project root and is refreshed
+# only when pyproject.toml changed since the last install.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+
+dev=0
+[[ "${1:-}" == "--dev" ]] && dev=1
+
+# Debian packages: the broker and the engines the tests and example configs use.
+# Binaries land in /usr/games and /usr/sbin, which tcecd also searches.
+pkgs=(mosquitto mosquitto-clients stockfish fairymax)
+if (( dev )); then
+    pkgs+=(pgn-extract openssh-server openssh-client)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ! python3 -m venv --help >/dev/null 2>&1; then
+    missing+=(python3-venv)
+fi
+if (( ${#missing[@]} )); then
+    sudo=""
+    if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+    echo "install.sh: installing Debian packages: ${missing[*]}"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Debian starts mosquitto as a system service; tcecd and its tests never rely on it.
+fi
+
+# Python environment.
+if [[ ! -x .venv/bin/python ]]; then
+    python3 -m venv .venv
+fi
+extra=""
+(( dev )) && extra="[dev]"
+stamp=".venv/.tcecd-installed${extra}"
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [[ ! -f "$stamp" ]] || [[ $(cat "$stamp") != "$want" ]]; then
+    .venv/bin/python -m pip install -q --upgrade pip >/dev/null
+    .venv/bin/python -m pip install -q -e ".${extra}"
+    echo "$want" > "$stamp"
+fi
+echo "install.sh: ready (.venv/bin/tcecd)"

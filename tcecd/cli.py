@@ -1,0 +1,84 @@
+"""The ``tcecd`` command line: one entry point, one module per subcommand.
+
+Each subcommand lives in ``tcecd/commands/<name>.py`` and exposes ``HELP`` (one
+line), ``add_arguments(parser)`` and ``run(args) -> int``. Only the chosen
+subcommand's module is imported, so ``tcecd pair`` does not pay for asyncio,
+MQTT or python-chess's engine layer.
+
+Any :class:`~tcecd.errors.TcecdError` becomes one line on stderr and its exit
+code (2); there is never a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Protocol, cast
+
+from tcecd import __version__
+from tcecd.errors import TcecdError
+
+#: name -> one-line help. The module is ``tcecd.commands.<name>``.
+COMMANDS: dict[str, str] = {
+    "run": "run (or resume) an event from its YAML config",
+    "validate": "check an event config and print what it describes",
+    "schema": "print the JSON Schema of the event config",
+    "simulate": "simulate a whole TCEC Swiss event with synthetic players",
+    "pair": "print the next round's pairing for an event state (JSON)",
+    "play": "play a quick match between engines",
+    "replay": "rebuild, verify and re-stream an event from its PGN",
+    "watch": "watch a live event over MQTT in the terminal",
+}
+
+
+class CommandModule(Protocol):
+    HELP: str
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def _load(name: str) -> CommandModule:
+    return cast(CommandModule, importlib.import_module(f"tcecd.commands.{name}"))
+
+
+def build_parser(selected: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tcecd",
+        description="Run unattended TCEC-style Swiss engine events, live over MQTT.",
+    )
+    parser.add_argument("--version", action="version", version=f"tcecd {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, help_text in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == selected:
+            _load(name).add_arguments(p)
+    return parser
+
+
+def _selected(argv: Sequence[str]) -> str | None:
+    for token in argv:
+        if not token.startswith("-"):
+            return token if token in COMMANDS else None
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    selected = _selected(args_list)
+    parser = build_parser(selected)
+    args = parser.parse_args(args_list)
+    try:
+        return _load(args.command).run(args)
+    except TcecdError as exc:
+        print(f"tcecd: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("tcecd: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,1 @@
+"""One module per ``tcecd`` subcommand (see :mod:`tcecd.cli`)."""

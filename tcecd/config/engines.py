@@ -1,0 +1,48 @@
+"""Engine definitions: ``engines/*.yaml`` files or inline in an event config.
+
+Parsed once into frozen pydantic models (``extra="forbid"``: an unknown key is
+an error naming it). The runner consumes :class:`EngineConfig` directly.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+OptionValue = str | int | float | bool
+
+
+class Frozen(BaseModel):
+    """Base of every config model: immutable, unknown keys are errors."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
+
+
+class RemoteConfig(Frozen):
+    """Run the engine on another host over SSH (as TCEC runs its engines)."""
+
+    host: str
+    user: str | None = None
+    port: Annotated[int, Field(ge=1, le=65535)] = 22
+    identity_file: str | None = None
+    ssh_options: tuple[str, ...] = ()
+    # Added to the engine's think time allowance per move: network round trip.
+    latency_ms: Annotated[int, Field(ge=0)] = 0
+
+
+class EngineConfig(Frozen):
+    """One engine: how to start it, speak to it and configure it."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    command: Annotated[tuple[str, ...], Field(min_length=1)]  # argv, never a shell string
+    protocol: Literal["uci", "xboard"] = "uci"
+    workdir: str | None = None
+    options: dict[str, OptionValue] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict)
+    startup_timeout_ms: Annotated[int, Field(ge=1)] = 10_000
+    # "per-game": a fresh process for every game (the default, as TCEC does);
+    # "keep-alive": one process, `ucinewgame` between games, restarted after a fault.
+    restart: Literal["per-game", "keep-alive"] = "per-game"
+    rating: int | None = None
+    remote: RemoteConfig | None = None

@@ -1,0 +1,44 @@
+"""The error hierarchy.
+
+Every error a user can cause (bad config, bad PGN, bad state, a misbehaving
+engine) is a :class:`TcecdError`. The CLI turns one into a single line on
+stderr and exit code 2, with no traceback. Messages name the file, key or game
+and quote the bad value, in the style of python-chess (``f"invalid uci: {uci!r}"``).
+"""
+
+from __future__ import annotations
+
+
+class TcecdError(Exception):
+    """Root of every error tcecd reports to a user."""
+
+    #: Process exit code when this error reaches the CLI.
+    exit_code: int = 2
+
+
+class ConfigError(TcecdError):
+    """An event config, engine definition or command-line option is invalid."""
+
+
+class PairingError(TcecdError):
+    """No pairing is possible under the rules (named round and reason)."""
+
+
+class EngineError(TcecdError):
+    """An engine could not be started or broke its protocol."""
+
+
+class OpeningsError(TcecdError):
+    """An openings file is unreadable or holds an illegal position or move."""
+
+
+class PgnError(TcecdError):
+    """A PGN file is malformed or does not describe a valid event."""
+
+
+class StateError(TcecdError):
+    """The event state on disk is corrupt or contradicts the config."""
+
+
+class BusError(TcecdError):
+    """The MQTT configuration is invalid (a broker being down is not an error)."""

@@ -1,0 +1,121 @@
+"""The domain events: one vocabulary for the store, the PGN writer, MQTT and logs.
+
+The daemon emits these in order; every consumer (the crash-safe store, the
+TCEC-format JSON writers, the MQTT publisher, the log) is a function of this
+stream. Events are frozen values; payload layout for MQTT lives in
+:mod:`tcecd.bus.payloads`, not here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tcecd.domain import GameId, PlayerId, Result, Termination
+from tcecd.game.record import GameRecord, MoveRecord, Opening
+from tcecd.pairing.base import Player, RoundPairing, Standing
+
+
+@dataclass(frozen=True, slots=True)
+class EventStarted:
+    """The event's metadata; published retained."""
+
+    event: str
+    site: str
+    system: str  # "tcec-swiss"
+    double: bool
+    rounds: int
+    time_control: str
+    players: tuple[Player, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPaired:
+    """A round was paired (BYE and history removals included)."""
+
+    pairing: RoundPairing
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    game_id: GameId
+    white: PlayerId
+    black: PlayerId
+    opening: Opening
+    time_control: str
+    start_time: str  # UTC ISO 8601
+    white_clock_ms: int | None
+    black_clock_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MovePlayed:
+    """One ply of a running game (book moves included, ``move.book``)."""
+
+    game_id: GameId
+    move: MoveRecord
+    white_clock_ms: int | None
+    black_clock_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameFinished:
+    """A game ended (played, or forfeited without being played)."""
+
+    record: GameRecord
+    pgn: str
+
+    @property
+    def game_id(self) -> GameId:
+        return self.record.game_id
+
+    @property
+    def result(self) -> Result:
+        return self.record.result
+
+    @property
+    def termination(self) -> Termination:
+        return self.record.termination
+
+
+@dataclass(frozen=True, slots=True)
+class EngineFault:
+    """An engine misbehaved (crash, stall, illegal move, time forfeit, ...)."""
+
+    engine: PlayerId
+    game_id: GameId | None
+    kind: str  # e.g. "crash", "stall", "illegal-move", "time-forfeit", "startup"
+    detail: str
+    strikes: int  # strikes after this fault
+
+
+@dataclass(frozen=True, slots=True)
+class EngineDisqualified:
+    engine: PlayerId
+    reason: str
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class StandingsUpdated:
+    """Standings after ``after_round`` rounds (0: before the first round)."""
+
+    after_round: int
+    standings: tuple[Standing, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EventFinished:
+    standings: tuple[Standing, ...]
+
+
+DomainEvent = (
+    EventStarted
+    | RoundPaired
+    | GameStarted
+    | MovePlayed
+    | GameFinished
+    | EngineFault
+    | EngineDisqualified
+    | StandingsUpdated
+    | EventFinished
+)

@@ -1,0 +1,93 @@
+"""What one game produced: the per-move record and the finished game.
+
+These are the values the runner builds, the PGN writer renders, the store
+keeps and the live stream publishes. Times are integer milliseconds; scores
+are from White's point of view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tcecd.domain import Color, GameId, PlayerId, Result, Termination
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """An evaluation from White's point of view: centipawns, or mate in N
+    (``mate`` > 0: White mates; < 0: Black mates). Exactly one is set."""
+
+    cp: int | None = None
+    mate: int | None = None
+
+    def pgn(self) -> str:
+        """TCEC ``wv`` text: pawns with two decimals, or ``M<n>``/``-M<n>``."""
+        if self.mate is not None:
+            return f"M{self.mate}" if self.mate > 0 else f"-M{-self.mate}"
+        assert self.cp is not None
+        return f"{self.cp / 100:.2f}"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """One ply. Engine fields are None for book moves or when the engine did
+    not report them."""
+
+    ply: int  # 1-based ply number within the game (after the opening's start position)
+    color: Color
+    uci: str
+    san: str
+    fen_after: str
+    book: bool = False
+    move_time_ms: int | None = None
+    clock_left_ms: int | None = None  # mover's clock after the move (increment included)
+    depth: int | None = None
+    seldepth: int | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    score: Score | None = None  # White's point of view
+    pv_san: tuple[str, ...] = ()
+    ponder_san: str | None = None
+    tbhits: int | None = None
+    hashfull: int | None = None  # permille, as UCI reports it
+    # Adjudication counters after this ply (see tcec-formats.md): plies left
+    # before the 50-move rule, the draw rule, the win rule (-1000: rule off).
+    r50: int | None = None
+    rd: int | None = None
+    rr: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A start position and the book moves played from it (UCI)."""
+
+    name: str | None
+    fen: str | None  # None: the standard start position
+    moves: tuple[str, ...] = ()
+    eco: str | None = None
+    index: int | None = None  # position in the openings file, for the record
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A finished (or forfeited) game, everything needed to write its PGN."""
+
+    game_id: GameId
+    event: str
+    site: str
+    white: PlayerId
+    black: PlayerId
+    result: Result
+    termination: Termination
+    termination_detail: str  # human text, e.g. "TCEC draw rule", "White mates"
+    start_time: str  # UTC ISO 8601, e.g. "2026-11-22T03:59:43.149Z"
+    end_time: str
+    duration_ms: int
+    time_control: str  # PGN TimeControl tag value
+    opening: Opening
+    moves: tuple[MoveRecord, ...]
+    white_options: tuple[tuple[str, str], ...] = ()
+    black_options: tuple[tuple[str, str], ...] = ()
+    white_elo: int | None = None
+    black_elo: int | None = None
+    extra_tags: tuple[tuple[str, str], ...] = field(default=())

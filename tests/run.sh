@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test command: install (idempotent), lint, type-check, test.
+# This is the README's test command, and what CI runs verbatim.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash deploy/install.sh --dev
+export PATH="$PWD/.venv/bin:$PATH:/usr/games:/usr/sbin"
+echo "== ruff"; ruff check tcecd tests bench engines
+echo "== mypy --strict tcecd"; mypy --strict tcecd
+echo "== pytest"; pytest -n 2 -q "$@"
