@@ -18,8 +18,12 @@ dev=0
 # Debian packages: the broker and the engines the tests and example configs use.
 # Binaries land in /usr/games and /usr/sbin, which tcecd also searches.
 pkgs=(mosquitto mosquitto-clients stockfish fairymax)
+# The other Debian engines the example configs in configs/ play (binaries in /usr/games).
+pkgs+=(ethereal-chess glaurung toga2)
 if (( dev )); then
     pkgs+=(pgn-extract openssh-server openssh-client)
+    # systemd-analyze, to verify the unit files in deploy/ (tests/deploy).
+    pkgs+=(systemd)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
