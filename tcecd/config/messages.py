@@ -1,0 +1,117 @@
+"""Turn pydantic validation errors into tcecd's one-line config errors.
+
+A raw pydantic error is several lines of library jargon; a user needs
+``FILE: key.path: what is wrong with VALUE (what was expected)``. This module
+renders the *first* error of a :class:`pydantic.ValidationError` that way, so
+every config problem reaches the CLI as one :class:`~tcecd.errors.ConfigError`
+line. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from tcecd.errors import ConfigError
+
+Loc = Sequence[int | str]
+
+
+def key_path(loc: Loc) -> str:
+    """``("engines", 2, "options")`` -> ``"engines[2].options"``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def where(source: Path | str, loc: Loc) -> str:
+    """The ``FILE: key.path`` prefix of a config error (just ``FILE`` at the top)."""
+    path = key_path(loc)
+    return f"{source}: {path}" if path else f"{source}"
+
+
+def _allowed_keys(model: type[BaseModel] | None, loc: Loc) -> list[str] | None:
+    """The keys a mapping at ``loc`` (relative to ``model``) accepts, if known."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = current.model_fields.get(part)
+        if field is None:
+            return None
+        current = _model_in(field.annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return None
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The (first) pydantic model inside a field annotation such as ``X | None``
+    or ``tuple[X, ...]``; ``None`` when there is none."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _expected(msg: str) -> str:
+    """Rephrase pydantic's "Input should be X" as "expected X"."""
+    for prefix in ("Input should be ", "Input should have "):
+        if msg.startswith(prefix):
+            return "expected " + msg[len(prefix) :]
+    return msg[:1].lower() + msg[1:]
+
+
+def describe(error: ErrorDetails, *, model: type[BaseModel] | None = None) -> tuple[Loc, str]:
+    """``(key path, message)`` for one pydantic error, without the file name."""
+    loc: Loc = tuple(error["loc"])
+    kind = error["type"]
+    value = error.get("input")
+    if kind == "extra_forbidden":
+        parent, key = loc[:-1], loc[-1]
+        allowed = _allowed_keys(model, parent)
+        hint = f" (expected one of: {', '.join(allowed)})" if allowed else ""
+        return parent, f"unknown key {key!r}{hint}"
+    if kind == "missing":
+        parent, key = loc[:-1], loc[-1]
+        return parent, f"missing required key {key!r}"
+    if kind == "value_error":
+        # Our own validators: the message already names the value.
+        msg = error["msg"].removeprefix("Value error, ")
+        return loc, msg
+    if kind == "assertion_error":
+        return loc, error["msg"].removeprefix("Assertion failed, ")
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return loc, f"expected a mapping of keys to values, got {value!r}"
+    return loc, f"{_expected(error['msg'])}, got {value!r}"
+
+
+def from_validation_error(
+    exc: ValidationError,
+    source: Path | str,
+    *,
+    prefix: Loc = (),
+    model: type[BaseModel] | None = None,
+) -> ConfigError:
+    """A one-line :class:`ConfigError` for the first error in ``exc``.
+
+    ``prefix`` is prepended to the key path (e.g. ``("engines", 2)`` when an
+    inline engine is validated on its own); ``model`` lets an unknown-key error
+    list the keys that are allowed.
+    """
+    errors = exc.errors(include_url=False)
+    loc, msg = describe(errors[0], model=model)
+    return ConfigError(f"{where(source, (*prefix, *loc))}: {msg}")
