@@ -1,0 +1,291 @@
+"""The resilient MQTT publisher: non-blocking for the daemon, patient with the broker.
+
+Usage (the daemon)::
+
+    async with Publisher(settings, event="TCEC Swiss 7", log=log) as pub:
+        pub.publish(GameStarted(...))      # never awaits the broker, never raises on it
+        ...
+        await pub.flush(5.0)                # best effort, at shutdown
+
+The publisher owns one background task (named ``mqtt-publisher``). It connects
+with a Last Will that marks the daemon ``offline`` (retained), publishes
+``online``, and then sends its queue in order. When the broker is down, slow
+or restarted, messages wait in a bounded :class:`~tcecd.bus.queue.OutQueue`
+(move updates may be dropped, results and standings never), the task
+reconnects with jittered exponential backoff, and after every reconnect it
+re-publishes the latest message of every retained topic first, so a broker
+restarted without persistence gets the whole retained state back.
+
+The first failure to reach the broker is logged once as a warning; the task
+keeps retrying quietly until it succeeds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import ssl
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import aiomqtt
+import structlog
+
+from tcecd import __version__
+from tcecd.bus.payloads import Kind, Message, Projection, encode, slugify
+from tcecd.bus.queue import OutQueue
+from tcecd.bus.settings import MqttSettings
+from tcecd.events import DomainEvent
+
+#: Seconds to wait for a CONNACK or a PUBACK before treating the broker as gone.
+_OP_TIMEOUT_S = 5.0
+
+
+def utc_now_iso() -> str:
+    """The wall clock as ``2026-11-22T03:59:43.149Z`` (the payload ``ts``)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Publisher:
+    """Publishes domain events to MQTT; see the module docstring.
+
+    ``event`` is the event's name; its slug (:func:`~tcecd.bus.payloads.slugify`)
+    is the second topic level: every topic is ``<topic_prefix>/<slug>/...``.
+    ``daemon_info`` goes into the ``status`` payload (pid, host, config ...).
+    ``clock`` returns the ``ts`` stamped on payloads (tests pass a fixed one).
+    """
+
+    def __init__(
+        self,
+        settings: MqttSettings,
+        *,
+        event: str = "event",
+        log: Any = None,
+        daemon_info: Mapping[str, Any] | None = None,
+        clock: Callable[[], str] = utc_now_iso,
+        backoff_initial_s: float = 0.5,
+        backoff_max_s: float = 30.0,
+        close_timeout_s: float = 2.0,
+    ) -> None:
+        self.settings = settings
+        self.slug = slugify(event)
+        self.root = f"{settings.topic_prefix}/{self.slug}"
+        self._log: Any = log if log is not None else structlog.get_logger("tcecd.bus")
+        self._info = {"version": __version__, **dict(daemon_info or {})}
+        self._clock = clock
+        self._backoff = (backoff_initial_s, backoff_max_s)
+        self._close_timeout_s = close_timeout_s
+        self._projection = Projection(self.root, event)
+        self._queue = OutQueue(settings.queue_limit)
+        self._retained: dict[str, Message] = {}
+        self._wakeup = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._broker: Any = None
+        self._connected = False
+        self._warned_over_limit = False
+        #: Number of successful connections so far (1 after the first connect).
+        self.connections = 0
+
+    # -- public API -------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """True while a connection to the broker is up."""
+        return self._connected
+
+    @property
+    def pending(self) -> int:
+        """Messages queued and not yet acknowledged by the broker."""
+        return len(self._queue)
+
+    @property
+    def dropped(self) -> int:
+        """Move updates / stale snapshots dropped or coalesced by the queue policy."""
+        return self._queue.dropped
+
+    def publish(self, event: DomainEvent) -> None:
+        """Map ``event`` to its messages and queue them. Never blocks, never
+        raises because of the broker (a non-event is a TypeError: a bug)."""
+        for msg in self._projection.messages_for(event, self._clock()):
+            self.publish_raw(msg)
+
+    def publish_crosstable(self, table: Mapping[str, Any]) -> None:
+        """Publish a daemon-built TCEC-format crosstable (tcec-formats.md) on
+        ``<root>/crosstable``; from then on it replaces the simple one the
+        publisher derives from standings."""
+        self.publish_raw(self._projection.external_crosstable_message(table, self._clock()))
+
+    def publish_raw(self, msg: Message) -> None:
+        """Queue a ready-made message (topic under :attr:`root` by convention)."""
+        self._queue.push(msg)
+        if self._queue.over_limit and not self._warned_over_limit:
+            self._warned_over_limit = True
+            self._log.warning("mqtt queue over its limit; only essential messages left",
+                              limit=self._queue.limit, queued=len(self._queue))
+        self._idle.clear()
+        self._wakeup.set()
+
+    def message(self, levels: tuple[str, ...], doc: Mapping[str, Any], *, retain: bool = True,
+                qos: int | None = None) -> Message:
+        """Build an essential message under :attr:`root` with the common fields
+        (``schema``, ``type`` must be in ``doc``, ``event``, ``ts``) filled in."""
+        full = {"schema": 1, "event": self._projection.event_name, "ts": self._clock(), **doc}
+        return Message("/".join((self.root, *levels)), encode(full),
+                       self.settings.qos if qos is None else qos, retain, Kind.ESSENTIAL)
+
+    async def flush(self, timeout_s: float) -> bool:
+        """Wait until the queue is empty and acknowledged, at most ``timeout_s``.
+        True if everything went out."""
+        if not len(self._queue) and self._idle.is_set():
+            return True
+        try:
+            async with asyncio.timeout(timeout_s):
+                while len(self._queue) or not self._idle.is_set():
+                    await self._idle.wait()
+                    if len(self._queue):
+                        self._idle.clear()
+                        self._wakeup.set()
+        except TimeoutError:
+            return False
+        return True
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    async def __aenter__(self) -> Publisher:
+        if self.settings.embedded:
+            await self._start_embedded()
+        self._task = asyncio.create_task(self._run(), name="mqtt-publisher")
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        # Say goodbye properly (a clean disconnect does not fire the Last Will).
+        self.publish_raw(self._status(online=False))
+        if self._connected:
+            await self.flush(self._close_timeout_s)
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self._broker is not None:
+            broker, self._broker = self._broker, None
+            await broker.__aexit__(None, None, None)
+
+    async def _start_embedded(self) -> None:
+        from tcecd.bus.broker import EmbeddedBroker
+
+        broker = EmbeddedBroker(self.settings.host, self.settings.port)
+        try:
+            await broker.__aenter__()
+        except OSError as exc:
+            self._log.warning("embedded mqtt broker not started; using the broker already there",
+                              url=self.settings.redacted_url(), error=str(exc))
+            return
+        self._broker = broker
+        self._log.info("embedded mqtt broker started", host=broker.host, port=broker.port)
+
+    # -- the background task ----------------------------------------------------------------
+
+    def _status(self, online: bool) -> Message:
+        msg = self._projection.status(online, self._clock(), self._info)
+        return Message(msg.topic, msg.payload, self.settings.qos, True, Kind.ESSENTIAL)
+
+    def _client(self) -> aiomqtt.Client:
+        s = self.settings
+        ctx: ssl.SSLContext | None = s.ssl_context()
+        port = self._broker.port if self._broker is not None else s.port
+        host = self._broker.host if self._broker is not None else s.host
+        will = self._status(online=False)
+        return aiomqtt.Client(
+            host, port, username=s.username, password=s.password, identifier=s.client_id,
+            will=aiomqtt.Will(will.topic, will.payload, will.qos, retain=True),
+            tls_context=ctx, tls_insecure=s.tls_insecure if ctx is not None else None,
+            timeout=_OP_TIMEOUT_S, keepalive=15,
+        )
+
+    async def _run(self) -> None:
+        delay, max_delay = self._backoff
+        warned = False
+        while True:
+            try:
+                async with self._client() as client:
+                    self._connected = True
+                    self.connections += 1
+                    delay = self._backoff[0]
+                    if warned or self.connections > 1:
+                        self._log.info("mqtt connected", url=self.settings.redacted_url(),
+                                       queued=len(self._queue))
+                    warned = False
+                    await self._serve(client)
+            except (aiomqtt.MqttError, OSError, ssl.SSLError) as exc:
+                if not warned:
+                    warned = True
+                    what = "lost" if self._connected else "unreachable"
+                    self._log.warning(f"mqtt broker {what}; queueing and retrying in background",
+                                      url=self.settings.redacted_url(), error=str(exc),
+                                      queued=len(self._queue))
+                else:
+                    self._log.debug("mqtt connect failed", error=str(exc))
+            finally:
+                self._connected = False
+            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, max_delay)
+
+    async def _serve(self, client: aiomqtt.Client) -> None:
+        """Send online status, re-publish retained state, then drain the queue
+        until the connection dies (raises MqttError)."""
+        watch = asyncio.ensure_future(anext(aiter(client.messages)))
+        try:
+            await self._send(client, self._status(online=True), watch)
+            status_topic = self._projection.topic("status")
+            for old in list(self._retained.values()):
+                if old.topic != status_topic:
+                    await self._send(client, old, watch)
+            while True:
+                msg = self._queue.pop()
+                if msg is None:
+                    self._idle.set()
+                    self._wakeup.clear()
+                    waiter = asyncio.ensure_future(self._wakeup.wait())
+                    try:
+                        await asyncio.wait({waiter, watch}, return_when=asyncio.FIRST_COMPLETED)
+                    finally:
+                        waiter.cancel()
+                    if watch.done():
+                        watch.result()  # raises the disconnection error
+                        watch = asyncio.ensure_future(anext(aiter(client.messages)))
+                    continue
+                try:
+                    await self._send(client, msg, watch)
+                except BaseException:
+                    self._queue.push_front(msg)
+                    raise
+        finally:
+            watch.cancel()
+            with contextlib.suppress(BaseException):
+                await watch
+
+    async def _send(self, client: aiomqtt.Client, msg: Message,
+                    watch: asyncio.Future[aiomqtt.Message]) -> None:
+        """Publish one message, failing fast if the connection drops meanwhile."""
+        send = asyncio.ensure_future(
+            client.publish(msg.topic, msg.payload, qos=msg.qos, retain=msg.retain)
+        )
+        try:
+            both: list[asyncio.Future[Any]] = [send, watch]
+            await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not send.done():
+                send.cancel()
+        if not send.done() or send.cancelled():
+            watch.result()  # the connection dropped: raise its error
+            raise aiomqtt.MqttError("publish interrupted")
+        send.result()
+        if msg.retain:
+            if msg.payload:
+                self._retained[msg.topic] = msg
+            else:
+                self._retained.pop(msg.topic, None)

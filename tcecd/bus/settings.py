@@ -1,0 +1,143 @@
+"""How to reach the MQTT broker: one frozen value, parsed once.
+
+``MqttSettings.from_url("mqtts://user:secret@broker.example:8883")`` is what the
+config loader and ``tcecd watch --mqtt URL`` call. A bad URL is a
+:class:`~tcecd.errors.BusError` naming it; a broker that is down is *not* an
+error (the publisher keeps retrying in the background).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ssl
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+from tcecd.errors import BusError
+
+#: Default ports by scheme (MQTT over TCP, MQTT over TLS).
+DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
+
+
+def _check_segment(name: str, value: str) -> None:
+    """A topic prefix must be a plain topic path: no wildcards, no empty levels."""
+    if not value or any(ch in value for ch in "+#\0") or "" in value.split("/"):
+        raise BusError(f"invalid MQTT {name}: {value!r} (no '+', '#' or empty levels)")
+
+
+@dataclass(frozen=True)
+class MqttSettings:
+    """Connection and publishing settings.
+
+    ``qos`` is the QoS for everything that must arrive (results, standings,
+    pairings, status); live move updates always go at QoS 0. ``queue_limit``
+    bounds the publisher's outgoing queue while the broker is unreachable
+    (move updates are dropped first, see docs/events.md). ``embedded`` asks the
+    publisher to start an in-process broker on the URL's host and port.
+    """
+
+    url: str = "mqtt://127.0.0.1:1883"
+    client_id: str | None = None
+    username: str | None = None
+    password: str | None = None
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_insecure: bool = False
+    topic_prefix: str = "tcecd"
+    qos: int = 1
+    queue_limit: int = 10000
+    embedded: bool = False
+
+    def __post_init__(self) -> None:
+        _parse(self.url)  # raises BusError on a bad URL
+        _check_segment("topic prefix", self.topic_prefix)
+        if self.qos not in (0, 1, 2):
+            raise BusError(f"invalid MQTT qos: {self.qos!r} (expected 0, 1 or 2)")
+        if self.queue_limit < 1:
+            raise BusError(f"invalid MQTT queue_limit: {self.queue_limit!r} (must be >= 1)")
+        if self.tls_key is not None and self.tls_cert is None:
+            raise BusError(f"MQTT tls_key {self.tls_key!r} given without tls_cert")
+
+    @classmethod
+    def from_url(cls, url: str, **overrides: object) -> MqttSettings:
+        """Settings from a broker URL: ``mqtt://`` or ``mqtts://`` (TLS),
+        optional ``user:password@``, host, optional ``:port``. Credentials in
+        the URL are percent-decoded; ``overrides`` set any other field."""
+        host, port, tls, user, password = _parse(url)
+        del host, port, tls
+        fields: dict[str, object] = {"url": url}
+        if user is not None:
+            fields["username"] = user
+        if password is not None:
+            fields["password"] = password
+        fields.update(overrides)
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(fields) - known)
+        if unknown:
+            raise BusError(f"unknown MQTT setting(s): {', '.join(map(repr, unknown))}")
+        return cls(**fields)  # type: ignore[arg-type]
+
+    @property
+    def host(self) -> str:
+        return _parse(self.url)[0]
+
+    @property
+    def port(self) -> int:
+        return _parse(self.url)[1]
+
+    @property
+    def tls(self) -> bool:
+        """True for ``mqtts://`` or when a CA / client certificate is given."""
+        return _parse(self.url)[2] or self.tls_ca is not None or self.tls_cert is not None
+
+    def redacted_url(self) -> str:
+        """The URL without its password, for logs and status payloads."""
+        host, port, tls, _user, _pw = _parse(self.url)
+        scheme = "mqtts" if tls else "mqtt"
+        who = f"{self.username}@" if self.username else ""
+        return f"{scheme}://{who}{host}:{port}"
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The TLS context for this connection, or None for plain TCP.
+
+        Reads the CA and client certificate files (small, once per connect).
+        A missing or unreadable file is a :class:`BusError` naming it.
+        """
+        if not self.tls:
+            return None
+        try:
+            ctx = ssl.create_default_context(cafile=self.tls_ca)
+            if self.tls_cert is not None:
+                ctx.load_cert_chain(self.tls_cert, self.tls_key)
+        except (OSError, ssl.SSLError) as exc:
+            raise BusError(f"cannot load MQTT TLS files for {self.redacted_url()}: {exc}") from exc
+        if self.tls_insecure:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+
+
+def _parse(url: str) -> tuple[str, int, bool, str | None, str | None]:
+    """``(host, port, tls, user, password)`` of a broker URL, or BusError."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise BusError(f"invalid MQTT URL: {url!r} ({exc})") from None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise BusError(f"invalid MQTT URL: {url!r} (expected mqtt://host[:port] or mqtts://...)")
+    if not parts.hostname:
+        raise BusError(f"invalid MQTT URL: {url!r} (no host)")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise BusError(f"invalid MQTT URL: {url!r} (unexpected path or query)")
+    user = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else None
+    return (
+        parts.hostname,
+        port if port is not None else DEFAULT_PORTS[scheme],
+        scheme == "mqtts",
+        user or None,
+        password,
+    )
