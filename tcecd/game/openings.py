@@ -1,0 +1,166 @@
+"""Openings: load EPD or PGN files and pick the opening for a game.
+
+:func:`load_openings` is the (small) I/O part: it reads and validates every
+line or game up front, so a bad file fails when the event starts, naming the
+file, the line or game, and the bad text. :func:`select_opening` is pure and
+deterministic, so a resumed event picks exactly the same openings again; the
+runner passes the same index for both games of a double-round pair so they
+share an opening.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import chess
+import chess.pgn
+
+from tcecd.errors import OpeningsError
+from tcecd.game.record import Opening
+
+#: EPD opcodes that can name an opening, in order of preference.
+_NAME_OPCODES = ("id", "c0", "opening")
+
+
+def load_openings(
+    path: Path,
+    *,
+    fmt: Literal["epd", "pgn"] | None = None,
+    plies: int | None = None,
+) -> tuple[Opening, ...]:
+    """Read every opening of an EPD or PGN file.
+
+    ``fmt`` None: from the suffix (``.epd``, ``.pgn``). ``plies`` keeps at most
+    that many book plies of each PGN game (EPD openings have none).
+    ``Opening.index`` is the opening's 0-based position in the file. Raises
+    :class:`OpeningsError` naming ``file:line`` (EPD) or ``file: game N``
+    (PGN) and quoting the bad text.
+    """
+    if plies is not None and plies < 0:
+        raise OpeningsError(f"{path}: invalid opening ply limit {plies!r}")
+    if fmt is None:
+        suffix = path.suffix.lower().lstrip(".")
+        if suffix not in ("epd", "pgn"):
+            raise OpeningsError(
+                f"{path}: cannot tell the openings format from the suffix {path.suffix!r}"
+                " (use .epd or .pgn, or set the format)"
+            )
+        fmt = "epd" if suffix == "epd" else "pgn"
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OpeningsError(f"{path}: cannot read openings file ({exc})") from None
+    openings = _parse_epd(path, text) if fmt == "epd" else _parse_pgn(path, text, plies)
+    if not openings:
+        raise OpeningsError(f"{path}: no openings in file")
+    return openings
+
+
+def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
+    openings: list[Opening] = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(("#", ";", "%")):
+            continue
+        try:
+            board, ops = chess.Board.from_epd(line)
+        except ValueError as exc:
+            raise OpeningsError(f"{path}:{lineno}: invalid EPD {line!r} ({exc})") from None
+        if not board.is_valid():
+            raise OpeningsError(
+                f"{path}:{lineno}: illegal position {line!r} ({board.status()!r})"
+            )
+        if board.is_game_over(claim_draw=False):
+            raise OpeningsError(f"{path}:{lineno}: the game is already over in {line!r}")
+        name: str | None = None
+        for opcode in _NAME_OPCODES:
+            value = ops.get(opcode)
+            if isinstance(value, str) and value:
+                name = value
+                break
+        eco = ops.get("eco")
+        openings.append(
+            Opening(
+                name=name,
+                fen=board.fen(),
+                moves=(),
+                eco=eco if isinstance(eco, str) and eco else None,
+                index=len(openings),
+            )
+        )
+    return tuple(openings)
+
+
+def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
+    openings: list[Opening] = []
+    handle = io.StringIO(text)
+    number = 0
+    while True:
+        try:
+            game = chess.pgn.read_game(handle)
+        except ValueError as exc:  # pragma: no cover - read_game collects errors instead
+            raise OpeningsError(f"{path}: game {number + 1}: {exc}") from None
+        if game is None:
+            break
+        number += 1
+        if game.errors:
+            raise OpeningsError(f"{path}: game {number}: {game.errors[0]}")
+        headers = game.headers
+        try:
+            board = game.board()
+        except ValueError as exc:
+            fen = headers.get("FEN", "")
+            raise OpeningsError(f"{path}: game {number}: invalid FEN {fen!r} ({exc})") from None
+        if not board.is_valid():
+            raise OpeningsError(
+                f"{path}: game {number}: illegal start position {board.fen()!r}"
+            )
+        moves: list[str] = []
+        for move in game.mainline_moves():
+            if plies is not None and len(moves) >= plies:
+                break
+            moves.append(move.uci())
+        name_parts = [headers.get(tag, "") for tag in ("Opening", "Variation")]
+        name = ", ".join(part for part in name_parts if part and part != "?") or None
+        eco = headers.get("ECO")
+        openings.append(
+            Opening(
+                name=name,
+                fen=board.fen() if "FEN" in headers else None,
+                moves=tuple(moves),
+                eco=eco if eco and eco != "?" else None,
+                index=len(openings),
+            )
+        )
+    return tuple(openings)
+
+
+def select_opening(
+    openings: Sequence[Opening],
+    index: int,
+    *,
+    order: Literal["sequential", "random"],
+    seed: int = 0,
+) -> Opening:
+    """The opening for the ``index``-th opening slot (0-based) of an event.
+
+    ``sequential``: the file's order. ``random``: a permutation of the file
+    seeded with ``seed`` (the same seed always gives the same sequence). Both
+    cycle from the beginning when the openings are exhausted.
+    """
+    if not openings:
+        raise OpeningsError("no openings to choose from")
+    if index < 0:
+        raise ValueError(f"invalid opening index: {index!r}")
+    position = index % len(openings)
+    if order == "sequential":
+        return openings[position]
+    if order == "random":
+        permutation = list(range(len(openings)))
+        random.Random(seed).shuffle(permutation)
+        return openings[permutation[position]]
+    raise ValueError(f"invalid opening order: {order!r}")
