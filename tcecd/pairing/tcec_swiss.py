@@ -1,0 +1,198 @@
+"""The TCEC Swiss pairing system, step by step as the rule text names them.
+
+Rules: ``shared/seeds/tcec-swiss-system.txt`` (binding); open points settled in
+``shared/specs/tcec-swiss.md``. One call pairs one round from the players and
+the finished rounds; it is a pure function (no I/O, no clock, no randomness),
+so the same records always give the same round.
+
+* STEP 1 -- pairing order: score DESC (BYE points included), seed ASC.
+* STEP 2 -- BYE (odd field): among the players with the fewest BYEs, the one
+  lowest in the pairing order. Chosen once, before STEP 3, never reconsidered.
+* STEP 3 -- viability: the allowed-pair graph (not met in the encounter history
+  still in force, ``|WGD(a) + WGD(b)| <= 2``) must have a perfect matching;
+  otherwise the earliest round still in the history is removed, permanently,
+  and the test repeats. If even an empty history does not help, the colour rule
+  alone blocks the round: :class:`PairingError`, never a relaxation.
+* STEP 4 -- greedy pairing: the first unpaired player in pairing order takes the
+  highest-ranked unpaired partner that is allowed and keeps a perfect matching
+  of the rest (:mod:`tcecd.pairing.matching`).
+* STEP 5 -- colours. Single rounds: the greater WGD gets black; equal WGD, the
+  higher score gets black; equal score, the 2112 pattern (first-of-pair white
+  in rounds 2, 3, 6, 7, ...). Double rounds: first-of-pair black in the first
+  game, white in the reversed one.
+* Playing order: pairs by DESCending pairing order of their first-of-pair (the
+  worst-performing pair first); double rounds play every first game, then
+  every reversed game, in that same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tcecd.domain import PlayerId
+from tcecd.errors import PairingError
+from tcecd.pairing.base import Pair, Player, RoundPairing, RoundRecord, ScheduledGame
+from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
+from tcecd.pairing.tally import Tally, check_players, removed_rounds, tally
+
+#: The colour balancing bound of STEP 3: |WGD(a) + WGD(b)| <= 2.
+WGD_LIMIT = 2
+
+
+def pairing_order(players: Sequence[Player], totals: dict[PlayerId, Tally]) -> list[Player]:
+    """STEP 1: score DESC, then seed ASC."""
+    return sorted(players, key=lambda p: (-totals[p.id].score_half, p.seed))
+
+
+def choose_bye(order: Sequence[Player], totals: dict[PlayerId, Tally]) -> Player:
+    """STEP 2: order by BYEs DESC then pairing order ASC; the bottom player.
+
+    That is the player lowest in the pairing order among those with the
+    fewest BYEs received.
+    """
+    fewest = min(totals[p.id].byes for p in order)
+    return [p for p in order if totals[p.id].byes == fewest][-1]
+
+
+def first_of_pair_white(round_number: int) -> bool:
+    """The 2112 pattern of STEP 5 for a pair with equal WGD and equal score:
+    first-of-pair has white in rounds 2, 3, 6, 7, 10, 11, ... (round mod 4
+    is 2 or 3); second-of-pair in rounds 1, 4, 5, 8, 9, 12, ..."""
+    return round_number % 4 in (2, 3)
+
+
+class TcecSwiss:
+    """The TCEC Swiss system (a :class:`~tcecd.pairing.base.PairingSystem`)."""
+
+    name = "tcec-swiss"
+
+    def pair(
+        self,
+        players: Sequence[Player],
+        history: Sequence[RoundRecord],
+        *,
+        double: bool,
+    ) -> RoundPairing:
+        """Pair round ``len(history) + 1``; raise :class:`PairingError` when impossible."""
+        round_number = len(history) + 1
+        check_players(players)
+        totals = tally(players, history, double=double)
+
+        # STEP 1 and STEP 2.
+        order = pairing_order(players, totals)
+        bye: Player | None = choose_bye(order, totals) if len(order) % 2 else None
+        field = [p for p in order if p is not bye]
+        index = {p.id: i for i, p in enumerate(field)}
+        wgd = [totals[p.id].wgd for p in field]
+
+        # STEP 3: the encounter history still in force, earliest round first.
+        already_removed = removed_rounds(history)
+        in_force = [r for r in history if r.round not in already_removed]
+        newly_removed: list[int] = []
+        graph = PairingGraph(_forbidden(in_force, index), wgd, WGD_LIMIT)
+        matcher = ViabilityMatcher(graph, range(len(field)))
+        exposed = matcher.maximize()
+        while exposed:
+            if not in_force:
+                raise PairingError(_colour_block_message(round_number, field, wgd, exposed))
+            newly_removed.append(in_force.pop(0).round)
+            graph = PairingGraph(_forbidden(in_force, index), wgd, WGD_LIMIT)
+            exposed = matcher.refresh(graph)
+
+        # STEP 4: greedy pairing in pairing order, keeping a perfect matching.
+        formed: list[tuple[int, int]] = []
+        while matcher.active:
+            first = matcher.active[0]
+            for second in matcher.active[1:]:
+                if graph.edge(first, second) and matcher.try_pair(first, second):
+                    formed.append((first, second))
+                    break
+            else:  # pragma: no cover - a perfect matching always offers the mate
+                raise PairingError(
+                    f"round {round_number}: internal error: no partner for {field[first].id!r}"
+                )
+
+        pairs = tuple(Pair(field[a].id, field[b].id) for a, b in formed)
+        games = self._schedule(round_number, field, totals, formed, double)
+        return RoundPairing(
+            round=round_number,
+            bye=bye.id if bye is not None else None,
+            removed_history_rounds=tuple(newly_removed),
+            pairs=pairs,
+            games=games,
+        )
+
+    @staticmethod
+    def _schedule(
+        round_number: int,
+        field: Sequence[Player],
+        totals: dict[PlayerId, Tally],
+        formed: Sequence[tuple[int, int]],
+        double: bool,
+    ) -> tuple[ScheduledGame, ...]:
+        """STEP 5 colours and the playing order."""
+        first_games: list[tuple[PlayerId, PlayerId, int]] = []
+        for pair_index in reversed(range(len(formed))):  # worst-performing pair first
+            a, b = formed[pair_index]
+            first, second = field[a], field[b]
+            if double:
+                first_white = False  # first-of-pair has black in the first game
+            else:
+                first_white = _single_round_first_white(
+                    round_number, totals[first.id], totals[second.id]
+                )
+            if first_white:
+                first_games.append((first.id, second.id, pair_index))
+            else:
+                first_games.append((second.id, first.id, pair_index))
+        games = [
+            ScheduledGame(number=n, white=w, black=b, pair_index=i, leg=1)
+            for n, (w, b, i) in enumerate(first_games, start=1)
+        ]
+        if double:
+            offset = len(games)
+            games += [
+                ScheduledGame(number=offset + n, white=b, black=w, pair_index=i, leg=2)
+                for n, (w, b, i) in enumerate(first_games, start=1)
+            ]
+        return tuple(games)
+
+
+def _single_round_first_white(round_number: int, first: Tally, second: Tally) -> bool:
+    """STEP 5, single rounds: does the first-of-pair get white?"""
+    if first.wgd != second.wgd:
+        return first.wgd < second.wgd  # the greater WGD gets black
+    if first.score_half != second.score_half:
+        return first.score_half < second.score_half  # the higher score gets black
+    return first_of_pair_white(round_number)
+
+
+def _forbidden(rounds: Sequence[RoundRecord], index: dict[PlayerId, int]) -> list[set[int]]:
+    """Who may not meet whom: every pair that met in ``rounds`` (both games of a
+    double round are one encounter). Players outside ``index`` (the BYE) are
+    left out: they are not being paired."""
+    forbidden: list[set[int]] = [set() for _ in index]
+    for record in rounds:
+        for game in record.games:
+            a = index.get(game.white)
+            b = index.get(game.black)
+            if a is not None and b is not None:
+                forbidden[a].add(b)
+                forbidden[b].add(a)
+    return forbidden
+
+
+def _colour_block_message(
+    round_number: int, field: Sequence[Player], wgd: Sequence[int], exposed: Sequence[int]
+) -> str:
+    """STEP 3 failure with an empty history: only the colour rule is left."""
+    counts: dict[int, int] = {}
+    for w in wgd:
+        counts[w] = counts.get(w, 0) + 1
+    spread = ", ".join(f"WGD {w:+d}: {counts[w]}" for w in sorted(counts))
+    stuck = ", ".join(f"{field[x].id!r} (WGD {wgd[x]:+d})" for x in exposed)
+    return (
+        f"round {round_number}: no pairing possible even with the whole encounter history "
+        f"removed: the colour rule |WGD(a) + WGD(b)| <= {WGD_LIMIT} leaves {stuck} "
+        f"without a partner ({spread})"
+    )
