@@ -1,0 +1,281 @@
+"""The TCEC-style PGN writer: a :class:`GameRecord` in, PGN text out (pure).
+
+The layout follows the PGNs TCEC's cutechess fork writes (see
+/work/shared/data/tcec-swiss-samples and tcec-formats.md):
+
+- the Seven Tag Roster, then every other tag in alphabetical order (cutechess
+  sorts them): ``ECO``, ``FEN``, ``GameDuration``, ``GameEndTime``,
+  ``GameStartTime``, ``Opening``, ``PlyCount``, ``SetUp``, ``Termination``,
+  ``TerminationDetails``, ``TimeControl``, ``WhiteElo``... ;
+- a first comment listing each engine's options;
+- one move per line, book moves as ``{book, mb=+0+0+0+0+0,}`` and engine moves
+  with the comma-terminated ``key=value`` comment (:func:`move_comment`) plus the
+  standard ``[%eval ...]`` and ``[%clk ...]`` annotations python-chess reads;
+- the last move's comment ends with the result description
+  (``White mates``, ``White wins by adjudication: TCEC resign rule``,
+  ``Adjudication: TCEC draw rule``...), then the result token and a blank line.
+
+The moves are replayed from the opening's start position, so an illegal move
+in a record is a :class:`~tcecd.errors.PgnError` instead of a corrupt file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import chess
+
+from tcecd.domain import Color, Result, Termination
+from tcecd.errors import PgnError
+from tcecd.game.material import material_balance
+from tcecd.game.record import GameRecord, MoveRecord, Score
+
+_ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+
+
+def _escape_tag(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def _escape_comment(text: str) -> str:
+    # A PGN comment ends at the first "}"; nothing else needs escaping.
+    return text.replace("}", ")").replace("\n", " ")
+
+
+def _hms(ms: int) -> str:
+    """Milliseconds as ``hh:mm:ss`` (``GameDuration``), floored to the second."""
+    seconds = max(0, ms) // 1000
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def _clk(ms: int) -> str:
+    """Milliseconds as the ``[%clk h:mm:ss]`` value, floored to the second."""
+    seconds = max(0, ms) // 1000
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def _eval(score: Score) -> str:
+    """The ``[%eval ...]`` value: pawns with two decimals or ``#n``/``#-n``."""
+    if score.mate is not None:
+        return f"#{score.mate}"
+    assert score.cp is not None
+    return f"{score.cp / 100:.2f}"
+
+
+def _utc(timestamp: str) -> str:
+    """``2026-11-22T03:59:43.149Z`` as cutechess writes it: ``... UTC``."""
+    if timestamp.endswith("Z"):
+        return timestamp[:-1] + " UTC"
+    return timestamp
+
+
+def _date(timestamp: str) -> str:
+    """The PGN ``Date`` tag (``YYYY.MM.DD``) of an ISO 8601 timestamp."""
+    day = timestamp[:10]
+    parts = day.split("-")
+    if len(parts) == 3 and all(part.isdigit() for part in parts):
+        return ".".join(parts)
+    return "????.??.??"
+
+
+def move_comment(
+    move: MoveRecord,
+    *,
+    pd: str | None = None,
+    ph: float | None = None,
+    mb: str | None = None,
+) -> str:
+    """The TCEC comment body of one ply, without braces.
+
+    Book plies: ``book, mb=...,``. Engine plies: ``d, sd, pd, mt, tl, s, n,
+    pv, tb, h, ph, wv, R50, Rd, Rr, mb`` as ``key=value, `` with a trailing
+    comma; a field the engine did not report is left out, except ``tb`` which
+    is ``null`` (tcec-formats.md). ``pd`` (the move the engine pondered on)
+    and ``ph`` (ponder-hit rate, percent) depend on the game so far and are
+    passed by :func:`game_pgn`; ``mb`` defaults to the balance of
+    ``move.fen_after``. ``h`` is the hash fill in percent (UCI reports permille).
+    """
+    if mb is None:
+        mb = material_balance(chess.Board(move.fen_after))
+    if move.book:
+        return f"book, mb={mb},"
+    fields: list[tuple[str, object]] = [
+        ("d", move.depth),
+        ("sd", move.seldepth),
+        ("pd", pd),
+        ("mt", move.move_time_ms),
+        ("tl", move.clock_left_ms),
+        ("s", move.nps),
+        ("n", move.nodes),
+        ("pv", " ".join(move.pv_san) if move.pv_san else None),
+        ("tb", "null" if move.tbhits is None else move.tbhits),
+        ("h", None if move.hashfull is None else f"{move.hashfull / 10:.1f}"),
+        ("ph", None if ph is None else f"{ph:.1f}"),
+        ("wv", None if move.score is None else move.score.pgn()),
+        ("R50", move.r50),
+        ("Rd", move.rd),
+        ("Rr", move.rr),
+        ("mb", mb),
+    ]
+    return "".join(f"{key}={value}, " for key, value in fields if value is not None).rstrip(" ")
+
+
+def result_description(result: Result, termination: Termination, detail: str) -> str:
+    """The human end-of-game text cutechess appends to the last comment.
+
+    Adjudications are worded as in TCEC's PGNs (``White wins by adjudication:
+    TCEC resign rule``, ``Adjudication: TCEC draw rule``); every other ending
+    uses the detail text (``White mates``, ``Black loses on time``...).
+    """
+    if termination is Termination.ADJUDICATION:
+        winner = result.winner
+        if winner is None:
+            return f"Adjudication: {detail}" if detail else "Draw by adjudication"
+        name = "White" if winner is Color.WHITE else "Black"
+        return f"{name} wins by adjudication" + (f": {detail}" if detail else "")
+    if detail:
+        return detail
+    defaults = {
+        Result.WHITE_WINS: "White wins",
+        Result.BLACK_WINS: "Black wins",
+        Result.DRAW: "Drawn game",
+        Result.UNFINISHED: "No result",
+    }
+    return defaults[result]
+
+
+def _options_text(label: str, options: Sequence[tuple[str, str]]) -> str:
+    body = "".join(f" {name}={value};" for name, value in options)
+    return f"{label}:{body}"
+
+
+def _tags(record: GameRecord) -> list[tuple[str, str]]:
+    roster = {
+        "Event": record.event,
+        "Site": record.site,
+        "Date": _date(record.start_time),
+        "Round": str(record.game_id),
+        "White": record.white,
+        "Black": record.black,
+        "Result": record.result.value,
+    }
+    other: dict[str, str] = {
+        "GameStartTime": _utc(record.start_time),
+        "GameEndTime": _utc(record.end_time),
+        "GameDuration": _hms(record.duration_ms),
+        "PlyCount": str(len(record.moves)),
+        "Termination": record.termination.value,
+        "TimeControl": record.time_control,
+    }
+    if record.termination_detail:
+        other["TerminationDetails"] = record.termination_detail
+    opening = record.opening
+    if opening.fen is not None and opening.fen != chess.STARTING_FEN:
+        other["FEN"] = opening.fen
+        other["SetUp"] = "1"
+    if opening.name:
+        other["Opening"] = opening.name
+    if opening.eco:
+        other["ECO"] = opening.eco
+    if record.white_elo is not None:
+        other["WhiteElo"] = str(record.white_elo)
+    if record.black_elo is not None:
+        other["BlackElo"] = str(record.black_elo)
+    for name, value in record.extra_tags:
+        if name not in roster:
+            other[name] = value
+    return [*roster.items(), *sorted(other.items())]
+
+
+def _ponder_stats(moves: Sequence[MoveRecord]) -> list[tuple[str | None, float]]:
+    """``(pd, ph)`` for every ply, as TCEC's cutechess computes them.
+
+    ``MoveRecord.ponder_san`` is the reply an engine expected after its move
+    (``bestmove ... ponder X``); TCEC's ``pd`` on an engine's move is the
+    move it pondered on before it, i.e. its previous expectation. ``ph`` is the
+    share (percent, truncated to one decimal) of the engine's earlier
+    expectations that the opponent then played; 0.0 before any.
+    """
+    stats: list[tuple[str | None, float]] = []
+    last_ponder: dict[Color, str | None] = {Color.WHITE: None, Color.BLACK: None}
+    hits = {Color.WHITE: 0, Color.BLACK: 0}
+    tries = {Color.WHITE: 0, Color.BLACK: 0}
+    for index, move in enumerate(moves):
+        color = move.color
+        rate = (hits[color] * 1000 // tries[color]) / 10 if tries[color] else 0.0
+        stats.append((last_ponder[color], rate))
+        last_ponder[color] = None if move.book else move.ponder_san
+        if not move.book and move.ponder_san is not None and index + 1 < len(moves):
+            tries[color] += 1
+            if moves[index + 1].san == move.ponder_san:
+                hits[color] += 1
+    return stats
+
+
+def game_pgn(record: GameRecord) -> str:
+    """The complete PGN text of a game: tags, the options comment, the moves
+    with their TCEC comments, the result, and a blank line.
+
+    A game with no moves (a forfeit) is valid too: tags, the options comment,
+    the result description as a comment, and the result.
+    """
+    lines = [f'[{name} "{_escape_tag(value)}"]' for name, value in _tags(record)]
+    lines.append("")
+    options = (
+        _options_text("WhiteEngineOptions", record.white_options)
+        + ", "
+        + _options_text("BlackEngineOptions", record.black_options)
+    )
+    lines.append("{" + _escape_comment(options) + "}")
+
+    description = result_description(record.result, record.termination, record.termination_detail)
+    board = chess.Board(record.opening.fen) if record.opening.fen else chess.Board()
+    first = True
+    stats = _ponder_stats(record.moves)
+    for index, move in enumerate(record.moves):
+        try:
+            parsed = chess.Move.from_uci(move.uci)
+        except ValueError:
+            parsed = chess.Move.null()
+        if not parsed or not board.is_legal(parsed):
+            raise PgnError(
+                f"game {record.game_id}: illegal move {move.uci!r} at ply {move.ply} "
+                f"in {board.fen()!r}"
+            )
+        san = board.san(parsed)
+        if board.turn == chess.WHITE:
+            prefix = f"{board.fullmove_number}. "
+        elif first:
+            prefix = f"{board.fullmove_number}... "
+        else:
+            prefix = ""
+        board.push(parsed)
+        first = False
+
+        pd, ph = stats[index]
+        body = move_comment(move, pd=pd, ph=ph, mb=material_balance(board))
+        if index == len(record.moves) - 1:
+            body += f" {description}"
+        annotations = []
+        if not move.book and move.score is not None:
+            annotations.append(f"[%eval {_eval(move.score)}]")
+        if move.clock_left_ms is not None:
+            annotations.append(f"[%clk {_clk(move.clock_left_ms)}]")
+        if annotations:
+            body += " " + " ".join(annotations)
+        lines.append(f"{prefix}{san} {{{_escape_comment(body)}}}")
+
+    if not record.moves:
+        lines.append("{" + _escape_comment(description) + "}")
+    lines.append(record.result.value)
+    return "\n".join(lines) + "\n\n"
+
+
+def forfeit_pgn(record: GameRecord) -> str:
+    """The PGN of a game that was not played (``Termination "forfeit"``, no
+    moves): same layout as :func:`game_pgn`, checked to have no moves."""
+    if record.moves:
+        raise ValueError(f"game {record.game_id}: a forfeited game has no moves")
+    if record.termination is not Termination.FORFEIT:
+        raise ValueError(f"game {record.game_id}: termination is {record.termination.value!r}")
+    return game_pgn(record)
