@@ -239,7 +239,8 @@ class Projection:
             moves=list(live.moves_san), last=live.last,
             white_clock_ms=live.white_clock_ms, black_clock_ms=live.black_clock_ms,
         )
-        return self._msg(("game", gid, "live"), doc, kind=Kind.SNAPSHOT)
+        # QoS 0: a lost snapshot is replaced by the next move's one.
+        return self._msg(("game", gid, "live"), doc, qos=0, kind=Kind.SNAPSHOT)
 
     # -- the mapping -------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import random
 import ssl
 from collections.abc import Callable, Mapping
@@ -84,10 +85,13 @@ class Publisher:
         self._idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._broker: Any = None
+        self._ssl: ssl.SSLContext | None = None
         self._connected = False
         self._warned_over_limit = False
         #: Number of successful connections so far (1 after the first connect).
         self.connections = 0
+        #: Number of connection attempts so far (successful or not).
+        self.attempts = 0
 
     # -- public API -------------------------------------------------------------------
 
@@ -110,6 +114,8 @@ class Publisher:
         """Map ``event`` to its messages and queue them. Never blocks, never
         raises because of the broker (a non-event is a TypeError: a bug)."""
         for msg in self._projection.messages_for(event, self._clock()):
+            if msg.qos and msg.qos != self.settings.qos:
+                msg = dataclasses.replace(msg, qos=self.settings.qos)
             self.publish_raw(msg)
 
     def publish_crosstable(self, table: Mapping[str, Any]) -> None:
@@ -155,6 +161,8 @@ class Publisher:
     # -- lifecycle ----------------------------------------------------------------------
 
     async def __aenter__(self) -> Publisher:
+        # Bad TLS files are a configuration error: report them now, not in the task.
+        self._ssl = await asyncio.to_thread(self.settings.ssl_context)
         if self.settings.embedded:
             await self._start_embedded()
         self._task = asyncio.create_task(self._run(), name="mqtt-publisher")
@@ -195,7 +203,7 @@ class Publisher:
 
     def _client(self) -> aiomqtt.Client:
         s = self.settings
-        ctx: ssl.SSLContext | None = s.ssl_context()
+        ctx = self._ssl
         port = self._broker.port if self._broker is not None else s.port
         host = self._broker.host if self._broker is not None else s.host
         will = self._status(online=False)
@@ -210,6 +218,7 @@ class Publisher:
         delay, max_delay = self._backoff
         warned = False
         while True:
+            self.attempts += 1
             try:
                 async with self._client() as client:
                     self._connected = True

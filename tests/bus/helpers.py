@@ -1,0 +1,90 @@
+"""Test helpers for the bus tests: a reconnecting MQTT subscriber and a log recorder."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+from collections.abc import Callable
+from typing import Any
+
+import aiomqtt
+
+
+class RecordingLog:
+    """Stands in for the structlog logger: records (level, event, fields)."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str, str, dict[str, Any]]] = []
+
+    def _rec(self, level: str) -> Callable[..., None]:
+        def log(event: str, **kw: Any) -> None:
+            self.records.append((level, event, kw))
+        return log
+
+    def __getattr__(self, level: str) -> Callable[..., None]:
+        return self._rec(level)
+
+    def count(self, level: str) -> int:
+        return sum(1 for lv, _, _ in self.records if lv == level)
+
+
+class Collector:
+    """Subscribes to ``topic`` and keeps every message it receives, reconnecting
+    whenever the broker goes away (as a real viewer would)."""
+
+    def __init__(self, host: str, port: int, topic: str = "tcecd/#", *,
+                 username: str | None = None, password: str | None = None,
+                 tls_context: ssl.SSLContext | None = None) -> None:
+        self.host, self.port, self.topic = host, port, topic
+        self.kw: dict[str, Any] = {"username": username, "password": password,
+                                   "tls_context": tls_context}
+        self.got: list[tuple[str, bytes, bool]] = []
+        self.subscriptions = 0
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(self.host, self.port, timeout=3, **self.kw) as c:
+                    await c.subscribe(self.topic, qos=1)
+                    self.subscriptions += 1
+                    self._changed.set()
+                    async for m in c.messages:
+                        payload = m.payload if isinstance(m.payload, bytes) else b""
+                        self.got.append((str(m.topic), payload, bool(m.retain)))
+                        self._changed.set()
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.05)
+
+    async def __aenter__(self) -> Collector:
+        self._task = asyncio.create_task(self._run(), name="collector")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    async def wait_until(self, predicate: Callable[[Collector], bool],
+                         limit_s: float = 30.0) -> None:
+        """Wait until ``predicate(self)`` holds (``limit_s`` only guards against hangs)."""
+        async with asyncio.timeout(limit_s):
+            while not predicate(self):
+                self._changed.clear()
+                await self._changed.wait()
+
+    def docs(self, suffix: str) -> list[Any]:
+        """Decoded non-empty payloads of topics ending with ``suffix``, in arrival order."""
+        return [json.loads(p) for t, p, _ in self.got if t.endswith(suffix) and p]
+
+    def end_games(self) -> set[str]:
+        return {d["game"] for t, p, _ in self.got if t.endswith("/end") and p
+                for d in [json.loads(p)]}
+
+    def last(self, suffix: str) -> Any:
+        docs = self.docs(suffix)
+        return docs[-1] if docs else None

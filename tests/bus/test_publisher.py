@@ -1,0 +1,194 @@
+"""The Publisher against a real Mosquitto: outages, restarts, Last Will, auth, TLS."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import ssl
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tcecd.bus.publisher import Publisher
+from tcecd.bus.settings import MqttSettings
+from tests.bus.helpers import Collector, RecordingLog
+from tests.bus.sample import GAMES, all_events, round_events, start_events
+from tests.fixtures.mosquitto import MosquittoBroker
+
+pytestmark = pytest.mark.mosquitto
+
+Factory = Callable[..., MosquittoBroker]
+ALL_GAMES = {f"{r}.{n}" for r, n, *_ in GAMES}
+FINAL_SCORES = {"A": 2.0, "B": 1.0, "C": 0.5, "D": 0.5}  # hand-computed, see sample.py
+
+
+def fast(pub_settings: MqttSettings, log: Any = None, **kw: Any) -> Publisher:
+    """A publisher that retries quickly (tests should not wait 30 s backoffs)."""
+    return Publisher(pub_settings, event="Bus Test", log=log or RecordingLog(),
+                     backoff_initial_s=0.05, backoff_max_s=0.3, **kw)
+
+
+def final_standings(c: Collector) -> dict[str, float] | None:
+    doc = c.last("/standings")
+    if doc is None or not doc["final"]:
+        return None
+    return {row["id"]: row["score"] for row in doc["rows"]}
+
+
+async def wait_attempts(pub: Publisher, n: int) -> None:
+    async with asyncio.timeout(30):
+        while pub.attempts < n:  # noqa: ASYNC110 (polling a plain counter)
+            await asyncio.sleep(0.02)
+
+
+async def test_broker_down_then_up_delivers_everything(mosquitto_factory: Factory) -> None:
+    broker = mosquitto_factory(start=False)
+    log = RecordingLog()
+    async with fast(MqttSettings.from_url(broker.url), log) as pub:
+        for event in all_events():
+            pub.publish(event)  # must return at once although nothing listens
+        assert not pub.connected
+        assert pub.pending > 0
+        await wait_attempts(pub, 4)
+        # Warned exactly once for the whole outage, no matter how many retries.
+        assert log.count("warning") == 1
+        assert "unreachable" in log.records[0][1]
+
+        broker.start()
+        assert await pub.flush(30)
+        assert pub.connected
+        async with Collector(broker.host, broker.port) as late:
+            await late.wait_until(lambda c: c.end_games() >= ALL_GAMES
+                                  and final_standings(c) is not None)
+            assert final_standings(late) == FINAL_SCORES
+            status = late.last("/status")
+            assert status["state"] == "online"
+            schedule = late.last("/schedule")
+            assert [(g["game"], g["result"]) for g in schedule["games"]] == [
+                ("1.1", "1-0"), ("1.2", "1/2-1/2"), ("2.1", "0-1"), ("2.2", "1-0")]
+            # Finished games leave no live snapshot behind.
+            assert not [t for t, p, _ in late.got if t.endswith("/live") and p]
+
+
+async def test_broker_restart_mid_event_loses_no_result(mosquitto: MosquittoBroker) -> None:
+    settings = MqttSettings.from_url(mosquitto.url)
+    async with Collector(mosquitto.host, mosquitto.port) as watcher, fast(settings) as pub:
+        await watcher.wait_until(lambda c: c.subscriptions >= 1)
+        for event in [*start_events(), *round_events(1)]:
+            pub.publish(event)
+        assert await pub.flush(30)
+        await watcher.wait_until(lambda c: {"1.1", "1.2"} <= c.end_games())
+
+        mosquitto.kill()  # abrupt: no persistence, retained state is gone
+        for event in all_events()[len(start_events()) + len(round_events(1)):]:
+            pub.publish(event)  # round 2 and the end, while the broker is down
+        mosquitto.start()  # same port
+        assert await pub.flush(30)
+        assert pub.connections >= 2
+
+        await watcher.wait_until(lambda c: c.end_games() == ALL_GAMES
+                                 and final_standings(c) is not None)
+        assert final_standings(watcher) == FINAL_SCORES
+        results = {d["game"]: d["result"] for d in watcher.docs("/end")}
+        assert results == {"1.1": "1-0", "1.2": "1/2-1/2", "2.1": "0-1", "2.2": "1-0"}
+        assert all(d["pgn"].startswith('[Event "Bus Test"]') for d in watcher.docs("/end"))
+
+        # A viewer joining after the restart gets the whole retained state back,
+        # including what was published before the broker lost it.
+        async with Collector(mosquitto.host, mosquitto.port) as late:
+            await late.wait_until(lambda c: c.end_games() == ALL_GAMES
+                                  and final_standings(c) is not None
+                                  and c.last("/event") is not None
+                                  and c.last("/round/1/pairing") is not None)
+            assert all(r for t, _, r in late.got)  # everything a late joiner sees is retained
+            assert final_standings(late) == FINAL_SCORES
+            assert late.last("/status")["state"] == "online"
+
+
+_LWT_SCRIPT = """
+import asyncio, sys
+from tcecd.bus.publisher import Publisher
+from tcecd.bus.settings import MqttSettings
+
+async def main():
+    async with Publisher(MqttSettings.from_url(sys.argv[1]), event="Bus Test") as pub:
+        assert await pub.flush(30)
+        print("ready", flush=True)
+        await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+async def test_last_will_marks_daemon_offline_on_sigkill(mosquitto: MosquittoBroker) -> None:
+    async with Collector(mosquitto.host, mosquitto.port) as watcher:
+        await watcher.wait_until(lambda c: c.subscriptions >= 1)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", _LWT_SCRIPT, mosquitto.url, stdout=asyncio.subprocess.PIPE,
+            cwd=os.getcwd(),
+        )
+        try:
+            assert proc.stdout is not None
+            async with asyncio.timeout(30):
+                assert (await proc.stdout.readline()).strip() == b"ready"
+            await watcher.wait_until(lambda c: c.docs("/status") != [])
+            assert watcher.last("/status")["state"] == "online"
+            proc.send_signal(signal.SIGKILL)
+            await proc.wait()
+            await watcher.wait_until(lambda c: c.last("/status")["state"] == "offline")
+            topic = [t for t, _, _ in watcher.got if t.endswith("/status")][-1]
+            assert topic == "tcecd/bus-test/status"
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+
+
+async def test_clean_exit_publishes_offline(mosquitto: MosquittoBroker) -> None:
+    async with fast(MqttSettings.from_url(mosquitto.url)) as pub:
+        assert await pub.flush(30)
+    async with Collector(mosquitto.host, mosquitto.port) as late:
+        await late.wait_until(lambda c: c.docs("/status") != [])
+        status = late.last("/status")
+        assert status["state"] == "offline"
+        assert status["schema"] == 1
+
+
+async def test_credentials(mosquitto_factory: Factory) -> None:
+    broker = mosquitto_factory(users={"tcecd": "s3cr:et"})
+    good = MqttSettings.from_url(f"mqtt://tcecd:s3cr%3Aet@127.0.0.1:{broker.port}")
+    async with fast(good) as pub:
+        pub.publish(start_events()[0])
+        assert await pub.flush(30)
+    async with Collector(broker.host, broker.port, username="tcecd",
+                         password="s3cr:et") as c:
+        await c.wait_until(lambda c: c.last("/event") is not None)
+        assert c.last("/event")["name"] == "Bus Test"
+
+    log = RecordingLog()
+    bad = MqttSettings.from_url(f"mqtt://tcecd:wrong@127.0.0.1:{broker.port}")
+    async with fast(bad, log) as pub:
+        pub.publish(start_events()[0])  # refused by the broker: queued, no exception
+        await wait_attempts(pub, 3)
+        assert not pub.connected
+        assert pub.pending >= 1
+        assert log.count("warning") == 1
+
+
+async def test_tls(mosquitto_factory: Factory) -> None:
+    broker = mosquitto_factory(tls=True)
+    assert broker.tls_ca is not None
+    settings = MqttSettings.from_url(broker.url, tls_ca=str(broker.tls_ca))
+    assert settings.tls
+    async with fast(settings) as pub:
+        pub.publish(start_events()[0])
+        assert await pub.flush(30)
+    ctx = ssl.create_default_context(cafile=str(broker.tls_ca))
+    async with Collector(broker.host, broker.port, tls_context=ctx) as c:
+        await c.wait_until(lambda c: c.last("/event") is not None)
+        assert json.dumps(c.last("/event")["players"][0]) == json.dumps(
+            {"id": "A", "name": "Alpha", "seed": 1, "rating": 3500})
