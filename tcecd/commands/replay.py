@@ -1,17 +1,171 @@
-"""``tcecd replay``: not implemented yet."""
+"""``tcecd replay``: rebuild, verify and re-stream a Swiss event from its PGN.
+
+    tcecd replay EVENT.pgn [--config EVENT.yaml] [--double|--single]
+                 [--verify] [--crosstable] [--schedule] [--out DIR]
+                 [--publish [--mqtt URL] [--speed X]]
+
+Reads the event's PGN (ours, or TCEC cutechess ``swiss-tcec`` output),
+rebuilds players, seeds, rounds, BYEs and results, prints the standings (and
+on request the crosstable and schedule), writes TCEC ``crosstable.json`` /
+``schedule.json`` with ``--out``, and re-publishes the event over MQTT with
+``--publish``. ``--verify`` lists every deviation from the TCEC Swiss rules
+and exits 1 when there is one. See docs/replay.md.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 
-from tcecd.errors import TcecdError
+from tcecd.errors import ConfigError
 
-HELP = "not implemented yet"
+HELP = "rebuild, verify and re-stream an event from its PGN"
+
+DEFAULT_MQTT_URL = "mqtt://127.0.0.1:1883"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """No arguments yet."""
+    """The replay options (see the module docstring)."""
+    parser.add_argument("pgn", metavar="EVENT.pgn", help="the event's PGN file")
+    parser.add_argument(
+        "--config",
+        metavar="EVENT.yaml",
+        help="the event config: players and seeds come from it instead of round 1",
+    )
+    rounds = parser.add_mutually_exclusive_group()
+    rounds.add_argument(
+        "--double", dest="double", action="store_const", const=True, default=None,
+        help="the event has double rounds (default: inferred from the games)",
+    )  # fmt: skip
+    rounds.add_argument(
+        "--single", dest="double", action="store_const", const=False,
+        help="the event has single rounds (default: inferred from the games)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-pair every round by the rules and list each deviation; exit 1 if any",
+    )
+    parser.add_argument("--crosstable", action="store_true", help="print the crosstable too")
+    parser.add_argument("--schedule", action="store_true", help="print every game too")
+    parser.add_argument(
+        "--out", metavar="DIR", help="write TCEC-format crosstable.json and schedule.json here"
+    )
+    parser.add_argument(
+        "--publish", action="store_true", help="re-stream the event over MQTT (live schema)"
+    )
+    parser.add_argument(
+        "--mqtt",
+        metavar="URL",
+        help=f"broker for --publish (default: the config's, else {DEFAULT_MQTT_URL})",
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="--publish pace: recorded move times divided by X; 0 = as fast as possible",
+    )
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="print only deviations and errors"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    raise TcecdError("'tcecd replay' is not implemented yet")
+    """Rebuild the event; 1 when ``--verify`` finds a deviation, else 0."""
+    from tcecd.replay.event import rebuild_from_pgn
+    from tcecd.replay.progress import ProgressBar
+    from tcecd.replay.session import ReplayContext
+
+    if args.speed < 0:
+        raise ConfigError(f"invalid --speed: {args.speed!r} (must be >= 0; 0 = no pacing)")
+    pgn = Path(args.pgn)
+    context = ReplayContext.from_config(Path(args.config) if args.config else None)
+    bar = ProgressBar(f"reading {pgn.name}")
+    try:
+        replayed = rebuild_from_pgn(
+            pgn,
+            players=context.players,
+            double=args.double if args.double is not None else context.double,
+            progress=bar,
+        )
+    finally:
+        bar.close()
+
+    out = sys.stdout
+    if not args.quiet:
+        print(context.describe(replayed), file=out)
+    if args.verify:
+        for deviation in replayed.deviations:
+            print(deviation, file=out)
+    standings = context.standings(replayed, replayed.rounds)
+    if not args.quiet:
+        from tcecd.replay.tables import crosstable_table, schedule_table, standings_table
+
+        print(file=out)
+        print(standings_table(replayed.players, standings), file=out)
+        if args.crosstable:
+            print(file=out)
+            print(crosstable_table(replayed.players, replayed.rounds, standings), file=out)
+        if args.schedule:
+            print(file=out)
+            names = {p.id: p.name for p in replayed.players}
+            print(schedule_table(replayed.games, names), file=out)
+    if args.out:
+        from tcecd.replay.outputs import write_outputs
+
+        bar = ProgressBar("writing schedule.json")
+        try:
+            written = write_outputs(replayed, standings, Path(args.out), progress=bar)
+        finally:
+            bar.close()
+        if not args.quiet:
+            print(f"\nwrote {', '.join(str(p) for p in written)}", file=out)
+    if args.publish:
+        _publish(args, context, replayed)
+    if args.verify:
+        print(_verdict(replayed.deviations, len(replayed.games)), file=out)
+        return 1 if replayed.deviations else 0
+    if replayed.deviations and not args.quiet:
+        n = len(replayed.deviations)
+        print(
+            f"\nnote: {n} deviation{'s' if n != 1 else ''} from the TCEC Swiss rules "
+            "(run with --verify to list them)",
+            file=out,
+        )
+    return 0
+
+
+def _verdict(deviations: Sequence[object], games: int) -> str:
+    if not deviations:
+        return f"OK: all {games} games follow the TCEC Swiss rules"
+    n = len(deviations)
+    return f"FAILED: {n} deviation{'s' if n != 1 else ''} from the TCEC Swiss rules"
+
+
+def _publish(args: argparse.Namespace, context: object, replayed: object) -> None:
+    from tcecd.bus.settings import MqttSettings
+    from tcecd.replay.event import ReplayedEvent
+    from tcecd.replay.publish import publish_replay
+    from tcecd.replay.session import ReplayContext
+
+    assert isinstance(context, ReplayContext)
+    assert isinstance(replayed, ReplayedEvent)
+    settings = (
+        MqttSettings.from_url(args.mqtt)
+        if args.mqtt
+        else context.mqtt or MqttSettings.from_url(DEFAULT_MQTT_URL)
+    )
+    count = asyncio.run(
+        publish_replay(
+            replayed,
+            settings,
+            lambda rounds: context.standings(replayed, rounds),
+            speed=args.speed,
+        )
+    )
+    if not args.quiet:
+        print(f"\npublished {count} events to {settings.redacted_url()}", file=sys.stdout)

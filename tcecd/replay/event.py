@@ -1,0 +1,415 @@
+"""Rebuilding a Swiss event from its PGN: players, seeds, rounds, BYEs, results.
+
+The PGN is read once, tags only (:func:`tcecd.pgn.reader.iter_headers`), into
+one compact :class:`ReplayedGame` per game; everything else is worked out from
+those in memory, which grows with the number of games but never with the size
+of the movetext.
+
+What the PGN must look like (ours, or TCEC's cutechess fork in ``swiss-tcec``
+mode): Round tags ``"r.g"``, games in playing order (``1.1, 1.2, ..., 2.1``),
+BYEs absent. What is inferred when not given:
+
+- seeds, from round 1: by the rules (tcec-swiss-system.txt, "Seeding") round 1
+  pairs seed2-seed1, seed4-seed3, ..., the worst pair plays first, and in
+  round 1 the second-of-pair (even seed) has White (STEP 5, rounds 1, 4, 5,
+  ...; in a double round the first-of-pair has Black in the first game). So
+  game ``k`` of ``n`` has seed ``2(n-k)+2`` as White and ``2(n-k)+1`` as
+  Black; with an odd field the player missing from round 1 is the last seed.
+- single or double rounds: double when a player plays twice in round 1.
+
+Every round is then re-paired with the TCEC Swiss rules from the results
+before it; the rules' removed history rounds go into the rebuilt records (the
+PGN cannot show them) and every difference becomes a
+:class:`~tcecd.replay.verify.Deviation`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tcecd.domain import GameId, PlayerId, Result, Termination
+from tcecd.errors import PairingError, PgnError
+from tcecd.pairing.base import (
+    Pair,
+    PlayedGame,
+    Player,
+    RoundPairing,
+    RoundRecord,
+    ScheduledGame,
+)
+from tcecd.pgn.reader import HeaderEntry, ProgressCallback, iter_headers
+from tcecd.replay.verify import Deviation, compare_round, unpairable
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayedGame:
+    """One game of the PGN as the schedule and tables need it (tags only)."""
+
+    number: int  # position in the file, 1-based
+    game_id: GameId
+    white: PlayerId
+    black: PlayerId
+    result: Result
+    termination: str  # the Termination tag ("" when absent)
+    detail: str  # the TerminationDetails tag
+    start: str  # GameStartTime as written
+    duration: str  # GameDuration as written
+    plies: int | None  # PlyCount
+    eco: str
+    opening: str
+
+    @property
+    def played(self) -> bool:
+        """False for a game forfeited without being played (it gives no colour)."""
+        return self.termination.strip().lower() != Termination.FORFEIT.value
+
+    def as_played_game(self) -> PlayedGame:
+        return PlayedGame(self.white, self.black, self.result, self.played)
+
+
+@dataclass(frozen=True, slots=True)
+class PartialRound:
+    """The last round when the PGN stops in the middle of it."""
+
+    round: int
+    games: tuple[PlayedGame, ...]  # the games played so far, in playing order
+    pairing: RoundPairing | None  # what the rules give for the whole round
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayedEvent:
+    """An event rebuilt from its PGN.
+
+    ``rounds`` are the complete rounds, ready to be the pairing history of the
+    next round (removed history rounds as the rules give them); ``partial`` is
+    an unfinished last round; ``deviations`` lists every difference between
+    the PGN and the rules (empty: the event followed the rules).
+    """
+
+    path: Path
+    event: str
+    site: str
+    players: tuple[Player, ...]  # in seed order
+    double: bool
+    rounds: tuple[RoundRecord, ...]
+    partial: PartialRound | None
+    pairings: tuple[RoundPairing, ...]  # every round as played (see played_pairing)
+    games: tuple[ReplayedGame, ...]
+    deviations: tuple[Deviation, ...]
+    seeds_inferred: bool
+    double_inferred: bool
+
+    @property
+    def ok(self) -> bool:
+        """True when every round follows the TCEC Swiss rules."""
+        return not self.deviations
+
+    def check(self) -> None:
+        """Raise :class:`PgnError` naming the first deviation and the count."""
+        if self.deviations:
+            more = len(self.deviations) - 1
+            extra = f" (and {more} more deviation{'s' if more != 1 else ''})" if more else ""
+            raise PgnError(
+                f"{self.path.name}: does not follow the TCEC Swiss rules: "
+                f"{self.deviations[0]}{extra}"
+            )
+
+
+def _error(path: Path, number: int, message: str) -> PgnError:
+    return PgnError(f"{path.name}: game {number}: {message}")
+
+
+def _tag(path: Path, entry: HeaderEntry, tag: str) -> str:
+    value = entry.headers.get(tag)
+    if value is None or not value.strip() or value.strip() == "?":
+        raise _error(path, entry.number, f"missing {tag} tag")
+    return value.strip()
+
+
+def _read_game(path: Path, entry: HeaderEntry, names: dict[str, str]) -> ReplayedGame:
+    """Validate one game's tags and summarise it."""
+    round_text = entry.headers.get("Round", "")
+    try:
+        game_id = GameId.parse(round_text.strip())
+    except ValueError:
+        raise _error(path, entry.number, f'Round tag {round_text!r} is not "r.g"') from None
+    # Intern the names: thousands of games share a few dozen player strings.
+    white = names.setdefault(_tag(path, entry, "White"), _tag(path, entry, "White"))
+    black = names.setdefault(_tag(path, entry, "Black"), _tag(path, entry, "Black"))
+    if white == black:
+        raise _error(path, entry.number, f"{white!r} plays against itself")
+    result_text = entry.headers.get("Result", "*")
+    try:
+        result = Result.from_pgn(result_text.strip())
+    except ValueError as exc:
+        raise _error(path, entry.number, str(exc)) from None
+    plies_text = entry.headers.get("PlyCount", "")
+    h = entry.headers
+    return ReplayedGame(
+        number=entry.number,
+        game_id=game_id,
+        white=white,
+        black=black,
+        result=result,
+        termination=h.get("Termination", ""),
+        detail=h.get("TerminationDetails", ""),
+        start=h.get("GameStartTime", ""),
+        duration=h.get("GameDuration", ""),
+        plies=int(plies_text) if plies_text.strip().isdigit() else None,
+        eco=h.get("ECO", ""),
+        opening=h.get("Opening", ""),
+    )
+
+
+def read_rounds(
+    path: str | os.PathLike[str], *, progress: ProgressCallback | None = None
+) -> tuple[str, str, list[list[ReplayedGame]]]:
+    """Stream the PGN's tags into rounds of games: ``(event, site, rounds)``.
+
+    Checks the Round tags run ``1.1, 1.2, ..., 2.1, ...`` with no gap, and
+    that only the very last game may be unfinished (``*``; it is dropped).
+    """
+    p = Path(path)
+    names: dict[str, str] = {}
+    rounds: list[list[ReplayedGame]] = []
+    event = site = "?"
+    unfinished: ReplayedGame | None = None
+    for entry in iter_headers(p, progress=progress):
+        game = _read_game(p, entry, names)
+        if unfinished is not None:
+            raise _error(
+                p, unfinished.number, "unfinished game (Result '*') before the end of the PGN"
+            )
+        if entry.number == 1:
+            event = entry.headers.get("Event", "?")
+            site = entry.headers.get("Site", "?")
+        gid = game.game_id
+        if rounds:
+            last = rounds[-1][-1].game_id
+            expect_same = GameId(last.round, last.number + 1)
+            expect_next = GameId(last.round + 1, 1)
+            if gid not in (expect_same, expect_next):
+                raise _error(
+                    p,
+                    entry.number,
+                    f"Round tag '{gid}' out of order (expected '{expect_same}' or "
+                    f"'{expect_next}': games must be in playing order)",
+                )
+        elif gid != GameId(1, 1):
+            raise _error(p, entry.number, f"Round tag '{gid}' out of order (expected '1.1')")
+        if game.result is Result.UNFINISHED:
+            unfinished = game
+            continue
+        if rounds and gid.number > 1:
+            rounds[-1].append(game)
+        else:
+            rounds.append([game])
+    return event, site, rounds
+
+
+def _infer_double(rounds: Sequence[Sequence[ReplayedGame]]) -> bool:
+    seen: set[PlayerId] = set()
+    for g in rounds[0]:
+        if g.white in seen or g.black in seen:
+            return True
+        seen.update((g.white, g.black))
+    return False
+
+
+def _infer_players(
+    path: Path, rounds: Sequence[Sequence[ReplayedGame]], double: bool
+) -> tuple[Player, ...]:
+    """Seeds from round 1 (see the module docstring for the rule)."""
+    first = list(rounds[0])
+    if double:
+        first = first[: len(first) // 2]
+    n = len(first)
+    seeds: dict[PlayerId, int] = {}
+    for k, g in enumerate(first, start=1):
+        for name, seed in ((g.white, 2 * (n - k) + 2), (g.black, 2 * (n - k) + 1)):
+            if name in seeds:
+                raise _error(path, g.number, f"{name!r} plays twice in round 1")
+            seeds[name] = seed
+    bye: PlayerId | None = None
+    for rnd in rounds[1:]:
+        for g in rnd:
+            for name in (g.white, g.black):
+                if name in seeds or name == bye:
+                    continue
+                if bye is not None:
+                    raise _error(
+                        path,
+                        g.number,
+                        f"unknown player {name!r}: not in round 1, whose BYE went to "
+                        f"{bye!r} (give --config to name the players)",
+                    )
+                bye = name
+    players = [Player(id=name, name=name, seed=seed) for name, seed in seeds.items()]
+    if bye is not None:
+        players.append(Player(id=bye, name=bye, seed=2 * n + 1))
+    return tuple(sorted(players, key=lambda p: p.seed))
+
+
+def _games_per_round(players: int, double: bool) -> int:
+    return (players // 2) * (2 if double else 1)
+
+
+def _check_round(
+    path: Path,
+    games: Sequence[ReplayedGame],
+    known: dict[PlayerId, Player],
+    double: bool,
+) -> None:
+    limit = 2 if double else 1
+    count: dict[PlayerId, int] = {}
+    for g in games:
+        for name in (g.white, g.black):
+            if name not in known:
+                raise _error(path, g.number, f"unknown player {name!r} (not in the config)")
+            count[name] = count.get(name, 0) + 1
+            if count[name] > limit:
+                kind = "double" if double else "single"
+                raise _error(
+                    path,
+                    g.number,
+                    f"{name!r} plays game {count[name]} of {kind} round {g.game_id.round}",
+                )
+
+
+def _pair(
+    players: Sequence[Player], history: Sequence[RoundRecord], double: bool
+) -> RoundPairing:
+    # Imported here: the pairing core is only needed once the PGN has been read.
+    from tcecd.pairing.tcec_swiss import TcecSwiss
+
+    return TcecSwiss().pair(players, history, double=double)
+
+
+def played_pairing(
+    round_: int,
+    games: Sequence[PlayedGame],
+    bye: PlayerId | None,
+    removed: tuple[int, ...],
+    expected: RoundPairing | None,
+    players: Sequence[Player],
+    double: bool,
+) -> RoundPairing:
+    """The round as the PGN played it, as a :class:`RoundPairing`.
+
+    When the played games are the rules' games (or, in an unfinished round,
+    their beginning) this is the rules' pairing itself, so first-of-pair and
+    the games still to play are known. Otherwise the pairs are rebuilt from
+    the games: one pair per single-round game, or per first-leg game of a
+    double round (the first-of-pair is the better seed).
+    """
+    played = [(g.white, g.black) for g in games]
+    if expected is not None:
+        rules = [(g.white, g.black) for g in expected.games]
+        if rules[: len(played)] == played:
+            return expected
+    seed = {p.id: p.seed for p in players}
+    pairs: list[Pair] = []
+    index: dict[frozenset[PlayerId], int] = {}
+    scheduled: list[ScheduledGame] = []
+    for number, (white, black) in enumerate(played, start=1):
+        key = frozenset((white, black))
+        leg = 1
+        if key in index and double:
+            leg = 2
+        else:
+            first, second = sorted((white, black), key=lambda pid: seed.get(pid, 0))
+            index[key] = len(pairs)
+            pairs.append(Pair(first, second))
+        scheduled.append(ScheduledGame(number, white, black, index[key], leg))
+    return RoundPairing(round_, bye, removed, tuple(pairs), tuple(scheduled))
+
+
+def rebuild_from_pgn(
+    path: str | os.PathLike[str],
+    *,
+    players: Sequence[Player] | None = None,
+    double: bool | None = None,
+    progress: ProgressCallback | None = None,
+) -> ReplayedEvent:
+    """Rebuild and verify the event in ``path``.
+
+    ``players`` (with their seeds, e.g. from the event config) and ``double``
+    are inferred from the PGN when None. Raises :class:`PgnError` for a
+    malformed PGN, unknown players or impossible rounds (one line naming the
+    game); deviations from the pairing rules are not errors: they are listed
+    in :attr:`ReplayedEvent.deviations`.
+    """
+    p = Path(path)
+    event, site, rounds = read_rounds(p, progress=progress)
+    if not rounds:
+        raise PgnError(f"{p.name}: no finished game")
+    double_inferred = double is None
+    is_double = _infer_double(rounds) if double is None else double
+    seeds_inferred = players is None
+    if players is None:
+        field = _infer_players(p, rounds, is_double)
+        expected_first = _games_per_round(len(field), is_double)
+        if len(rounds[0]) != expected_first:
+            raise _error(
+                p,
+                rounds[0][-1].number,
+                f"round 1 has {len(rounds[0])} games where {len(field)} players play "
+                f"{expected_first}: seeds cannot be inferred (give --config)",
+            )
+    else:
+        field = tuple(sorted(players, key=lambda pl: pl.seed))
+        seeds = [pl.seed for pl in field]
+        if seeds != list(range(1, len(field) + 1)):
+            raise PgnError(f"{p.name}: player seeds must be 1..{len(field)}, got {seeds}")
+    known = {pl.id: pl for pl in field}
+    per_round = _games_per_round(len(field), is_double)
+
+    history: list[RoundRecord] = []
+    pairings: list[RoundPairing] = []
+    deviations: list[Deviation] = []
+    partial: PartialRound | None = None
+    for index, games in enumerate(rounds):
+        r = index + 1
+        _check_round(p, games, known, is_double)
+        complete = len(games) == per_round
+        if len(games) > per_round or (not complete and index != len(rounds) - 1):
+            raise _error(
+                p,
+                games[-1].number,
+                f"round {r} has {len(games)} games where {len(field)} players play "
+                f"{per_round} in a {'double' if is_double else 'single'} round",
+            )
+        played = tuple(g.as_played_game() for g in games)
+        in_games = {name for g in games for name in (g.white, g.black)}
+        absent = [pl.id for pl in field if pl.id not in in_games]
+        bye = absent[0] if complete and len(absent) == 1 else None
+        try:
+            expected: RoundPairing | None = _pair(field, history, is_double)
+        except PairingError as exc:
+            expected = None
+            deviations.append(unpairable(r, str(exc)))
+        removed = expected.removed_history_rounds if expected is not None else ()
+        if expected is not None:
+            deviations.extend(compare_round(expected, played, bye, complete=complete))
+        pairings.append(played_pairing(r, played, bye, removed, expected, field, is_double))
+        if complete:
+            history.append(RoundRecord(r, bye, removed, played))
+        else:
+            partial = PartialRound(r, played, expected)
+    return ReplayedEvent(
+        path=p,
+        event=event,
+        site=site,
+        players=field,
+        double=is_double,
+        rounds=tuple(history),
+        partial=partial,
+        pairings=tuple(pairings),
+        games=tuple(g for rnd in rounds for g in rnd),
+        deviations=tuple(deviations),
+        seeds_inferred=seeds_inferred,
+        double_inferred=double_inferred,
+    )
