@@ -205,7 +205,7 @@ class ViabilityMatcher:
             hi = limit - wgd[v]
             mate_v = match[v]
             for to in active:
-                if dead[to] or to == v or to == mate_v or to in forb:
+                if dead[to] or to in (v, mate_v) or to in forb:
                     continue
                 w = wgd[to]
                 if w < lo or w > hi:

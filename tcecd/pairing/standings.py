@@ -1,0 +1,142 @@
+"""Final ranking of a TCEC Swiss event (tcec-swiss.md, "Final ranking").
+
+Order: score DESC (BYE points included), received BYEs ASC (fewer is better),
+then the configured tiebreaks in order, each DESC, and finally seed ASC, so the
+order is total and every rank is distinct.
+
+Tiebreaks (all "higher is better"):
+
+``black-games``
+    games played with the black pieces (forfeits never played have no colour);
+``sonneborn-berger``
+    sum over games of (points scored in the game x the opponent's final score);
+``buchholz``
+    sum over games of the opponent's final score;
+``buchholz-cut1``
+    Buchholz without the single lowest opponent score;
+``wins``
+    games won (forfeit wins included; a BYE is not a game);
+``direct-encounter``
+    points scored in the games against the players still level on every
+    earlier criterion (score, BYEs and the tiebreaks listed before it).
+
+Scores of opponents are their final scores, BYE points included. In double
+rounds every game counts on its own, so an opponent counts twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tcecd.domain import PlayerId
+from tcecd.errors import ConfigError
+from tcecd.pairing.base import Player, RoundRecord, Standing
+from tcecd.pairing.tally import Tally, check_players, tally
+
+#: Every tiebreak name, with its one-line meaning (for help texts and docs).
+TIEBREAKS: dict[str, str] = {
+    "black-games": "games played with black (more is better)",
+    "sonneborn-berger": "sum of points scored x opponent's final score, per game",
+    "buchholz": "sum of the opponents' final scores, per game",
+    "buchholz-cut1": "Buchholz without the lowest opponent score",
+    "wins": "games won",
+    "direct-encounter": "points scored against the players level on every earlier criterion",
+}
+
+#: The default list (tcec-swiss.md): games with black, Sonneborn-Berger, wins; seed last.
+DEFAULT_TIEBREAKS: tuple[str, ...] = ("black-games", "sonneborn-berger", "wins")
+
+
+def check_tiebreaks(names: Sequence[str]) -> None:
+    """Raise :class:`ConfigError` for an unknown or repeated tiebreak name."""
+    seen: set[str] = set()
+    for name in names:
+        if name not in TIEBREAKS:
+            known = ", ".join(TIEBREAKS)
+            raise ConfigError(f"unknown tiebreak: {name!r} (known: {known})")
+        if name in seen:
+            raise ConfigError(f"tiebreak listed twice: {name!r}")
+        seen.add(name)
+
+
+def _simple_values(totals: dict[PlayerId, Tally]) -> dict[str, Callable[[Tally], float]]:
+    """Tiebreaks that depend on one player's games only (and final scores)."""
+
+    def score(pid: PlayerId) -> float:
+        return totals[pid].score_half / 2
+
+    def sonneborn_berger(t: Tally) -> float:
+        return sum(half / 2 * score(opp) for opp, half in t.results)
+
+    def buchholz(t: Tally) -> float:
+        return sum(score(opp) for opp, _ in t.results)
+
+    def buchholz_cut1(t: Tally) -> float:
+        scores = [score(opp) for opp, _ in t.results]
+        return sum(scores) - min(scores) if scores else 0.0
+
+    return {
+        "black-games": lambda t: float(t.black),
+        "sonneborn-berger": sonneborn_berger,
+        "buchholz": buchholz,
+        "buchholz-cut1": buchholz_cut1,
+        "wins": lambda t: float(t.wins),
+    }
+
+
+def standings(
+    players: Sequence[Player],
+    history: Sequence[RoundRecord],
+    *,
+    double: bool,
+    tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
+) -> tuple[Standing, ...]:
+    """Rank every player after the rounds in ``history`` (best first)."""
+    check_players(players)
+    check_tiebreaks(tiebreaks)
+    totals = tally(players, history, double=double)
+    simple = _simple_values(totals)
+
+    values: dict[PlayerId, list[float]] = {p.id: [] for p in players}
+    # The key so far: criteria before the tiebreak being computed (negated
+    # where higher is better, so that ascending sort is best first).
+    keys: dict[PlayerId, tuple[float, ...]] = {
+        p.id: (-totals[p.id].score_half, totals[p.id].byes) for p in players
+    }
+    for name in tiebreaks:
+        if name == "direct-encounter":
+            level = _direct_encounter(players, totals, keys)
+        else:
+            level = {p.id: simple[name](totals[p.id]) for p in players}
+        for p in players:
+            values[p.id].append(level[p.id])
+            keys[p.id] = (*keys[p.id], -level[p.id])
+
+    ranked = sorted(players, key=lambda p: (keys[p.id], p.seed))
+    return tuple(
+        Standing(
+            rank=rank,
+            id=p.id,
+            score_half=totals[p.id].score_half,
+            byes=totals[p.id].byes,
+            games=totals[p.id].games,
+            tiebreaks=tuple(zip(tiebreaks, values[p.id], strict=True)),
+        )
+        for rank, p in enumerate(ranked, start=1)
+    )
+
+
+def _direct_encounter(
+    players: Sequence[Player],
+    totals: dict[PlayerId, Tally],
+    keys: dict[PlayerId, tuple[float, ...]],
+) -> dict[PlayerId, float]:
+    """Points each player scored against the others level with it so far."""
+    groups: dict[tuple[float, ...], set[PlayerId]] = {}
+    for p in players:
+        groups.setdefault(keys[p.id], set()).add(p.id)
+    result: dict[PlayerId, float] = {}
+    for p in players:
+        group = groups[keys[p.id]]
+        result[p.id] = sum(half for opp, half in totals[p.id].results if opp in group) / 2
+    return result

@@ -1,0 +1,298 @@
+"""The JSON document of ``tcecd simulate --json`` and ``tcecd pair``.
+
+One format for an event so far (docs/pairing.md)::
+
+    {"system": "tcec-swiss", "double": false,
+     "players": [{"id": "P01", "name": "...", "seed": 1, "rating": 3500}, ...],
+     "rounds": [{"round": 1, "bye": null, "removed_history_rounds": [],
+                 "games": [{"white": "P02", "black": "P01", "result": "0-1"}, ...]}],
+     "standings": [...]}
+
+``"system"`` (when present) must be ``"tcec-swiss"``; ``"double"`` defaults to
+false; ``"rounds"`` to none; ``"standings"`` is output only and ignored on
+input. A game may carry ``"played": false`` (a forfeit that never started).
+Rounds are finished rounds: numbered 1, 2, ... with every player paired once
+(twice against the same opponent in a double round) or given the BYE.
+
+Every error names the source and the JSON path of the bad value, e.g.
+``state.json: $.rounds[2].games[0].result: invalid result '2-0'``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from tcecd.domain import PlayerId, Result
+from tcecd.errors import PairingError
+from tcecd.pairing.base import PlayedGame, Player, RoundPairing, RoundRecord, Standing
+from tcecd.pairing.tally import removed_rounds, tally
+
+SYSTEM = "tcec-swiss"
+
+
+class EventJsonError(PairingError):
+    """An event document is malformed (the message names the JSON path)."""
+
+
+# -- output -------------------------------------------------------------------
+
+
+def player_to_json(player: Player) -> dict[str, Any]:
+    return {"id": player.id, "name": player.name, "seed": player.seed, "rating": player.rating}
+
+
+def round_to_json(rnd: RoundRecord | RoundPairing) -> dict[str, Any]:
+    """A finished round (games with results) or a freshly paired one (games
+    without results, plus ``"pairs"``: first-of-pair / second-of-pair in
+    STEP 4 order). Games are in playing order."""
+    doc: dict[str, Any] = {
+        "round": rnd.round,
+        "bye": rnd.bye,
+        "removed_history_rounds": list(rnd.removed_history_rounds),
+    }
+    if isinstance(rnd, RoundRecord):
+        games: list[dict[str, Any]] = []
+        for g in rnd.games:
+            game: dict[str, Any] = {"white": g.white, "black": g.black, "result": g.result.value}
+            if not g.played:
+                game["played"] = False
+            games.append(game)
+        doc["games"] = games
+    else:
+        doc["games"] = [{"white": g.white, "black": g.black} for g in rnd.games]
+        doc["pairs"] = [{"first": p.first, "second": p.second} for p in rnd.pairs]
+    return doc
+
+
+def standing_to_json(standing: Standing) -> dict[str, Any]:
+    return {
+        "rank": standing.rank,
+        "id": standing.id,
+        "score": standing.score,
+        "byes": standing.byes,
+        "tiebreaks": dict(standing.tiebreaks),
+    }
+
+
+def event_to_json(
+    players: Sequence[Player],
+    double: bool,
+    rounds: Sequence[RoundRecord],
+    standings: Sequence[Standing] | None = None,
+) -> dict[str, Any]:
+    """The whole document; ``"standings"`` only when given."""
+    doc: dict[str, Any] = {
+        "system": SYSTEM,
+        "double": double,
+        "players": [player_to_json(p) for p in players],
+        "rounds": [round_to_json(r) for r in rounds],
+    }
+    if standings is not None:
+        doc["standings"] = [standing_to_json(s) for s in standings]
+    return doc
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """Canonical text: two-space indent, keys in insertion order, final newline."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+# -- input --------------------------------------------------------------------
+
+
+class _Reader:
+    """Typed access to parsed JSON that names the path of every bad value."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, path: str, message: str) -> EventJsonError:
+        return EventJsonError(f"{self.source}: {path}: {message}")
+
+    def obj(self, value: Any, path: str, allowed: Sequence[str]) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected an object, got {_kind(value)}")
+        for key in value:
+            if key not in allowed:
+                raise self.fail(f"{path}.{key}", f"unknown key {key!r}")
+        return value
+
+    def array(self, value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(path, f"expected an array, got {_kind(value)}")
+        return value
+
+    def string(self, value: Any, path: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.fail(path, f"expected a non-empty string, got {value!r}")
+        return value
+
+    def integer(self, value: Any, path: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(path, f"expected an integer, got {value!r}")
+        return value
+
+    def boolean(self, value: Any, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"expected true or false, got {value!r}")
+        return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), f"{value!r}"
+    )
+
+
+def load_event_json(
+    text: str, source_name: str
+) -> tuple[tuple[Player, ...], bool, tuple[RoundRecord, ...]]:
+    """Parse and check an event document: (players in seed order, double, rounds).
+
+    Raises :class:`EventJsonError` (a :class:`PairingError`) with a one-line
+    message naming ``source_name`` and the JSON path of the bad value.
+    """
+    rd = _Reader(source_name)
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EventJsonError(
+            f"{source_name}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    top = rd.obj(raw, "$", ("system", "double", "players", "rounds", "standings"))
+    if "system" in top and top["system"] != SYSTEM:
+        raise rd.fail("$.system", f"unsupported system {top['system']!r} (expected {SYSTEM!r})")
+    double = rd.boolean(top.get("double", False), "$.double")
+    if "players" not in top:
+        raise rd.fail("$", "missing key 'players'")
+    players = _load_players(rd, top["players"])
+    rounds = _load_rounds(rd, top.get("rounds", []), players, double)
+    return players, double, rounds
+
+
+def _load_players(rd: _Reader, value: Any) -> tuple[Player, ...]:
+    items = rd.array(value, "$.players")
+    if not items:
+        raise rd.fail("$.players", "no players")
+    players: list[Player] = []
+    ids: set[str] = set()
+    seeds: set[int] = set()
+    for i, item in enumerate(items):
+        path = f"$.players[{i}]"
+        obj = rd.obj(item, path, ("id", "name", "seed", "rating"))
+        for key in ("id", "seed"):
+            if key not in obj:
+                raise rd.fail(path, f"missing key {key!r}")
+        pid = rd.string(obj["id"], f"{path}.id")
+        if pid in ids:
+            raise rd.fail(f"{path}.id", f"duplicate player id {pid!r}")
+        name = rd.string(obj.get("name", pid), f"{path}.name")
+        seed = rd.integer(obj["seed"], f"{path}.seed")
+        if not 1 <= seed <= len(items):
+            raise rd.fail(f"{path}.seed", f"seed {seed} is not in 1..{len(items)}")
+        if seed in seeds:
+            raise rd.fail(f"{path}.seed", f"duplicate seed {seed}")
+        rating_raw = obj.get("rating")
+        rating = None if rating_raw is None else rd.integer(rating_raw, f"{path}.rating")
+        ids.add(pid)
+        seeds.add(seed)
+        players.append(Player(id=pid, name=name, seed=seed, rating=rating))
+    return tuple(sorted(players, key=lambda p: p.seed))
+
+
+def _load_rounds(
+    rd: _Reader, value: Any, players: Sequence[Player], double: bool
+) -> tuple[RoundRecord, ...]:
+    known = {p.id for p in players}
+    records: list[RoundRecord] = []
+    for i, item in enumerate(rd.array(value, "$.rounds")):
+        path = f"$.rounds[{i}]"
+        obj = rd.obj(item, path, ("round", "bye", "removed_history_rounds", "games", "pairs"))
+        for key in ("round", "games"):
+            if key not in obj:
+                raise rd.fail(path, f"missing key {key!r}")
+        number = rd.integer(obj["round"], f"{path}.round")
+        if number != i + 1:
+            raise rd.fail(f"{path}.round", f"expected round {i + 1}, got {number}")
+        bye: PlayerId | None = None
+        if obj.get("bye") is not None:
+            bye = rd.string(obj["bye"], f"{path}.bye")
+            if bye not in known:
+                raise rd.fail(f"{path}.bye", f"unknown player {bye!r}")
+        removed = tuple(
+            rd.integer(r, f"{path}.removed_history_rounds[{j}]")
+            for j, r in enumerate(
+                rd.array(obj.get("removed_history_rounds", []), f"{path}.removed_history_rounds")
+            )
+        )
+        games = tuple(
+            _load_game(rd, g, f"{path}.games[{j}]", known)
+            for j, g in enumerate(rd.array(obj["games"], f"{path}.games"))
+        )
+        record = RoundRecord(round=number, bye=bye, removed_history_rounds=removed, games=games)
+        _check_round(rd, path, record, players, double)
+        records.append(record)
+    try:
+        removed_rounds(records)
+        tally(players, records, double=double)
+    except PairingError as exc:
+        raise rd.fail("$.rounds", str(exc)) from None
+    return tuple(records)
+
+
+def _load_game(rd: _Reader, value: Any, path: str, known: set[str]) -> PlayedGame:
+    obj = rd.obj(value, path, ("white", "black", "result", "played"))
+    for key in ("white", "black", "result"):
+        if key not in obj:
+            raise rd.fail(path, f"missing key {key!r}")
+    white = rd.string(obj["white"], f"{path}.white")
+    black = rd.string(obj["black"], f"{path}.black")
+    for key, pid in (("white", white), ("black", black)):
+        if pid not in known:
+            raise rd.fail(f"{path}.{key}", f"unknown player {pid!r}")
+    if white == black:
+        raise rd.fail(path, f"{white!r} plays itself")
+    result_text = obj["result"]
+    try:
+        result = Result.from_pgn(result_text) if isinstance(result_text, str) else None
+    except ValueError:
+        result = None
+    if result is None or result is Result.UNFINISHED:
+        raise rd.fail(
+            f"{path}.result", f"invalid result {result_text!r} (expected 1-0, 0-1 or 1/2-1/2)"
+        )
+    played = rd.boolean(obj.get("played", True), f"{path}.played")
+    return PlayedGame(white=white, black=black, result=result, played=played)
+
+
+def _check_round(
+    rd: _Reader, path: str, record: RoundRecord, players: Sequence[Player], double: bool
+) -> None:
+    """Every player exactly once: in a game (twice against the same opponent
+    with reversed colours in a double round) or as the BYE."""
+    legs = 2 if double else 1
+    games_of: dict[PlayerId, list[int]] = {}
+    for j, g in enumerate(record.games):
+        for pid in (g.white, g.black):
+            games_of.setdefault(pid, []).append(j)
+            if len(games_of[pid]) > legs:
+                raise rd.fail(f"{path}.games[{j}]", f"{pid!r} plays more than {legs} game(s)")
+    for p in players:
+        count = len(games_of.get(p.id, []))
+        if p.id == record.bye:
+            if count:
+                raise rd.fail(f"{path}.bye", f"BYE player {p.id!r} also plays")
+        elif count != legs:
+            raise rd.fail(f"{path}.games", f"player {p.id!r} is not paired in this round")
+    if double:
+        for pid, (j1, j2) in games_of.items():
+            g1, g2 = record.games[j1], record.games[j2]
+            if (g1.white, g1.black) != (g2.black, g2.white):
+                raise rd.fail(
+                    f"{path}.games[{j2}]",
+                    f"{pid!r}: a double round's two games must be one pair with reversed colours",
+                )
