@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""abengine: a small, deterministic alpha-beta UCI chess engine for demos and tests.
+
+Why it exists: tcecd's tests and demo need real engine processes that start in
+a blink, play legal chess at a few distinct strengths, and play *the same game
+every time* from the same opening, so a test can assert on a whole game. Only
+python-chess is needed (it runs under the project's virtualenv interpreter).
+
+Search: iterative deepening negamax with alpha-beta, a capture-only quiescence
+search (bounded in depth), MVV-LVA move ordering plus the previous iteration's
+best move first. Evaluation: material plus piece-square tables, and an optional
+deterministic "noise" term (a hash of the position and ``--seed``) that makes
+weaker personalities without any randomness tied to time.
+
+Nothing in the search depends on the wall clock: ``go wtime/btime/movetime``
+all search to the configured depth (only ``go depth N`` and ``go nodes N``
+change the amount of work), so the same input always gives the same move. One
+safety valve: when the engine's own clock is under 100 ms it searches depth 1.
+
+Usage: ``abengine.py [--depth N] [--noise CP] [--seed S] [--name NAME]``.
+UCI options ``Depth``, ``Noise`` and ``Seed`` override the command line;
+``Hash`` and ``Threads`` are accepted and ignored (so configs written for real
+engines work unchanged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import chess
+import chess.polyglot
+
+VALUES = {chess.PAWN: 100, chess.KNIGHT: 320, chess.BISHOP: 330, chess.ROOK: 500,
+          chess.QUEEN: 900, chess.KING: 0}
+
+# Piece-square tables from White's point of view, a8..h8 first row (the
+# classic "simplified evaluation function" tables).
+_PST_TEXT = {
+    chess.PAWN: """
+         0   0   0   0   0   0   0   0
+        50  50  50  50  50  50  50  50
+        10  10  20  30  30  20  10  10
+         5   5  10  25  25  10   5   5
+         0   0   0  20  20   0   0   0
+         5  -5 -10   0   0 -10  -5   5
+         5  10  10 -20 -20  10  10   5
+         0   0   0   0   0   0   0   0""",
+    chess.KNIGHT: """
+       -50 -40 -30 -30 -30 -30 -40 -50
+       -40 -20   0   0   0   0 -20 -40
+       -30   0  10  15  15  10   0 -30
+       -30   5  15  20  20  15   5 -30
+       -30   0  15  20  20  15   0 -30
+       -30   5  10  15  15  10   5 -30
+       -40 -20   0   5   5   0 -20 -40
+       -50 -40 -30 -30 -30 -30 -40 -50""",
+    chess.BISHOP: """
+       -20 -10 -10 -10 -10 -10 -10 -20
+       -10   0   0   0   0   0   0 -10
+       -10   0   5  10  10   5   0 -10
+       -10   5   5  10  10   5   5 -10
+       -10   0  10  10  10  10   0 -10
+       -10  10  10  10  10  10  10 -10
+       -10   5   0   0   0   0   5 -10
+       -20 -10 -10 -10 -10 -10 -10 -20""",
+    chess.ROOK: """
+         0   0   0   0   0   0   0   0
+         5  10  10  10  10  10  10   5
+        -5   0   0   0   0   0   0  -5
+        -5   0   0   0   0   0   0  -5
+        -5   0   0   0   0   0   0  -5
+        -5   0   0   0   0   0   0  -5
+        -5   0   0   0   0   0   0  -5
+         0   0   0   5   5   0   0   0""",
+    chess.QUEEN: """
+       -20 -10 -10  -5  -5 -10 -10 -20
+       -10   0   0   0   0   0   0 -10
+       -10   0   5   5   5   5   0 -10
+        -5   0   5   5   5   5   0  -5
+         0   0   5   5   5   5   0  -5
+       -10   5   5   5   5   5   0 -10
+       -10   0   5   0   0   0   0 -10
+       -20 -10 -10  -5  -5 -10 -10 -20""",
+    chess.KING: """
+       -30 -40 -40 -50 -50 -40 -40 -30
+       -30 -40 -40 -50 -50 -40 -40 -30
+       -30 -40 -40 -50 -50 -40 -40 -30
+       -30 -40 -40 -50 -50 -40 -40 -30
+       -20 -30 -30 -40 -40 -30 -30 -20
+       -10 -20 -20 -20 -20 -20 -20 -10
+        20  20   0   0   0   0  20  20
+        20  30  10   0   0  10  30  20""",
+}
+
+
+def _tables() -> dict[tuple[bool, int], list[int]]:
+    """(color, piece type) -> 64 values indexed by python-chess square (a1 = 0)."""
+    out: dict[tuple[bool, int], list[int]] = {}
+    for piece, text in _PST_TEXT.items():
+        rows = [[int(v) for v in line.split()] for line in text.strip().splitlines()]
+        white = [0] * 64
+        for r, row in enumerate(rows):  # r = 0 is rank 8
+            for f, v in enumerate(row):
+                white[chess.square(f, 7 - r)] = v + VALUES[piece]
+        out[(chess.WHITE, piece)] = white
+        out[(chess.BLACK, piece)] = [white[chess.square_mirror(sq)] for sq in range(64)]
+    return out
+
+
+PST = _tables()
+MATE = 100_000
+INF = 1_000_000
+QS_DEPTH = 6  # quiescence plies: bounded so Python search times stay predictable
+
+
+class Search:
+    """One engine's search state: settings, node counter, a small move cache."""
+
+    def __init__(self, depth: int, noise: int, seed: int) -> None:
+        self.depth = depth
+        self.noise = noise
+        self.seed = seed
+        self.nodes = 0
+        self.node_limit: int | None = None
+        self.best_at_root: dict[int, chess.Move] = {}
+
+    def evaluate(self, board: chess.Board) -> int:
+        """Static evaluation from the side to move's point of view."""
+        score = 0
+        for sq, piece in board.piece_map().items():
+            v = PST[(piece.color, piece.piece_type)][sq]
+            score += v if piece.color == chess.WHITE else -v
+        if self.noise:
+            key = chess.polyglot.zobrist_hash(board) ^ (self.seed * 0x9E3779B97F4A7C15)
+            key = (key * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+            score += (key >> 20) % (2 * self.noise + 1) - self.noise
+        return score if board.turn == chess.WHITE else -score
+
+    @staticmethod
+    def _order(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
+        def key(m: chess.Move) -> int:
+            if board.is_capture(m):
+                victim = board.piece_type_at(m.to_square) or chess.PAWN
+                attacker = board.piece_type_at(m.from_square) or chess.PAWN
+                return -(10 * VALUES[victim] - VALUES[attacker]) - 10_000
+            if m.promotion:
+                return -9_000
+            return 0
+        return sorted(moves, key=key)  # stable: keeps python-chess's deterministic order
+
+    def quiesce(self, board: chess.Board, alpha: int, beta: int, qdepth: int) -> int:
+        self.nodes += 1
+        stand = self.evaluate(board)
+        if stand >= beta or qdepth == 0:
+            return stand
+        alpha = max(alpha, stand)
+        captures = [m for m in board.generate_legal_captures()]
+        for move in self._order(board, captures):
+            board.push(move)
+            score = -self.quiesce(board, -beta, -alpha, qdepth - 1)
+            board.pop()
+            if score >= beta:
+                return score
+            alpha = max(alpha, score)
+        return alpha
+
+    def negamax(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int) -> int:
+        if board.is_checkmate():
+            return -MATE + ply
+        if board.is_stalemate() or board.is_insufficient_material() or (
+            ply > 0 and (board.is_repetition(2) or board.halfmove_clock >= 100)
+        ):
+            return 0
+        if depth == 0:
+            return self.quiesce(board, alpha, beta, QS_DEPTH)
+        self.nodes += 1
+        best = -INF
+        for move in self._order(board, list(board.legal_moves)):
+            board.push(move)
+            score = -self.negamax(board, depth - 1, -beta, -alpha, ply + 1)
+            board.pop()
+            if score > best:
+                best = score
+            if score > alpha:
+                alpha = score
+            if alpha >= beta:
+                break
+        return best
+
+    def root(self, board: chess.Board, depth: int,
+             first: chess.Move | None) -> tuple[int, list[chess.Move]]:
+        """Search the root to ``depth``; returns (score, pv)."""
+        moves = self._order(board, list(board.legal_moves))
+        if first is not None and first in moves:
+            moves.remove(first)
+            moves.insert(0, first)
+        alpha, best_move, best_score = -INF, moves[0], -INF
+        for move in moves:
+            board.push(move)
+            score = -self.negamax(board, depth - 1, -INF, -alpha, 1)
+            board.pop()
+            if score > best_score:
+                best_score, best_move = score, move
+            alpha = max(alpha, score)
+        return best_score, [best_move]
+
+    def go(self, board: chess.Board, depth: int, out: list[str]) -> chess.Move:
+        """Iterative deepening to ``depth`` (or the node limit); ``info`` lines go to ``out``."""
+        self.nodes = 0
+        start = time.perf_counter()
+        best: chess.Move | None = None
+        for d in range(1, max(1, depth) + 1):
+            score, pv = self.root(board, d, best)
+            best = pv[0]
+            elapsed = max(time.perf_counter() - start, 1e-6)
+            if abs(score) > MATE - 1000:
+                plies = MATE - abs(score)
+                text = f"mate {(plies + 1) // 2 if score > 0 else -((plies + 1) // 2)}"
+            else:
+                text = f"cp {score}"
+            out.append(
+                f"info depth {d} seldepth {d + QS_DEPTH} score {text} nodes {self.nodes} "
+                f"nps {int(self.nodes / elapsed)} time {int(elapsed * 1000)} "
+                f"hashfull 0 tbhits 0 pv {' '.join(m.uci() for m in pv)}"
+            )
+            if self.node_limit is not None and self.nodes >= self.node_limit:
+                break
+        assert best is not None
+        return best
+
+
+def parse_position(tokens: list[str]) -> chess.Board:
+    """``position [startpos | fen F...] [moves m...]``."""
+    if "moves" in tokens:
+        i = tokens.index("moves")
+        head, moves = tokens[:i], tokens[i + 1:]
+    else:
+        head, moves = tokens, []
+    board = chess.Board() if not head or head[0] == "startpos" else chess.Board(" ".join(head[1:]))
+    for m in moves:
+        board.push_uci(m)
+    return board
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--depth", type=int, default=2)
+    ap.add_argument("--noise", type=int, default=0, help="eval noise amplitude, centipawns")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--name", default=None)
+    args = ap.parse_args()
+    search = Search(args.depth, args.noise, args.seed)
+    name = args.name or f"abengine d{args.depth}"
+    board = chess.Board()
+
+    def say(text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    for raw in sys.stdin:
+        tokens = raw.split()
+        if not tokens:
+            continue
+        cmd = tokens[0]
+        if cmd == "uci":
+            say(f"id name {name}")
+            say("id author tcecd")
+            say(f"option name Depth type spin default {args.depth} min 1 max 8")
+            say(f"option name Noise type spin default {args.noise} min 0 max 1000")
+            say(f"option name Seed type spin default {args.seed} min 0 max 1000000")
+            say("option name Hash type spin default 1 min 1 max 65536")
+            say("option name Threads type spin default 1 min 1 max 1")
+            say("uciok")
+        elif cmd == "isready":
+            say("readyok")
+        elif cmd == "setoption" and "name" in tokens and "value" in tokens:
+            opt = " ".join(tokens[tokens.index("name") + 1:tokens.index("value")]).lower()
+            value = " ".join(tokens[tokens.index("value") + 1:])
+            if opt == "depth":
+                search.depth = max(1, int(value))
+            elif opt == "noise":
+                search.noise = max(0, int(value))
+            elif opt == "seed":
+                search.seed = int(value)
+        elif cmd == "ucinewgame":
+            board = chess.Board()
+        elif cmd == "position":
+            board = parse_position(tokens[1:])
+        elif cmd == "go":
+            opts = dict(zip(tokens[1::2], tokens[2::2], strict=False))
+            depth = search.depth
+            if "depth" in opts:
+                depth = max(1, int(opts["depth"]))
+            search.node_limit = int(opts["nodes"]) if "nodes" in opts else None
+            own = opts.get("wtime" if board.turn == chess.WHITE else "btime")
+            if own is not None and int(own) < 100:
+                depth = 1
+            if not any(board.legal_moves):
+                say("bestmove (none)")
+                continue
+            lines: list[str] = []
+            move = search.go(board, depth, lines)
+            say("\n".join(lines))
+            say(f"bestmove {move.uci()}")
+        elif cmd == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""broken: a UCI engine that misbehaves on purpose, one way per ``--mode``.
+
+Why it exists: every fault the game runner must survive needs a real process
+that commits it, so the tests exercise the same code paths a crashing or
+hanging engine would in a 100-hour event. Until it misbehaves the engine plays
+legal depth-1 moves with abengine's search (deterministic).
+
+Modes (``--after N``: misbehave on the N-th ``go`` of the game, default 3):
+
+- ``crash``     exit(3) instead of answering ``go``
+- ``hang``      never send ``bestmove`` (ignores ``stop``); with ``--spawn-child`` it
+                first starts a sleeping child process in its process group, to check
+                that the runner kills the whole group
+- ``illegal``   answer with a well-formed but illegal move (e.g. ``e2e5``)
+- ``garbage``   print garbage lines and a malformed ``bestmove`` token
+- ``slowstart`` sleep ``--delay-ms`` before answering ``uci`` (startup timeout)
+- ``nouciok``   exit without ever answering ``uci`` (fails to start)
+- ``slow``      sleep ``--delay-ms`` before answering ``go`` (loses on time)
+- ``flood``     print ``--lines`` junk and ``info`` lines before every move, then play on
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import abengine
+
+
+def illegal_move(board: chess.Board) -> str:
+    """A syntactically valid UCI move that is illegal here (own piece, impossible target)."""
+    legal = set(board.legal_moves)
+    for frm in chess.SquareSet(board.occupied_co[board.turn]):
+        for to in range(64):
+            move = chess.Move(frm, to)
+            if frm != to and move not in legal and board.piece_at(to) is None:
+                return move.uci()
+    return "a1a1"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mode", required=True,
+                    choices=["crash", "hang", "illegal", "garbage", "slowstart", "nouciok",
+                             "slow", "flood"])
+    ap.add_argument("--after", type=int, default=3, help="misbehave on this go of the game")
+    ap.add_argument("--delay-ms", type=int, default=30_000)
+    ap.add_argument("--lines", type=int, default=20_000)
+    ap.add_argument("--spawn-child", action="store_true")
+    args = ap.parse_args()
+    search = abengine.Search(1, 0, 0)
+    board = chess.Board()
+    gos = 0
+
+    def say(text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    for raw in sys.stdin:
+        tokens = raw.split()
+        if not tokens:
+            continue
+        cmd = tokens[0]
+        if cmd == "uci":
+            if args.mode == "nouciok":
+                say("I am not a chess engine")
+                sys.exit(1)
+            if args.mode == "slowstart":
+                time.sleep(args.delay_ms / 1000)
+            say(f"id name broken-{args.mode}")
+            say("option name Hash type spin default 1 min 1 max 65536")
+            say("option name Threads type spin default 1 min 1 max 1")
+            say("uciok")
+        elif cmd == "isready":
+            say("readyok")
+        elif cmd == "ucinewgame":
+            board, gos = chess.Board(), 0
+        elif cmd == "position":
+            board = abengine.parse_position(tokens[1:])
+        elif cmd == "go":
+            gos += 1
+            due = gos == args.after
+            if due and args.mode == "crash":
+                os._exit(3)
+            if due and args.mode == "hang":
+                if args.spawn_child:
+                    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+                    say("info string spawned a child")
+                while True:  # never answers, ignores stop
+                    time.sleep(3600)
+            if due and args.mode == "illegal":
+                say(f"bestmove {illegal_move(board)}")
+                continue
+            if due and args.mode == "garbage":
+                say("\x00\x7f@@@ this is not UCI @@@")
+                say("info depth banana score cp")
+                say("bestmove !!garbage!!")
+                continue
+            if due and args.mode == "slow":
+                time.sleep(args.delay_ms / 1000)
+            if args.mode == "flood":
+                junk = "flood " * 20
+                sys.stdout.write("".join(
+                    f"{junk}{i}\n" if i % 2 else f"info nodes {i} string {junk}\n"
+                    for i in range(args.lines)))
+            lines: list[str] = []
+            move = search.go(board, 1, lines)
+            say("\n".join(lines))
+            say(f"bestmove {move.uci()}")
+        elif cmd == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()

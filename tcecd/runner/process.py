@@ -1,0 +1,106 @@
+"""Engine processes: the argv to run, the spawn options, and killing whole groups.
+
+Every engine runs in its own session (``start_new_session=True``), hence its
+own process group whose id is the engine's pid. That gives two guarantees a
+100-hour event needs:
+
+- a terminal's Ctrl-C (SIGINT to the foreground group) never reaches engines
+  directly: the daemon decides how and when they stop;
+- tearing an engine down kills *everything* it started (helper processes,
+  ``sh -c`` wrappers, an ssh client) with one ``killpg``, so nothing keeps
+  burning CPU on the machine after a game.
+
+The leader itself is reaped by asyncio's child watcher (we await its exit
+code); orphaned grandchildren are re-parented to init, which reaps them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tcecd.config.engines import EngineConfig
+from tcecd.config.load import EXTRA_BIN_DIRS, find_executable
+from tcecd.errors import EngineError
+
+
+def resolve_program(program: str, *, engine: str) -> str:
+    """Absolute path of an engine program: bare names are looked up on ``PATH``
+    and in the Debian directories (``/usr/games`` ...) that are often not on it."""
+    if "/" in program:
+        return program
+    found = find_executable(program)
+    if found is None:
+        dirs = ", ".join(["PATH", *(str(d) for d in EXTRA_BIN_DIRS)])
+        raise EngineError(f"engine {engine!r}: program {program!r} not found (looked in {dirs})")
+    return str(found)
+
+
+def engine_argv(config: EngineConfig) -> list[str]:
+    """The argv that starts ``config``'s engine: local, or wrapped in ssh when
+    ``config.remote`` is set (:func:`tcecd.runner.remote.remote_argv`, owned by
+    the deployment area)."""
+    if config.remote is not None:
+        try:
+            from tcecd.runner.remote import remote_argv
+        except ImportError:  # pragma: no cover - depends on the deploy area landing
+            # TODO(remote): tcecd.runner.remote is not there yet; remote engines cannot run.
+            raise EngineError(
+                f"engine {config.name!r}: remote engines need tcecd.runner.remote (missing)"
+            ) from None
+        return list(remote_argv(config))
+    return [resolve_program(config.command[0], engine=config.name), *config.command[1:]]
+
+
+def spawn_kwargs(config: EngineConfig) -> dict[str, Any]:
+    """Keyword arguments for ``loop.subprocess_exec`` (through python-chess's
+    ``popen``): own session/process group, working directory, environment."""
+    kwargs: dict[str, Any] = {"start_new_session": True}
+    if config.workdir is not None:
+        kwargs["cwd"] = config.workdir
+    if config.env:
+        kwargs["env"] = {**os.environ, **config.env}
+    return kwargs
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process in group ``pgid``; a group already gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _proc_stat(pid: int) -> tuple[str, int] | None:
+    """(state letter, process group) of ``pid`` from ``/proc``, None if gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may contain spaces and parentheses: split
+    # after the last ')'.
+    fields = text[text.rindex(")") + 2 :].split()
+    return fields[0], int(fields[2])
+
+
+def group_members(pgid: int, *, include_zombies: bool = False) -> list[int]:
+    """Pids of the processes in group ``pgid`` (a ``/proc`` scan: no psutil).
+
+    Zombies (exited, not yet reaped by their parent) are left out unless asked
+    for: they no longer run and init reaps orphans.
+    """
+    return list(_iter_group(pgid, include_zombies))
+
+
+def _iter_group(pgid: int, include_zombies: bool) -> Iterator[int]:
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        stat = _proc_stat(int(entry.name))
+        if stat is None or stat[1] != pgid:
+            continue
+        if stat[0] == "Z" and not include_zombies:
+            continue
+        yield int(entry.name)

@@ -1,0 +1,411 @@
+"""One running engine: start, configure, think, and tear down, all under timeouts.
+
+:class:`EngineSession` wraps python-chess's async ``Protocol`` (UCI or xboard)
+for one engine process. Everything that can go wrong with a real engine
+(it does not start, it dies, it stops answering, it sends an illegal or
+malformed move) surfaces as one typed exception, :class:`EngineFault`, with a
+:class:`FaultKind`; the game layer turns that into a result and a strike.
+
+Timing is measured here, because only here are ``go`` and ``bestmove`` close
+at hand: python-chess writes ``position`` + ``go`` synchronously inside
+``play()`` (the transport write happens before ``play()`` first yields) and
+resolves the result in the callback that parses the ``bestmove`` line. So
+``time.monotonic_ns()`` read just before ``play()`` and just after it returns
+brackets the engine's think time as closely as python-chess allows: the only
+extra is a pipe write, one event-loop wake-up and python-chess's parsing of
+the engine's own ``info`` lines, tens of microseconds per move (``bench/match.py``
+prints the figures). That small excess is charged to the engine, as a wall
+clock on the table would; the event's time margin (``margin_ms``) absorbs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import chess
+import chess.engine
+
+from tcecd.config.engines import EngineConfig, OptionValue
+from tcecd.errors import EngineError
+from tcecd.game.clock import GoLimits
+from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs
+
+LOG = logging.getLogger(__name__)
+
+#: How long a healthy engine gets to exit after ``quit`` before its group is killed.
+QUIT_TIMEOUT_S = 1.0
+#: How long we wait for the killed leader's exit status (it is SIGKILLed: short).
+REAP_TIMEOUT_S = 5.0
+
+
+class FaultKind(enum.StrEnum):
+    """What an engine did wrong (the ``kind`` of :class:`tcecd.events.EngineFault`)."""
+
+    STARTUP = "startup"  # failed to start, or to answer uci/isready in time
+    CRASH = "crash"  # the process died
+    STALL = "stall"  # stopped answering (no bestmove before deadline + grace)
+    ILLEGAL_MOVE = "illegal-move"  # a well-formed move that is illegal here
+    GARBAGE = "garbage"  # a malformed move or a protocol violation
+    TIME_FORFEIT = "time-forfeit"  # answered, but after its flag fell
+
+
+class EngineFault(EngineError):
+    """An engine broke the game: ``kind`` says how, ``detail`` says what."""
+
+    def __init__(self, engine: str, kind: FaultKind, detail: str) -> None:
+        super().__init__(f"engine {engine!r}: {kind}: {detail}")
+        self.engine = engine
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class ThinkResult:
+    """One ``go`` answered: the move, what the engine reported, and timings.
+
+    ``started_ns``/``finished_ns`` are ``time.monotonic_ns()`` just before
+    ``go`` is sent and just after ``bestmove`` is received; the game layer
+    uses them for the bestmove -> next ``go`` latency figures.
+    """
+
+    move: chess.Move | None
+    ponder: chess.Move | None
+    info: Mapping[str, Any]
+    used_ms: int
+    started_ns: int
+    finished_ns: int
+    resigned: bool = False
+
+
+class SessionState(enum.Enum):
+    NEW = enum.auto()
+    READY = enum.auto()
+    THINKING = enum.auto()
+    FAULTED = enum.auto()
+    CLOSED = enum.auto()
+
+
+def to_limit(limits: GoLimits, clock_id: object) -> chess.engine.Limit:
+    """python-chess ``Limit`` (seconds) from tcecd's integer-millisecond limits."""
+
+    def sec(ms: int | None) -> float | None:
+        return None if ms is None else ms / 1000
+
+    return chess.engine.Limit(
+        white_clock=sec(limits.wtime_ms),
+        black_clock=sec(limits.btime_ms),
+        white_inc=sec(limits.winc_ms),
+        black_inc=sec(limits.binc_ms),
+        remaining_moves=limits.movestogo,
+        time=sec(limits.movetime_ms),
+        nodes=limits.nodes,
+        depth=limits.depth,
+        clock_id=clock_id,
+    )
+
+
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def classify_engine_error(exc: chess.engine.EngineError) -> tuple[FaultKind, str]:
+    """Map a python-chess ``EngineError`` raised while playing to a fault.
+
+    python-chess raises ``EngineError(IllegalMoveError("illegal uci: 'e2e5' in
+    <fen>"))`` for a well-formed illegal ``bestmove`` and wraps an
+    ``InvalidMoveError("invalid uci: '...'")`` for a malformed one.
+    """
+    cause = exc.args[0] if exc.args else exc
+    text = str(cause)
+    quoted = _QUOTED.search(text)
+    token = quoted.group(1) if quoted else text
+    if isinstance(cause, chess.IllegalMoveError):
+        return FaultKind.ILLEGAL_MOVE, token
+    if isinstance(cause, chess.InvalidMoveError):
+        return FaultKind.GARBAGE, f"malformed move {token!r}"
+    return FaultKind.GARBAGE, text[:200]
+
+
+class EngineSession:
+    """An engine process and its protocol, as an async context manager.
+
+    ``async with EngineSession(config) as engine:`` starts the engine (under
+    its start-up timeout), sets its options and waits for ``readyok``; leaving
+    the block quits it politely when it is healthy and always kills and reaps
+    its whole process group. Use :meth:`new_game` before each game and
+    :meth:`think` for each move.
+
+    ``soft_options`` are set only when the engine declares them (a command-line
+    ``--option Hash=16`` for a match mixing engines); ``config.options`` must
+    all exist (a typo is a start-up fault naming the option).
+    """
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        *,
+        soft_options: Mapping[str, OptionValue] | None = None,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.soft_options = dict(soft_options or {})
+        self.state = SessionState.NEW
+        self.pid: int | None = None
+        #: Options actually sent, in order (the PGN's first comment lists them).
+        self.options: tuple[tuple[str, str], ...] = ()
+        self._transport: asyncio.SubprocessTransport | None = None
+        self._protocol: chess.engine.Protocol | None = None
+        self._game: object = None
+        self.games_started = 0
+
+    # -- lifecycle -------------------------------------------------------
+
+    async def __aenter__(self) -> EngineSession:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        # Cancelled (shutdown) or failed: no polite quit, just kill the group.
+        await self.close(graceful=exc_type is None)
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs and has not broken the protocol."""
+        return (
+            self.state in (SessionState.READY, SessionState.THINKING)
+            and self._protocol is not None
+            and not self._protocol.returncode.done()
+        )
+
+    @property
+    def startup_timeout_s(self) -> float:
+        return self.config.startup_timeout_ms / 1000
+
+    def _fault(self, kind: FaultKind, detail: str) -> EngineFault:
+        self.state = SessionState.FAULTED
+        return EngineFault(self.name, kind, detail)
+
+    def _exit_text(self) -> str:
+        proto = self._protocol
+        if proto is not None and proto.returncode.done() and not proto.returncode.cancelled():
+            return f"exit code {proto.returncode.result()}"
+        return "exit code unknown"
+
+    async def start(self) -> None:
+        """Spawn the engine in its own process group and wait until it is ready.
+
+        Raises :class:`EngineFault` (``startup``) when the program cannot be
+        run, dies, or does not finish ``uci``/``uciok``, the options and
+        ``isready``/``readyok`` within ``startup_timeout_ms``.
+        """
+        assert self.state is SessionState.NEW, self.state
+        argv = engine_argv(self.config)
+        cls: type[chess.engine.Protocol] = chess.engine.UciProtocol
+        if self.config.protocol == "xboard":
+            cls = chess.engine.XBoardProtocol
+        try:
+            transport, protocol = await cls.popen(argv, **spawn_kwargs(self.config))
+        except OSError as exc:
+            detail = f"cannot run {argv[0]!r}: {exc.strerror}"
+            raise self._fault(FaultKind.STARTUP, detail) from None
+        self._transport, self._protocol = transport, protocol
+        self.pid = transport.get_pid()
+        try:
+            async with asyncio.timeout(self.startup_timeout_s):
+                await protocol.initialize()
+                await self._configure(protocol)
+                await protocol.ping()
+        except TimeoutError:
+            await self.close(graceful=False)
+            raise self._fault(
+                FaultKind.STARTUP,
+                f"not ready within {self.config.startup_timeout_ms} ms",
+            ) from None
+        except chess.engine.EngineTerminatedError:
+            await self.close(graceful=False)
+            detail = f"exited while starting ({self._exit_text()})"
+            raise self._fault(FaultKind.STARTUP, detail) from None
+        except chess.engine.EngineError as exc:
+            await self.close(graceful=False)
+            raise self._fault(FaultKind.STARTUP, str(exc)) from None
+        self.state = SessionState.READY
+
+    async def _configure(self, protocol: chess.engine.Protocol) -> None:
+        wanted: dict[str, OptionValue] = {}
+        for name, value in self.soft_options.items():
+            if name in protocol.options:
+                wanted[name] = value
+        wanted.update(self.config.options)  # the definition wins over the command line
+        if wanted:
+            # python-chess takes str/int/bool; a float option goes as its text.
+            await protocol.configure(
+                {k: str(v) if isinstance(v, float) else v for k, v in wanted.items()}
+            )
+        self.options = tuple((name, _option_text(value)) for name, value in wanted.items())
+
+    async def close(self, *, graceful: bool = True) -> None:
+        """Stop the engine: ``quit`` if healthy and ``graceful``, then kill its
+        whole process group and reap the leader. Idempotent; never raises."""
+        transport, protocol = self._transport, self._protocol
+        if transport is None or protocol is None:
+            self.state = SessionState.CLOSED
+            return
+        self._transport = self._protocol = None
+        healthy = self.state is SessionState.READY and not protocol.returncode.done()
+        self.state = SessionState.CLOSED
+        try:
+            if graceful and healthy:
+                with contextlib.suppress(Exception):
+                    async with asyncio.timeout(QUIT_TIMEOUT_S):
+                        await protocol.quit()
+        finally:
+            # Always, even when cancelled: helpers the engine spawned, or the
+            # engine itself if it ignored quit, die with the group.
+            assert self.pid is not None
+            kill_group(self.pid)
+            try:
+                async with asyncio.timeout(REAP_TIMEOUT_S):
+                    await asyncio.shield(protocol.returncode)
+            except TimeoutError:  # pragma: no cover - SIGKILL cannot be ignored
+                LOG.warning("engine %s (pid %s) not reaped after SIGKILL", self.name, self.pid)
+            finally:
+                transport.close()
+
+    # -- games -----------------------------------------------------------
+
+    async def new_game(self) -> None:
+        """Prepare for a new game: ``ucinewgame`` + ``isready`` for UCI (so the
+        first move's think time does not include the engine's reset), a fresh
+        game key for xboard (python-chess sends ``new`` on the first move)."""
+        assert self.state is SessionState.READY, self.state
+        protocol = self._protocol
+        assert protocol is not None
+        self._game = object()
+        self.games_started += 1
+        try:
+            async with asyncio.timeout(self.startup_timeout_s):
+                if isinstance(protocol, chess.engine.UciProtocol):
+                    protocol.send_line("ucinewgame")
+                    await protocol.ping()
+                    # Tell python-chess the game is already set up, so play()
+                    # sends position + go at once (no second ucinewgame/isready).
+                    protocol.game = self._game
+                    protocol.first_game = False
+                else:
+                    await protocol.ping()
+        except TimeoutError:
+            raise self._fault(
+                FaultKind.STALL, f"no readyok within {self.config.startup_timeout_ms} ms"
+            ) from None
+        except chess.engine.EngineTerminatedError:
+            raise self._fault(FaultKind.CRASH, f"process died ({self._exit_text()})") from None
+        except chess.engine.EngineError as exc:
+            raise self._fault(FaultKind.GARBAGE, str(exc)) from None
+
+    async def think(
+        self, board: chess.Board, limits: GoLimits, *, timeout_ms: int | None
+    ) -> ThinkResult:
+        """Ask for a move in ``board`` and wait at most ``timeout_ms``.
+
+        Returns the engine's answer with the measured think time; a legal move
+        is guaranteed unless the engine resigned (xboard). Raises
+        :class:`EngineFault` for a crash, a stall (timeout), an illegal or
+        malformed move; the session is then unusable and should be closed.
+        """
+        assert self.state is SessionState.READY, self.state
+        protocol = self._protocol
+        assert protocol is not None
+        limit = to_limit(limits, self._game)
+        self.state = SessionState.THINKING
+        started = time.monotonic_ns()
+        try:
+            async with asyncio.timeout(None if timeout_ms is None else timeout_ms / 1000):
+                played = await protocol.play(
+                    board, limit, info=chess.engine.INFO_ALL, ponder=False, game=self._game
+                )
+        except TimeoutError:
+            waited = (time.monotonic_ns() - started) // 1_000_000
+            raise self._fault(FaultKind.STALL, f"no move after {waited} ms") from None
+        except chess.engine.EngineTerminatedError:
+            raise self._fault(FaultKind.CRASH, f"process died ({self._exit_text()})") from None
+        except chess.engine.EngineError as exc:
+            kind, detail = classify_engine_error(exc)
+            raise self._fault(kind, detail) from None
+        finished = time.monotonic_ns()
+        self.state = SessionState.READY
+        if played.move is None and not played.resigned:
+            # "bestmove (none)" (or an xboard result claim) while legal moves exist.
+            raise self._fault(FaultKind.ILLEGAL_MOVE, "no move ((none))")
+        return ThinkResult(
+            move=played.move,
+            ponder=played.ponder,
+            info=played.info,
+            used_ms=(finished - started) // 1_000_000,
+            started_ns=started,
+            finished_ns=finished,
+            resigned=played.resigned,
+        )
+
+    async def abort(self) -> None:
+        """Kill a faulted (or any) engine at once: no ``quit``, group killed, reaped."""
+        await self.close(graceful=False)
+
+
+def _option_text(value: OptionValue) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass
+class SessionPool:
+    """Idle keep-alive sessions by engine name (``restart: keep-alive``).
+
+    A session goes back into the pool only when it finished a game healthy;
+    ``per-game`` engines are never pooled.
+    """
+
+    idle: dict[str, list[EngineSession]] = field(default_factory=dict)
+
+    async def acquire(
+        self, config: EngineConfig, *, soft_options: Mapping[str, OptionValue] | None = None
+    ) -> EngineSession:
+        """A ready session for ``config``: an idle kept-alive one, or a new one
+        (raises :class:`EngineFault` ``startup`` when it cannot start)."""
+        stack = self.idle.get(config.name)
+        while stack:
+            session = stack.pop()
+            if session.alive:
+                return session
+            await session.close(graceful=False)
+        session = EngineSession(config, soft_options=soft_options)
+        await session.start()
+        return session
+
+    async def release(self, session: EngineSession) -> None:
+        """Keep ``session`` for the next game if it is healthy and keep-alive,
+        else close it (kill and reap)."""
+        if session.config.restart == "keep-alive" and session.alive:
+            self.idle.setdefault(session.name, []).append(session)
+        else:
+            await session.close()
+
+    async def aclose(self) -> None:
+        """Close every idle session."""
+        stacks, self.idle = self.idle, {}
+        for stack in stacks.values():
+            for session in stack:
+                await session.close()
