@@ -1,1 +1,5 @@
-"""tcecd.store"""
+"""Crash-safe event state (SQLite, WAL, synchronous commits) and its JSON codec."""
+
+from tcecd.store.sqlite import DB_NAME, EventStore, StoredGame, round_record
+
+__all__ = ["DB_NAME", "EventStore", "StoredGame", "round_record"]

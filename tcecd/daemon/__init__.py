@@ -1,0 +1,106 @@
+"""The daemon behind ``tcecd run``: a thin asyncio shell around :class:`EventRunner`.
+
+:func:`run_event` owns every task (the event, the MQTT publisher) and the
+signals, uvicorn-style: the first SIGINT/SIGTERM drains (stops after the
+current game, or aborts it when ``shutdown.on_signal: abort``), persists and
+exits 0; a second signal aborts at once (the interrupted game is replayed from
+its start on resume). Every state change is already durable when it happens
+(see :mod:`tcecd.store`), so stopping is only a matter of not starting more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import Any, TextIO
+
+import structlog
+
+from tcecd.daemon.core import EventRunner
+from tcecd.daemon.crash import CrashPoints
+from tcecd.daemon.settings import RunSettings
+from tcecd.daemon.table import standings_table
+
+__all__ = ["EventRunner", "RunSettings", "run_event", "run_event_async"]
+
+
+async def run_event_async(
+    settings: RunSettings,
+    *,
+    out: TextIO | None = None,
+    crash: CrashPoints | None = None,
+    install_signals: bool = True,
+) -> int:
+    """Run (or resume) the event; returns the process exit code (0: finished or
+    stopped cleanly by a signal)."""
+    out = out if out is not None else sys.stdout
+    log = structlog.get_logger("tcecd").bind(event_name=settings.event)
+    runner = EventRunner(settings, log=log, crash=crash or CrashPoints.from_env())
+    runner.open()
+    loop = asyncio.get_running_loop()
+    main_task = asyncio.current_task()
+    signals_seen = [0]
+
+    def on_signal(signum: int) -> None:
+        signals_seen[0] += 1
+        name = signal.Signals(signum).name
+        if signals_seen[0] == 1:
+            abort = settings.on_signal == "abort"
+            log.warning(
+                "signal received: stopping " + ("now" if abort else "after the current game"),
+                signal=name,
+            )
+            runner.request_stop(abort=abort)
+        else:
+            log.warning("second signal: aborting at once", signal=name)
+            runner.request_stop(abort=True)
+            if main_task is not None:
+                main_task.cancel()
+
+    installed: list[int] = []
+    if install_signals:
+        for sig in (int(signal.SIGINT), int(signal.SIGTERM)):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, on_signal, sig)
+                installed.append(sig)
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            if settings.mqtt is not None:
+                from tcecd.bus.publisher import Publisher
+
+                pub: Any = await stack.enter_async_context(
+                    Publisher(
+                        settings.mqtt,
+                        event=settings.event,
+                        log=log,
+                        daemon_info={"state_dir": str(settings.state_dir)},
+                    )
+                )
+                runner.pub = pub
+            try:
+                complete = await runner.run()
+            finally:
+                await runner.aclose_engines()
+                await runner.pub.flush(5.0)
+    except asyncio.CancelledError:
+        if signals_seen[0] < 2:
+            raise
+        complete = False
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+        runner.close()
+    if complete:
+        print(standings_table(runner.final_standings, settings), file=out)
+        log.info("event finished", pgn=str(settings.pgn_path))
+    else:
+        log.warning("event stopped; run the same command again to resume",
+                    state_dir=str(settings.state_dir))  # fmt: skip
+    return 0
+
+
+def run_event(settings: RunSettings, *, out: TextIO | None = None) -> int:
+    """Synchronous entry point for the CLI."""
+    return asyncio.run(run_event_async(settings, out=out))

@@ -1,0 +1,622 @@
+"""The event loop of ``tcecd run``: seeding, rounds, games, outputs, resume.
+
+The decisions are the pure layer's (pairing, standings, openings, clocks,
+adjudication); this module sequences them and records every step in the
+crash-safe store (:mod:`tcecd.store`) before acting on it:
+
+1. open the store (one daemon per state directory); a new event records its
+   config fingerprint and seeded players, a resumed one must match them;
+2. rebuild the PGN file from the store if a crash left it behind or torn;
+3. per round: re-derive the pairing from the finished rounds, store it (or, on
+   resume, check it equals the stored one), publish it, play the unfinished
+   games in playing order (``concurrency`` at a time, committed in order);
+4. final standings, ``EventFinished``, and the table on stdout.
+
+Each finished game is one store transaction (record, PGN text, its strikes
+and any disqualification together), then a PGN append (fsync'd), then the
+JSON outputs, then the live stream. A crash anywhere leaves a state that the
+next start resumes from without losing or duplicating a game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from tcecd.daemon.crash import CrashPoints
+from tcecd.daemon.live import LiveGame
+from tcecd.daemon.settings import RunSettings
+from tcecd.domain import GameId, PlayerId, Result, Termination
+from tcecd.errors import StateError
+from tcecd.events import (
+    DomainEvent,
+    EngineDisqualified,
+    EngineFault,
+    EventFinished,
+    EventStarted,
+    GameFinished,
+    GameStarted,
+    MovePlayed,
+    RoundPaired,
+    StandingsUpdated,
+)
+from tcecd.game.record import GameRecord, MoveRecord, Opening
+from tcecd.outputs import tcec_json
+from tcecd.outputs.files import PgnFile, atomic_write_json
+from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame, Standing
+from tcecd.store import EventStore, StoredGame, round_record
+
+FaultTuple = tuple[PlayerId, str, str]  # engine, kind, detail
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class NullPublisher:
+    """Stands in for the MQTT publisher when the config has no ``mqtt``."""
+
+    def publish(self, event: DomainEvent) -> None:
+        del event
+
+    def publish_crosstable(self, table: dict[str, Any]) -> None:
+        del table
+
+    async def flush(self, timeout_s: float) -> bool:
+        del timeout_s
+        return True
+
+
+@dataclass
+class _Slot:
+    """One game being played: what it produced once done."""
+
+    game: ScheduledGame
+    record: GameRecord | None = None
+    played: bool = True
+    faults: tuple[FaultTuple, ...] = ()
+
+
+def default_fingerprint(s: RunSettings) -> dict[str, object]:
+    """The history-relevant parts of the settings (used when the config layer
+    gave none, e.g. settings built directly in tests)."""
+    return {
+        "engines": [
+            {"name": e.name, "command": list(e.command), "protocol": e.protocol,
+             "options": dict(sorted(e.options.items()))}
+            for e in s.engines
+        ],
+        "pairing.rounds": s.rounds,
+        "pairing.double": s.double,
+        "pairing.seeding": [s.seeding, s.seeding_groups, s.seeding_seed],
+        "pairing.tiebreaks": list(s.tiebreaks),
+        "time_control": s.time_control.pgn_tag(),
+        "openings": [str(s.openings_file), s.openings_order, s.openings_seed, s.openings_plies],
+    }  # fmt: skip
+
+
+def diff_fingerprints(old: dict[str, object], new: dict[str, object]) -> list[str]:
+    """Readable differences; the config layer's version when it exists."""
+    try:
+        from tcecd.config.load import diff_fingerprints as config_diff
+    except ImportError:
+        config_diff = None
+    if config_diff is not None:
+        return list(config_diff(old, new))
+    return [
+        f"{key}: {old.get(key)!r} -> {new.get(key)!r}"
+        for key in sorted(set(old) | set(new))
+        if old.get(key) != new.get(key)
+    ]
+
+
+class EventRunner:
+    """Runs one event to its end (or until asked to stop). See the module docstring."""
+
+    def __init__(
+        self,
+        settings: RunSettings,
+        *,
+        log: Any,
+        publisher: Any = None,
+        crash: CrashPoints | None = None,
+    ) -> None:
+        self.s = settings
+        self.log = log
+        self.pub: Any = publisher if publisher is not None else NullPublisher()
+        self.crash = crash or CrashPoints()
+        self.store: EventStore | None = None
+        self.players: tuple[Player, ...] = ()
+        self.engines = {e.name: e for e in settings.engines}
+        self.pairings: dict[int, RoundPairing] = {}
+        self.finished: dict[GameId, StoredGame] = {}
+        self.records: dict[GameId, GameRecord] = {}
+        self.openings: tuple[Opening, ...] = ()
+        self.probe: Callable[..., Any] | None = None
+        self._close_probe: Callable[[], None] | None = None
+        self.pgn = PgnFile(
+            settings.pgn_path,
+            crash_hook=(lambda tag: self.crash.hit(f"mid-pgn-write:{tag}"))
+            if self.crash.active
+            else None,
+        )
+        #: Set by the first signal: start no new game.
+        self.stopping = False
+        self._game_tasks: set[asyncio.Task[None]] = set()
+        self._live_owner: GameId | None = None
+        self._live: dict[GameId, LiveGame] = {}
+        self.complete = False
+        self.final_standings: tuple[Standing, ...] = ()
+        #: Engine sessions (keep-alive engines stay here between games).
+        self.pool: Any = None
+
+    # -- set-up ---------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open (or create) the state, check it against the config, repair the PGN."""
+        s = self.s
+        store = EventStore(s.state_dir)
+        self.store = store
+        fingerprint = s.fingerprint or default_fingerprint(s)
+        if store.initialised:
+            stored = store.fingerprint() or {}
+            changes = diff_fingerprints(stored, fingerprint)
+            if changes:
+                store.close()
+                self.store = None
+                raise StateError(
+                    f"{s.state_dir}: the config changed in a way that would rewrite the "
+                    f"event's history; refusing to resume: {'; '.join(changes)}"
+                )
+            self.log.info("resuming event", state_dir=str(s.state_dir))
+        else:
+            players = self._seed()
+            store.initialise(
+                fingerprint=fingerprint,
+                players=players,
+                rng_seed=self._rng_seed,
+                double=s.double,
+            )
+            self.log.info("new event", state_dir=str(s.state_dir), players=len(players))
+        self.players = store.players()
+        self.pairings = {p.round: p for p in store.pairings()}
+        for g in store.games():
+            self.finished[g.game_id] = g
+            self.records[g.game_id] = g.record
+        if self.pgn.sync([g.pgn for g in self.finished.values()]):
+            self.log.warning("pgn file repaired from the event state", path=str(s.pgn_path))
+        if s.openings_file is not None:
+            from tcecd.game.openings import load_openings
+
+            self.openings = load_openings(
+                s.openings_file, fmt=s.openings_format, plies=s.openings_plies
+            )
+        from tcecd.runner.session import SessionPool
+
+        self.pool = SessionPool()
+        if s.tablebase_path is not None:
+            from tcecd.game.tablebase import open_probe
+
+            self.probe, self._close_probe = open_probe(s.tablebase_path)
+
+    _rng_seed: int | None = None
+
+    def _seed(self) -> tuple[Player, ...]:
+        from tcecd.pairing.seeding import seed_players
+
+        s = self.s
+        self._rng_seed = s.seeding_seed
+        if s.seeding == "random" and self._rng_seed is None:
+            # Recorded in the state so that the seeding is known and replayable.
+            self._rng_seed = secrets.randbelow(2**31)
+        entries = [(e.name, e.name, e.rating) for e in s.engines]
+        return tuple(
+            seed_players(entries, s.seeding, groups=s.seeding_groups, rng_seed=self._rng_seed)
+        )
+
+    async def aclose_engines(self) -> None:
+        """Kill and reap every engine still kept alive."""
+        if self.pool is not None:
+            await self.pool.aclose()
+
+    def close(self) -> None:
+        if self._close_probe is not None:
+            self._close_probe()
+            self._close_probe = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    # -- helpers ----------------------------------------------------------------------
+
+    def _history(self) -> list[RoundRecord]:
+        """Finished rounds in order, as the pairing core reads them."""
+        out: list[RoundRecord] = []
+        for r in sorted(self.pairings):
+            pairing = self.pairings[r]
+            games = {gid.number: g for gid, g in self.finished.items() if gid.round == r}
+            if len(games) < len(pairing.games):
+                break
+            out.append(round_record(pairing, games))
+        return out
+
+    def _records_so_far(self) -> list[RoundRecord]:
+        """Every round paired so far, the current one partially (for live standings)."""
+        out: list[RoundRecord] = []
+        for r in sorted(self.pairings):
+            games = {gid.number: g for gid, g in self.finished.items() if gid.round == r}
+            out.append(round_record(self.pairings[r], games))
+        return out
+
+    def standings(self, records: list[RoundRecord]) -> tuple[Standing, ...]:
+        from tcecd.pairing.standings import standings
+
+        return tuple(
+            standings(self.players, records, double=self.s.double, tiebreaks=self.s.tiebreaks)
+        )
+
+    def _opening_for(self, pairing: RoundPairing, game: ScheduledGame) -> Opening:
+        """Openings are taken in order: one per game in single rounds, one per
+        pair in double rounds (both legs of a pair share it)."""
+        if not self.openings:
+            return Opening(name=None, fen=None)
+        from tcecd.game.openings import select_opening
+
+        before = 0
+        for r in range(1, pairing.round):
+            p = self.pairings[r]
+            before += len(p.pairs) if self.s.double else len(p.games)
+        if self.s.double:
+            first_leg = [g for g in pairing.games if g.leg == 1]
+            position = next(i for i, g in enumerate(first_leg) if g.pair_index == game.pair_index)
+        else:
+            position = game.number - 1
+        return select_opening(
+            self.openings,
+            before + position,
+            order=self.s.openings_order,
+            seed=self.s.openings_seed,
+        )
+
+    def _write_outputs(self) -> None:
+        """Rewrite schedule.json and crosstable.json (atomically)."""
+        if self.s.json_dir is None:
+            return
+        pairings = [self.pairings[r] for r in sorted(self.pairings)]
+        names = {p.id: p.name for p in self.players}
+        atomic_write_json(
+            self.s.json_dir / "schedule.json",
+            tcec_json.schedule_json(pairings, self.records, names=names),
+        )
+        atomic_write_json(self.s.json_dir / "crosstable.json", self.crosstable())
+
+    def crosstable(self) -> dict[str, Any]:
+        assert self.store is not None
+        ordinal = 0
+        games: list[tcec_json.CrossGame] = []
+        for r in sorted(self.pairings):
+            for g in self.pairings[r].games:
+                ordinal += 1
+                done = self.finished.get(GameId(r, g.number))
+                if done is not None:
+                    games.append(
+                        tcec_json.CrossGame(
+                            ordinal, done.white, done.black, done.result, done.played
+                        )
+                    )
+        return tcec_json.crosstable_json(
+            self.s.event,
+            self.players,
+            games,
+            self.standings(self._records_so_far()),
+            strikes=self.store.strikes(),
+        )
+
+    # -- the event --------------------------------------------------------------------
+
+    async def run(self) -> bool:
+        """Play the event from where the state left it; True when it is complete."""
+        from tcecd.pairing.tcec_swiss import TcecSwiss
+
+        assert self.store is not None
+        s = self.s
+        system = TcecSwiss()
+        self.pub.publish(
+            EventStarted(
+                event=s.event,
+                site=s.site,
+                system="tcec-swiss",
+                double=s.double,
+                rounds=s.rounds,
+                time_control=s.time_control.pgn_tag(),
+                players=self.players,
+            )
+        )
+        for r in sorted(self.pairings):
+            self.pub.publish(RoundPaired(self.pairings[r]))
+        history = self._history()
+        self.pub.publish(StandingsUpdated(len(history), self.standings(history)))
+        self._write_outputs()
+        self.pub.publish_crosstable(self.crosstable())
+
+        for round_no in range(1, s.rounds + 1):
+            if self.stop_requested():
+                return False
+            history = self._history()
+            if len(history) >= round_no:
+                continue  # finished before a restart
+            if len(history) != round_no - 1:
+                raise StateError(f"{self.store.path}: round {len(history) + 1} is unfinished")
+            derived = system.pair(self.players, history, double=s.double)
+            stored = self.pairings.get(round_no)
+            if stored is None:
+                self.store.save_pairing(derived)
+                self.pairings[round_no] = derived
+                self.crash.hit(f"after-pairing:{round_no}")
+                self.pub.publish(RoundPaired(derived))
+                self._write_outputs()
+                self.log.info(
+                    "round paired",
+                    round=round_no,
+                    bye=derived.bye,
+                    removed_history_rounds=list(derived.removed_history_rounds),
+                    games=[f"{g.white}-{g.black}" for g in derived.games],
+                )
+            elif stored != derived:
+                raise StateError(
+                    f"{self.store.path}: stored pairing of round {round_no} differs from the "
+                    "one the rules give for the recorded results; the state is inconsistent"
+                )
+            await self._play_round(self.pairings[round_no])
+            if self.stop_requested() and len(self._history()) < round_no:
+                return False
+            history = self._history()
+            table = self.standings(history)
+            self.pub.publish(StandingsUpdated(round_no, table))
+            self.pub.publish_crosstable(self.crosstable())
+            self.log.info(
+                "round finished",
+                round=round_no,
+                leader=table[0].id if table else None,
+                score=table[0].score if table else None,
+            )
+        final = self.standings(self._history())
+        self.final_standings = final
+        if not self.store.finished:
+            self.store.mark_finished()
+        self.pub.publish(EventFinished(final))
+        self._write_outputs()
+        self.complete = True
+        return True
+
+    async def _play_round(self, pairing: RoundPairing) -> None:
+        """Play the round's unfinished games: ``concurrency`` at a time, started
+        and committed in playing order."""
+        todo = [
+            g for g in pairing.games if GameId(pairing.round, g.number) not in self.finished
+        ]
+        if not todo:
+            return
+        sem = asyncio.Semaphore(max(1, self.s.concurrency))
+        previous: asyncio.Event | None = None
+        broken = [False]  # an earlier slot ended without committing: later ones must not
+        async with asyncio.TaskGroup() as tg:
+            for game in todo:
+                if self.stop_requested():
+                    break
+                await sem.acquire()
+                if self.stop_requested():
+                    sem.release()
+                    break
+                mine = asyncio.Event()
+                task = tg.create_task(
+                    self._slot(pairing, game, previous, mine, sem, broken),
+                    name=f"game-{pairing.round}.{game.number}",
+                )
+                self._game_tasks.add(task)
+                task.add_done_callback(self._game_tasks.discard)
+                previous = mine
+
+    async def _slot(
+        self,
+        pairing: RoundPairing,
+        game: ScheduledGame,
+        previous: asyncio.Event | None,
+        mine: asyncio.Event,
+        sem: asyncio.Semaphore,
+        broken: list[bool],
+    ) -> None:
+        committed = False
+        try:
+            slot = await self._produce(pairing, game)
+            if previous is not None:
+                await previous.wait()
+            if not broken[0]:
+                await self._commit(pairing, slot)
+                committed = True
+        finally:
+            if not committed:
+                broken[0] = True
+            mine.set()
+            sem.release()
+
+    # -- one game ----------------------------------------------------------------------
+
+    def _forfeit(self, pairing: RoundPairing, game: ScheduledGame, disq: set[str]) -> GameRecord:
+        """The record of a game not played because an engine is disqualified."""
+        gid = GameId(pairing.round, game.number)
+        w_out, b_out = game.white in disq, game.black in disq
+        if w_out and b_out:
+            result, detail = Result.DRAW, "both engines disqualified"
+        elif w_out:
+            result, detail = Result.BLACK_WINS, f"{game.white} disqualified"
+        else:
+            result, detail = Result.WHITE_WINS, f"{game.black} disqualified"
+        now = utc_now()
+        return GameRecord(
+            game_id=gid,
+            event=self.s.event,
+            site=self.s.site,
+            white=game.white,
+            black=game.black,
+            result=result,
+            termination=Termination.FORFEIT,
+            termination_detail=detail,
+            start_time=now,
+            end_time=now,
+            duration_ms=0,
+            time_control=self.s.time_control.pgn_tag(),
+            opening=self._opening_for(pairing, game),
+            moves=(),
+            white_elo=self.engines[game.white].rating if game.white in self.engines else None,
+            black_elo=self.engines[game.black].rating if game.black in self.engines else None,
+        )
+
+    async def _produce(self, pairing: RoundPairing, game: ScheduledGame) -> _Slot:
+        """Play the game (replaying it after faults when so configured) or forfeit it."""
+        from tcecd.daemon.play import play_one
+
+        assert self.store is not None
+        gid = GameId(pairing.round, game.number)
+        while True:
+            disq = set(self.store.disqualified())
+            if game.white in disq or game.black in disq:
+                return _Slot(game, self._forfeit(pairing, game, disq), played=False)
+            opening = self._opening_for(pairing, game)
+            record, faults, replay = await play_one(self, gid, game, opening)
+            if not replay:
+                assert record is not None
+                return _Slot(game, record, played=True, faults=faults)
+            # Replay policy: the faults count now (durably), then the game starts again.
+            for engine, kind, detail in faults:
+                self._record_fault(engine, gid, kind, detail, store=True)
+            self.log.warning("game will be replayed after a fault", game=str(gid))
+
+    def _record_fault(
+        self, engine: PlayerId, gid: GameId, kind: str, detail: str, *, store: bool
+    ) -> int:
+        assert self.store is not None
+        if store:
+            strikes = self.store.add_fault(engine, gid, kind, detail)
+        else:
+            strikes = self.store.strikes().get(engine, 0)
+        self.pub.publish(EngineFault(engine, gid, kind, detail, strikes))
+        self.log.warning("engine fault", engine=engine, kind=kind, detail=detail, strikes=strikes)
+        if store and strikes >= self.s.strikes_max and engine not in self.store.disqualified():
+            reason = f"{strikes} strikes (last: {kind}: {detail})"
+            self.store.disqualify(engine, gid.round, reason)
+            self._announce_disqualified(engine, reason, gid.round)
+        return strikes
+
+    def _announce_disqualified(self, engine: PlayerId, reason: str, round_no: int) -> None:
+        self.pub.publish(EngineDisqualified(engine, reason, round_no))
+        self.log.error("engine disqualified", engine=engine, reason=reason)
+
+    async def _commit(self, pairing: RoundPairing, slot: _Slot) -> None:
+        """Record a finished game: store (one transaction), PGN, JSON, stream."""
+        from tcecd.pgn.writer import game_pgn
+
+        assert self.store is not None
+        assert slot.record is not None
+        record, played = slot.record, slot.played
+        gid = record.game_id
+        disq = self.store.disqualified()
+        if played and (record.white in disq or record.black in disq):
+            # Only with concurrency > 1: an engine was disqualified by an earlier
+            # game while this one was running. Forfeit it, as a sequential run would.
+            record, played = self._forfeit(pairing, slot.game, set(disq)), False
+            slot = _Slot(slot.game, record, played=False)
+        pgn = game_pgn(record)
+        new_dq: list[tuple[PlayerId, str]] = []
+        strikes = self.store.strikes()
+        for engine, kind, detail in slot.faults:
+            strikes[engine] = strikes.get(engine, 0) + 1
+            out = strikes[engine] >= self.s.strikes_max and engine not in disq
+            if out and engine not in [e for e, _ in new_dq]:
+                new_dq.append((engine, f"{strikes[engine]} strikes (last: {kind}: {detail})"))
+        await asyncio.to_thread(
+            self.store.commit_game,
+            record,
+            pgn,
+            played=played,
+            faults=[(e, k, d) for e, k, d in slot.faults],
+            disqualify=[(e, gid.round, why) for e, why in new_dq],
+        )
+        self.finished[gid] = StoredGame(
+            gid, record.white, record.black, record.result, record.termination, played, pgn, ""
+        )
+        self.records[gid] = record
+        self.crash.hit(f"after-store:{gid}")
+        await asyncio.to_thread(self.pgn.append, pgn, tag=str(gid))
+        for engine, kind, detail in slot.faults:
+            self._record_fault(engine, gid, kind, detail, store=False)
+        for engine, why in new_dq:
+            self._announce_disqualified(engine, why, gid.round)
+        self._write_outputs()
+        if self._live_owner == gid and self.s.json_dir is not None:
+            atomic_write_json(
+                self.s.json_dir / "live.json", LiveGame.finished(record, pgn).document()
+            )
+            self._live_owner = None
+        self._live.pop(gid, None)
+        self.pub.publish(GameFinished(record, pgn))
+        self.log.info(
+            "game finished",
+            game=str(gid),
+            white=record.white,
+            black=record.black,
+            result=record.result.value,
+            termination=record.termination.value,
+            detail=record.termination_detail,
+            plies=len(record.moves),
+        )
+        self.crash.hit(f"after-game:{gid}")
+
+    # -- live hooks called by the game player ---------------------------------------------
+
+    def game_started(self, event: GameStarted, live: LiveGame) -> None:
+        self._live[event.game_id] = live
+        if self._live_owner is None or self._live_owner not in self._live:
+            self._live_owner = event.game_id
+        if self._live_owner == event.game_id and self.s.json_dir is not None:
+            atomic_write_json(self.s.json_dir / "live.json", live.document())
+        self.pub.publish(event)
+        self.log.info(
+            "game started",
+            game=str(event.game_id),
+            white=event.white,
+            black=event.black,
+            opening=event.opening.name,
+        )
+
+    def move_played(
+        self, gid: GameId, move: MoveRecord, white_ms: int | None, black_ms: int | None
+    ) -> None:
+        live = self._live.get(gid)
+        if live is not None:
+            live.add(move)
+            if self._live_owner == gid and self.s.json_dir is not None:
+                atomic_write_json(self.s.json_dir / "live.json", live.document())
+        self.pub.publish(MovePlayed(gid, move, white_ms, black_ms))
+        if self.crash.active:
+            self.crash.hit(f"mid-game:{gid}:ply={move.ply}")
+
+    # -- shutdown -----------------------------------------------------------------------
+
+    def stop_requested(self) -> bool:
+        """True once a signal asked the daemon to stop (a method, so that type
+        checkers do not assume it cannot change across an ``await``)."""
+        return self.stopping
+
+    def request_stop(self, *, abort: bool) -> None:
+        """First signal: start no new game; with ``abort``, also cancel the running
+        ones (they are replayed from their start on resume)."""
+        self.stopping = True
+        if abort:
+            for task in list(self._game_tasks):
+                task.cancel()
+

@@ -1,0 +1,99 @@
+"""What the daemon needs from an event config, as one flat frozen value.
+
+:func:`from_config` is the only place that reads the config model
+(:class:`tcecd.config.load.EventConfig`), so the daemon's logic depends on this
+small value rather than on the config's nesting.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tcecd.config.engines import EngineConfig
+from tcecd.game.adjudication import AdjudicationRules
+from tcecd.game.timecontrol import TimeControl
+
+if TYPE_CHECKING:
+    from tcecd.bus.settings import MqttSettings
+    from tcecd.config.event import EventConfig
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything ``tcecd run`` acts on. Paths are absolute."""
+
+    event: str
+    site: str
+    rounds: int
+    double: bool
+    engines: tuple[EngineConfig, ...]
+    time_control: TimeControl
+    state_dir: Path
+    pgn_path: Path
+    #: Where schedule.json, crosstable.json and live.json go (None: not written).
+    json_dir: Path | None = None
+    seeding: str = "explicit"
+    seeding_groups: int | None = None
+    seeding_seed: int | None = None
+    tiebreaks: tuple[str, ...] = ("black-games", "sonneborn-berger", "wins")
+    margin_ms: int = 200
+    adjudication: AdjudicationRules = field(default_factory=AdjudicationRules)
+    tablebase_path: str | None = None  # directories joined by os.pathsep
+    openings_file: Path | None = None
+    openings_format: Literal["epd", "pgn"] | None = None
+    openings_order: Literal["sequential", "random"] = "sequential"
+    openings_seed: int = 0
+    openings_plies: int | None = None
+    concurrency: int = 1
+    strikes_max: int = 3
+    on_fault: Literal["lose", "replay"] = "lose"
+    mqtt: MqttSettings | None = None
+    log_level: str = "info"
+    log_format: Literal["auto", "json", "console"] = "auto"
+    on_signal: Literal["finish-game", "abort"] = "finish-game"
+    fingerprint: dict[str, object] = field(default_factory=dict)
+
+
+def from_config(config: EventConfig) -> RunSettings:
+    """Flatten a loaded, overridden :class:`EventConfig` into :class:`RunSettings`."""
+    from tcecd.config.load import config_fingerprint
+
+    pairing, seeding = config.pairing, config.pairing.seeding
+    openings = config.openings
+    tablebases = config.adjudication.tablebases
+    return RunSettings(
+        event=config.event.name,
+        site=config.event.site,
+        rounds=pairing.rounds,
+        double=pairing.double,
+        engines=tuple(config.engines),
+        time_control=config.time_control_value(),
+        state_dir=config.state_dir,
+        pgn_path=config.pgn_path,
+        json_dir=config.tcec_json_dir,
+        seeding=seeding.method,
+        seeding_groups=seeding.groups,
+        seeding_seed=seeding.seed,
+        tiebreaks=tuple(pairing.tiebreaks),
+        margin_ms=config.time_control.margin_ms,
+        adjudication=config.adjudication_rules(),
+        tablebase_path=(
+            None if tablebases is None else os.pathsep.join(str(p) for p in tablebases.path)
+        ),
+        openings_file=None if openings is None else openings.file,
+        openings_format=None if openings is None else openings.format,
+        openings_order="sequential" if openings is None else openings.order,
+        openings_seed=0 if openings is None or openings.seed is None else openings.seed,
+        openings_plies=None if openings is None else openings.plies,
+        concurrency=config.concurrency,
+        strikes_max=config.strikes.max,
+        on_fault=config.strikes.on_fault,
+        mqtt=config.mqtt_settings(),
+        log_level=config.logging.level,
+        log_format=config.logging.format,
+        on_signal=config.shutdown.on_signal,
+        fingerprint=dict(config_fingerprint(config)),
+    )

@@ -1,0 +1,65 @@
+"""structlog set-up for the daemon.
+
+JSON lines when stderr is not a terminal (journald, files, log shippers),
+readable colourless-or-coloured console lines on a terminal; ``format`` may force
+either. Every line carries a UTC timestamp and the level; the daemon binds
+``event``-name, ``round`` and ``game`` with :func:`structlog.contextvars` so that
+each line says which event, round and game it belongs to.
+
+Note: structlog's own ``event`` key is the message; the event *name* is bound as
+``event_name`` to avoid the clash.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Literal, TextIO
+
+import structlog
+
+LogFormat = Literal["auto", "json", "console"]
+
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+
+
+def configure(
+    level: str = "info", fmt: LogFormat = "auto", stream: TextIO | None = None
+) -> None:
+    """Configure structlog (idempotent; the last call wins)."""
+    out = stream if stream is not None else sys.stderr
+    isatty = bool(getattr(out, "isatty", lambda: False)())
+    use_json = fmt == "json" or (fmt == "auto" and not isatty)
+    renderer: structlog.types.Processor
+    if use_json:
+        renderer = structlog.processors.JSONRenderer(sort_keys=False)
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=isatty)
+    processors: list[structlog.types.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    if use_json:
+        processors.append(structlog.processors.format_exc_info)
+    processors.append(renderer)
+    structlog.configure(
+        processors=processors,
+        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level.lower(), 20)),
+        logger_factory=structlog.WriteLoggerFactory(file=out),
+        cache_logger_on_first_use=False,
+    )
+    # python-chess and aiomqtt log through the stdlib; route warnings and up to stderr
+    # in one line each so that engine garbage does not flood the daemon's log.
+    logging.basicConfig(level=logging.WARNING, stream=out, format="%(name)s: %(message)s")
+    logging.getLogger("chess.engine").setLevel(logging.ERROR)
+
+
+def get_logger(**bind: object) -> structlog.stdlib.BoundLogger:
+    """A logger with ``bind`` values on every line."""
+    return structlog.get_logger("tcecd").bind(**bind)  # type: ignore[no-any-return]

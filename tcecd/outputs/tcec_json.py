@@ -1,0 +1,282 @@
+"""Builders of the TCEC-format JSON files (pure: values in, JSON-ready dicts out).
+
+The formats are those TCEC's viewer polls (/work/shared/specs/tcec-formats.md):
+``schedule.json`` (one entry per game in playing order), ``crosstable.json``
+(standings, per-player counts and head-to-head results) and the live game JSON
+(headers and every move of the game being played). Nothing here touches files
+or the clock; :mod:`tcecd.outputs.files` writes the results atomically.
+
+Choices where the format leaves room (documented in docs/running.md):
+
+* ``Game`` is the game's 1-based ordinal in the whole event's playing order
+  (TCEC numbers games that way); ``Round`` adds our ``"r.g"`` tag.
+* A game forfeited because an engine was disqualified has ``Termination``
+  ``"Canceled"`` (the TCEC word for a game voided by disqualification) and its
+  forfeit ``Result``; ``Forfeit`` names the disqualified engine.
+* ``Performance`` is the percentage score over games (BYEs excluded); ``Elo`` is
+  the Elo difference that percentage implies (``-400 log10(1/p - 1)``, clamped
+  to +-800), 0 with no games.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+
+from tcecd.domain import Color, GameId, PlayerId, Result, Termination
+from tcecd.game.record import GameRecord, MoveRecord
+from tcecd.pairing.base import Player, RoundPairing, Standing
+
+JsonDict = dict[str, Any]
+
+
+def _duration(ms: int) -> str:
+    s = max(0, ms) // 1000
+    return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def _last_eval(moves: Sequence[MoveRecord], color: Color) -> str | None:
+    for m in reversed(moves):
+        if m.color is color and not m.book and m.score is not None:
+            return m.score.pgn()
+    return None
+
+
+def final_fen(record: GameRecord) -> str:
+    """The position the game ended in (the start position when no move was made)."""
+    if record.moves:
+        return record.moves[-1].fen_after
+    board = chess.Board(record.opening.fen) if record.opening.fen else chess.Board()
+    for uci in record.opening.moves:
+        board.push_uci(uci)
+    return board.fen()
+
+
+def schedule_json(
+    pairings: Sequence[RoundPairing],
+    finished: Mapping[GameId, GameRecord],
+    *,
+    names: Mapping[PlayerId, str] | None = None,
+) -> list[JsonDict]:
+    """``schedule.json``: every scheduled game in playing order; finished games
+    carry their result, termination and summary, the others only the players."""
+    names = names or {}
+    out: list[JsonDict] = []
+    ordinal = 0
+    for pairing in pairings:
+        for g in pairing.games:
+            ordinal += 1
+            gid = GameId(pairing.round, g.number)
+            entry: JsonDict = {
+                "Game": ordinal,
+                "Round": str(gid),
+                "White": names.get(g.white, g.white),
+                "Black": names.get(g.black, g.black),
+            }
+            rec = finished.get(gid)
+            if rec is not None:
+                entry.update(
+                    Start=rec.start_time,
+                    Result=rec.result.value,
+                    Termination=(
+                        "Canceled"
+                        if rec.termination is Termination.FORFEIT
+                        else rec.termination_detail or rec.termination.value
+                    ),
+                    Duration=_duration(rec.duration_ms),
+                    FinalFen=final_fen(rec),
+                    ECO=rec.opening.eco,
+                    Opening=rec.opening.name,
+                    Moves=(len(rec.moves) + 1) // 2,
+                    WhiteEv=_last_eval(rec.moves, Color.WHITE),
+                    BlackEv=_last_eval(rec.moves, Color.BLACK),
+                )
+                if rec.termination is Termination.FORFEIT:
+                    entry["Forfeit"] = rec.termination_detail
+            out.append(entry)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CrossGame:
+    """One finished game as the crosstable counts it."""
+
+    ordinal: int  # 1-based position in the event's playing order
+    white: PlayerId
+    black: PlayerId
+    result: Result
+    played: bool
+
+
+def _elo_from_fraction(p: float) -> int:
+    if p <= 0.0:
+        return -800
+    if p >= 1.0:
+        return 800
+    return max(-800, min(800, round(-400 * math.log10(1 / p - 1))))
+
+
+def _abbreviation(name: str, taken: set[str]) -> str:
+    base = "".join(ch for ch in name if ch.isalnum())[:3] or "Eng"
+    abbr, n = base, 2
+    while abbr in taken:
+        abbr, n = f"{base[:2]}{n}", n + 1
+    taken.add(abbr)
+    return abbr
+
+
+def crosstable_json(
+    event: str,
+    players: Sequence[Player],
+    games: Sequence[CrossGame],
+    standings: Sequence[Standing],
+    *,
+    strikes: Mapping[PlayerId, int] | None = None,
+    kind: str = "Swiss",
+) -> JsonDict:
+    """``crosstable.json`` from the finished games and the standings.
+
+    Scores are floats in points (BYE points included, as in the standings);
+    ``Neustadtl`` is Sonneborn-Berger over the games (opponent's final score
+    times the points taken from them); per-colour counts and ``Games`` count
+    only games actually played (a forfeit has no colour).
+    """
+    strikes = strikes or {}
+    by_id = {p.id: p for p in players}
+    score = {s.id: s.score_half / 2 for s in standings}
+    order = [s.id for s in sorted(standings, key=lambda s: s.rank)]
+    rank = {s.id: s.rank for s in standings}
+    rows: dict[PlayerId, JsonDict] = {}
+    taken: set[str] = set()
+    for pid in order:
+        p = by_id[pid]
+        rows[pid] = {
+            "Rank": rank[pid],
+            "Abbreviation": _abbreviation(p.name, taken),
+            "Rating": p.rating,
+            "Score": score[pid],
+            "GamesAsWhite": 0,
+            "GamesAsBlack": 0,
+            "WinsAsWhite": 0,
+            "WinsAsBlack": 0,
+            "LossAsWhite": 0,
+            "LossAsBlack": 0,
+            "Games": 0,
+            "Neustadtl": 0.0,
+            "Strikes": strikes.get(pid, 0),
+            "Performance": 0.0,
+            "Elo": 0,
+            "Results": {},
+        }
+    points: dict[PlayerId, float] = dict.fromkeys(rows, 0.0)
+    for g in games:
+        for me, opp, color in ((g.white, g.black, Color.WHITE), (g.black, g.white, Color.BLACK)):
+            row = rows[me]
+            got = g.result.half_points(color) / 2
+            points[me] += got
+            row["Games"] += 1
+            if g.played:
+                side = "White" if color is Color.WHITE else "Black"
+                row[f"GamesAs{side}"] += 1
+                if got == 1.0:
+                    row[f"WinsAs{side}"] += 1
+                elif got == 0.0:
+                    row[f"LossAs{side}"] += 1
+            row["Neustadtl"] += got * score.get(opp, 0.0)
+            h2h = row["Results"].setdefault(
+                by_id[opp].name, {"H2h": 0.0, "Text": "", "Scores": []}
+            )
+            h2h["H2h"] += got
+            h2h["Text"] += {1.0: "1", 0.5: "=", 0.0: "0"}[got]
+            winner = g.result.winner
+            h2h["Scores"].append(
+                {
+                    "Game": g.ordinal,
+                    "Result": got,
+                    "Winner": "Draw" if winner is None else winner.value.capitalize(),
+                }
+            )
+    for pid, row in rows.items():
+        if row["Games"]:
+            frac = points[pid] / row["Games"]
+            row["Performance"] = round(100 * frac, 1)
+            row["Elo"] = _elo_from_fraction(frac)
+        row["Neustadtl"] = round(row["Neustadtl"], 2)
+    return {
+        "Event": event,
+        "Type": kind,
+        "Order": [by_id[pid].name for pid in order],
+        "Table": {by_id[pid].name: rows[pid] for pid in order},
+    }
+
+
+def _material(board: chess.Board) -> JsonDict:
+    out: JsonDict = {}
+    for symbol, piece in (("p", chess.PAWN), ("n", chess.KNIGHT), ("b", chess.BISHOP),
+                          ("r", chess.ROOK), ("q", chess.QUEEN)):  # fmt: skip
+        out[symbol] = len(board.pieces(piece, chess.WHITE)) - len(board.pieces(piece, chess.BLACK))
+    return out
+
+
+def live_move_json(board_before: chess.Board, move: MoveRecord) -> JsonDict:
+    """One entry of the live game JSON ``Moves`` list. ``board_before`` is the
+    position before ``move`` (not modified)."""
+    mv = chess.Move.from_uci(move.uci)
+    pv_moves: list[JsonDict] = []
+    pv_board = board_before.copy(stack=False)
+    for san in move.pv_san:
+        try:
+            pv_move = pv_board.parse_san(san)
+        except ValueError:
+            break  # a PV that does not replay is shown as far as it goes
+        pv_board.push(pv_move)
+        pv_moves.append(
+            {
+                "m": san,
+                "fen": pv_board.fen(),
+                "from": chess.square_name(pv_move.from_square),
+                "to": chess.square_name(pv_move.to_square),
+            }
+        )
+    after = chess.Board(move.fen_after)
+    return {
+        "m": move.san,
+        "from": chess.square_name(mv.from_square),
+        "to": chess.square_name(mv.to_square),
+        "book": move.book,
+        "fen": move.fen_after,
+        "d": move.depth,
+        "sd": move.seldepth,
+        "pd": move.ponder_san,
+        "mt": move.move_time_ms,
+        "tl": move.clock_left_ms,
+        "s": move.nps,
+        "n": move.nodes,
+        "tb": move.tbhits,
+        "h": None if move.hashfull is None else round(move.hashfull / 10, 1),
+        "ph": 0.0,
+        "wv": None if move.score is None else move.score.pgn(),
+        "pv": {"San": " ".join(move.pv_san), "Moves": pv_moves},
+        "material": _material(after),
+        "adjudication": {"FiftyMoves": move.r50, "Draw": move.rd, "ResignOrWin": move.rr},
+        "rem": None,
+    }
+
+
+def live_game_json(
+    headers: Mapping[str, str],
+    white_options: Sequence[tuple[str, str]],
+    black_options: Sequence[tuple[str, str]],
+    moves: Sequence[JsonDict],
+) -> JsonDict:
+    """The live game JSON document: options, PGN headers and the moves so far."""
+    return {
+        "WhiteEngineOptions": [{"Name": k, "Value": v} for k, v in white_options],
+        "BlackEngineOptions": [{"Name": k, "Value": v} for k, v in black_options],
+        "Headers": dict(headers),
+        "Moves": list(moves),
+    }

@@ -1,0 +1,381 @@
+"""The crash-safe event state: one SQLite database in the state directory.
+
+Why SQLite: every change of the event state (a round paired, a game finished
+with its PGN text, a strike, a disqualification) is one transaction, and SQLite
+in WAL mode with ``synchronous=FULL`` makes a committed transaction durable
+(the WAL is fsync'd at every commit) and an interrupted one invisible, whatever
+moment the process is killed at. So the state after a SIGKILL is always the
+state after some whole step, and resuming is just reading it back.
+
+Layout (``SCHEMA_VERSION`` 1, see docs/state.md):
+
+* ``meta(key, value)``: schema version, config fingerprint (JSON), seeded players
+  (JSON), the seeding RNG seed, and ``finished`` once the event is over;
+* ``rounds(round, pairing)``: each round's :class:`RoundPairing` as JSON, stored
+  before its first game starts;
+* ``games(round, number, ..., record, pgn)``: finished games (played or forfeited)
+  with the full record (JSON) and the exact PGN text written to the PGN file;
+* ``faults``: every engine fault (one strike each);
+* ``disqualified(engine, round, reason)``.
+
+The PGN file, ``schedule.json`` and ``crosstable.json`` are outputs derived from
+this store, never read back.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tcecd.domain import GameId, PlayerId, Result, Termination
+from tcecd.errors import StateError
+from tcecd.game.record import GameRecord
+from tcecd.pairing.base import PlayedGame, Player, RoundPairing, RoundRecord
+from tcecd.store import codec
+
+SCHEMA_VERSION = 1
+DB_NAME = "event.sqlite"
+LOCK_NAME = "tcecd.lock"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rounds (round INTEGER PRIMARY KEY, pairing TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    round INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    white TEXT NOT NULL,
+    black TEXT NOT NULL,
+    result TEXT NOT NULL,
+    termination TEXT NOT NULL,
+    played INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    pgn TEXT NOT NULL,
+    PRIMARY KEY (round, number)
+);
+CREATE TABLE IF NOT EXISTS faults (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    engine TEXT NOT NULL,
+    round INTEGER,
+    number INTEGER,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS disqualified (
+    engine TEXT PRIMARY KEY,
+    round INTEGER NOT NULL,
+    reason TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A finished game as the store keeps it."""
+
+    game_id: GameId
+    white: PlayerId
+    black: PlayerId
+    result: Result
+    termination: Termination
+    played: bool
+    pgn: str
+    record_json: str
+
+    @property
+    def record(self) -> GameRecord:
+        """The full game record (parsed on demand: it holds every move)."""
+        return codec.record_from_dict(json.loads(self.record_json))
+
+    def played_game(self) -> PlayedGame:
+        return PlayedGame(self.white, self.black, self.result, self.played)
+
+
+class EventStore:
+    """The state of one event in ``<state_dir>/event.sqlite``.
+
+    Holds an exclusive lock file for its lifetime so that two daemons never
+    run the same state directory. Thread-safe (one lock around the
+    connection) so that the daemon can commit from a worker thread and keep
+    fsyncs off the event loop.
+    """
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        state_dir.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = os.open(state_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._lock_fd)
+            raise StateError(
+                f"{state_dir}: another tcecd process is running this state directory"
+            ) from None
+        self.path = state_dir / DB_NAME
+        self._mutex = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            version = self._get("schema_version")
+            if version is None:
+                with self._tx() as db:
+                    db.execute(
+                        "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
+            elif int(version) != SCHEMA_VERSION:
+                raise StateError(
+                    f"{self.path}: state schema version {version!r} is not supported "
+                    f"(this tcecd writes version {SCHEMA_VERSION})"
+                )
+        except sqlite3.DatabaseError as exc:
+            self._release()
+            raise StateError(f"{self.path}: unreadable event state: {exc}") from None
+        except StateError:
+            self._release()
+            raise
+
+    # -- plumbing ----------------------------------------------------------
+
+    def _release(self) -> None:
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)  # closing drops the flock
+            self._lock_fd = -1
+
+    def close(self) -> None:
+        with self._mutex:
+            self._db.close()
+        self._release()
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it is durable, or none of it."""
+        with self._mutex:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._mutex:
+            return list(self._db.execute(sql, params).fetchall())
+
+    def _get(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    # -- event identity ----------------------------------------------------
+
+    @property
+    def initialised(self) -> bool:
+        return self._get("players") is not None
+
+    def initialise(
+        self,
+        *,
+        fingerprint: dict[str, object],
+        players: tuple[Player, ...],
+        rng_seed: int | None,
+        double: bool,
+    ) -> None:
+        """Record a new event's identity in one transaction (before any pairing)."""
+        with self._tx() as db:
+            rows = [
+                ("fingerprint", json.dumps(fingerprint, sort_keys=True, default=str)),
+                ("players", json.dumps([codec.player_to_dict(p) for p in players])),
+                ("rng_seed", json.dumps(rng_seed)),
+                ("double", json.dumps(double)),
+            ]
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", rows)
+
+    def set_fingerprint(self, fingerprint: dict[str, object]) -> None:
+        """Replace the stored fingerprint (after a harmless config change was accepted)."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)",
+                (json.dumps(fingerprint, sort_keys=True, default=str),),
+            )
+
+    def fingerprint(self) -> dict[str, object] | None:
+        text = self._get("fingerprint")
+        return None if text is None else dict(json.loads(text))
+
+    def players(self) -> tuple[Player, ...]:
+        text = self._get("players")
+        if text is None:
+            raise StateError(f"{self.path}: the event state has no players yet")
+        return tuple(codec.player_from_dict(d) for d in json.loads(text))
+
+    def rng_seed(self) -> int | None:
+        text = self._get("rng_seed")
+        return None if text is None else json.loads(text)
+
+    @property
+    def finished(self) -> bool:
+        return self._get("finished") == "1"
+
+    def mark_finished(self) -> None:
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('finished', '1')")
+
+    # -- rounds --------------------------------------------------------------
+
+    def save_pairing(self, pairing: RoundPairing) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO rounds VALUES (?, ?)",
+                (pairing.round, json.dumps(codec.pairing_to_dict(pairing))),
+            )
+
+    def pairing(self, round_no: int) -> RoundPairing | None:
+        rows = self._query("SELECT pairing FROM rounds WHERE round = ?", (round_no,))
+        return codec.pairing_from_dict(json.loads(rows[0][0])) if rows else None
+
+    def pairings(self) -> list[RoundPairing]:
+        rows = self._query("SELECT pairing FROM rounds ORDER BY round")
+        return [codec.pairing_from_dict(json.loads(r[0])) for r in rows]
+
+    # -- games ---------------------------------------------------------------
+
+    def commit_game(
+        self,
+        record: GameRecord,
+        pgn: str,
+        *,
+        played: bool,
+        faults: Sequence[tuple[PlayerId, str, str]] = (),
+        disqualify: Sequence[tuple[PlayerId, int, str]] = (),
+    ) -> None:
+        """Record a finished game with the faults (engine, kind, detail) it caused
+        and the disqualifications they led to (engine, round, reason), in one
+        transaction; durable when this returns. Committing the same game twice
+        is a :class:`StateError` (a finished game is never replayed)."""
+        gid = record.game_id
+        try:
+            with self._tx() as db:
+                db.executemany(
+                    "INSERT INTO faults (engine, round, number, kind, detail) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(e, gid.round, gid.number, k, d) for e, k, d in faults],
+                )
+                db.executemany(
+                    "INSERT OR IGNORE INTO disqualified VALUES (?, ?, ?)", list(disqualify)
+                )
+                db.execute(
+                    "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        gid.round,
+                        gid.number,
+                        record.white,
+                        record.black,
+                        record.result.value,
+                        record.termination.value,
+                        int(played),
+                        json.dumps(codec.record_to_dict(record)),
+                        pgn,
+                    ),
+                )
+        except sqlite3.IntegrityError:
+            raise StateError(f"game {gid} is already recorded in {self.path}") from None
+
+    def games(self) -> list[StoredGame]:
+        """Every finished game in schedule order (round, then number)."""
+        rows = self._query(
+            "SELECT round, number, white, black, result, termination, played, pgn, record "
+            "FROM games ORDER BY round, number"
+        )
+        return [
+            StoredGame(
+                game_id=GameId(r[0], r[1]),
+                white=r[2],
+                black=r[3],
+                result=Result.from_pgn(r[4]),
+                termination=Termination(r[5]),
+                played=bool(r[6]),
+                pgn=r[7],
+                record_json=r[8],
+            )
+            for r in rows
+        ]
+
+    def round_records(self) -> list[RoundRecord]:
+        """The finished rounds as the pairing core reads them (complete rounds only)."""
+        by_round: dict[int, dict[int, StoredGame]] = {}
+        for g in self.games():
+            by_round.setdefault(g.game_id.round, {})[g.game_id.number] = g
+        records: list[RoundRecord] = []
+        for pairing in self.pairings():
+            done = by_round.get(pairing.round, {})
+            if len(done) < len(pairing.games):
+                break
+            records.append(round_record(pairing, done))
+        return records
+
+    # -- faults and disqualification -------------------------------------------
+
+    def add_fault(self, engine: PlayerId, game_id: GameId | None, kind: str, detail: str) -> int:
+        """Record one fault (a strike); returns the engine's strikes so far."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO faults (engine, round, number, kind, detail) VALUES (?, ?, ?, ?, ?)",
+                (
+                    engine,
+                    None if game_id is None else game_id.round,
+                    None if game_id is None else game_id.number,
+                    kind,
+                    detail,
+                ),
+            )
+            row = db.execute("SELECT COUNT(*) FROM faults WHERE engine = ?", (engine,)).fetchone()
+        return int(row[0])
+
+    def strikes(self) -> dict[PlayerId, int]:
+        rows = self._query("SELECT engine, COUNT(*) FROM faults GROUP BY engine")
+        return {r[0]: int(r[1]) for r in rows}
+
+    def faults(self) -> list[tuple[PlayerId, GameId | None, str, str]]:
+        rows = self._query("SELECT engine, round, number, kind, detail FROM faults ORDER BY id")
+        return [
+            (r[0], None if r[1] is None else GameId(r[1], r[2]), r[3], r[4]) for r in rows
+        ]
+
+    def disqualify(self, engine: PlayerId, round_no: int, reason: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO disqualified VALUES (?, ?, ?)", (engine, round_no, reason)
+            )
+
+    def disqualified(self) -> dict[PlayerId, tuple[int, str]]:
+        rows = self._query("SELECT engine, round, reason FROM disqualified")
+        return {r[0]: (int(r[1]), r[2]) for r in rows}
+
+
+def round_record(pairing: RoundPairing, games: dict[int, StoredGame]) -> RoundRecord:
+    """The :class:`RoundRecord` of a round from its pairing and (some of) its
+    finished games, in playing order; unfinished games are left out."""
+    return RoundRecord(
+        round=pairing.round,
+        bye=pairing.bye,
+        removed_history_rounds=pairing.removed_history_rounds,
+        games=tuple(
+            games[g.number].played_game() for g in pairing.games if g.number in games
+        ),
+    )
