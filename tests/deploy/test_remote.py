@@ -292,3 +292,42 @@ async def test_a_normal_quit_ends_the_session_cleanly(sshd: SshServer) -> None:
     await asyncio.wait_for(engine.quit(), timeout=30)
     assert transport.get_returncode() == 0  # the wrapper exits 0 after the engine quits
     assert _wait_gone(token) == []
+
+
+@needs_stockfish
+@needs_ssh
+async def test_the_runner_plays_a_clocked_game_with_a_remote_engine(sshd: SshServer) -> None:
+    """The daemon's own path: EngineSession + play_game, White over SSH with a
+    30 ms link allowance that is not charged to its clock, Black local."""
+    from tcecd.domain import Color, GameId
+    from tcecd.game.adjudication import AdjudicationRules
+    from tcecd.game.timecontrol import TimeControl
+    from tcecd.runner.game import GameSetup, play_game
+    from tcecd.runner.session import EngineSession
+
+    token = f"tok-{uuid.uuid4().hex}"
+    remote = _remote_engine(sshd, token, [STOCKFISH], latency_ms=30)
+    remote = remote.model_copy(update={"options": {"Threads": 1, "Hash": 16}})
+    local = EngineConfig(name="local-sf", command=(STOCKFISH,), options={"Threads": 1, "Hash": 16})
+    setup = GameSetup(
+        game_id=GameId(1, 1),
+        event="remote test",
+        site="localhost",
+        time_control=TimeControl.parse("60+1 nodes=2000"),
+        adjudication=AdjudicationRules(max_moves=12),
+    )
+    async with EngineSession(remote) as white, EngineSession(local) as black:
+        assert _far_side(token)
+        outcome = await play_game(setup, white, black)
+    assert outcome.faults == ()
+    moves = outcome.record.moves
+    # 24 plies (drawn at the 12-move cap) unless a mate or a draw came first.
+    assert 10 <= len(moves) <= 24
+    # Engine moves alternate White (remote) and Black (local), in think order.
+    assert len(outcome.think_ms) == len(moves)
+    for move, measured in zip(moves, outcome.think_ms, strict=True):
+        if move.color is Color.WHITE:
+            assert move.move_time_ms == max(0, measured - 30)
+        else:
+            assert move.move_time_ms == measured
+    assert _wait_gone(token) == []
