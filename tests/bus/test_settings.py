@@ -1,0 +1,66 @@
+"""MqttSettings: broker URLs, validation, TLS files."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcecd.bus.settings import MqttSettings
+from tcecd.errors import BusError
+
+
+def test_defaults() -> None:
+    s = MqttSettings()
+    assert (s.host, s.port, s.tls, s.topic_prefix, s.qos) == ("127.0.0.1", 1883, False, "tcecd", 1)
+    assert s.ssl_context() is None
+
+
+def test_url_with_credentials_and_tls() -> None:
+    s = MqttSettings.from_url("mqtts://viewer:p%40ss%3Aword@broker.example.org")
+    assert (s.host, s.port, s.tls) == ("broker.example.org", 8883, True)
+    assert (s.username, s.password) == ("viewer", "p@ss:word")
+    assert "p@ss" not in s.redacted_url()
+    assert s.redacted_url() == "mqtts://viewer@broker.example.org:8883"
+
+
+def test_url_port_and_overrides() -> None:
+    s = MqttSettings.from_url("mqtt://10.0.0.5:2883", topic_prefix="lab/tcec", qos=0)
+    assert (s.host, s.port, s.topic_prefix, s.qos) == ("10.0.0.5", 2883, "lab/tcec", 0)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://broker:1883", "mqtt://", "mqtt://host:port", "mqtt://host:1883/topic",
+     "broker:1883", "mqtt://host:99999", "mqtt://host?x=1"],
+)
+def test_bad_urls_name_the_url(url: str) -> None:
+    with pytest.raises(BusError) as err:
+        MqttSettings.from_url(url)
+    assert repr(url) in str(err.value)
+
+
+def test_bad_values() -> None:
+    with pytest.raises(BusError, match="qos"):
+        MqttSettings(qos=3)
+    with pytest.raises(BusError, match="topic prefix"):
+        MqttSettings(topic_prefix="tcecd/#")
+    with pytest.raises(BusError, match="topic prefix"):
+        MqttSettings(topic_prefix="a//b")
+    with pytest.raises(BusError, match="queue_limit"):
+        MqttSettings(queue_limit=0)
+    with pytest.raises(BusError, match="'colour'"):
+        MqttSettings.from_url("mqtt://h", colour="blue")
+
+
+def test_missing_tls_file_is_a_bus_error(tmp_path: object) -> None:
+    s = MqttSettings.from_url("mqtts://h", tls_ca="/nonexistent/ca.crt")
+    with pytest.raises(BusError, match="TLS"):
+        s.ssl_context()
+
+
+def test_tls_insecure_turns_off_verification() -> None:
+    import ssl
+
+    ctx = MqttSettings.from_url("mqtts://h", tls_insecure=True).ssl_context()
+    assert ctx is not None
+    assert ctx.verify_mode == ssl.CERT_NONE
+    assert not ctx.check_hostname
