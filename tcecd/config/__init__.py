@@ -1,1 +1,19 @@
-"""tcecd.config"""
+"""tcecd.config: the event config and engine definitions.
+
+``load_event(path)`` and ``load_engine(ref, search_dirs=...)`` are the only
+functions that read files; everything else is pure. See docs/config.md.
+"""
+
+from tcecd.config.engines import EngineConfig, RemoteConfig
+from tcecd.config.event import EventConfig, apply_overrides
+from tcecd.config.load import load_engine, load_engine_file, load_event
+
+__all__ = [
+    "EngineConfig",
+    "EventConfig",
+    "RemoteConfig",
+    "apply_overrides",
+    "load_engine",
+    "load_engine_file",
+    "load_event",
+]

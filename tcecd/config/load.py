@@ -32,10 +32,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 import tcecd
-from tcecd.config.engines import EngineConfig
+from tcecd.config.engines import EngineConfig, Frozen, OptionValue
+from tcecd.config.event import EventConfig
 from tcecd.config.messages import from_validation_error, where
 from tcecd.errors import ConfigError
 
@@ -192,6 +193,20 @@ def search_path(search_dirs: Sequence[Path] = ()) -> tuple[Path, ...]:
     return tuple(out)
 
 
+class EngineRef(Frozen):
+    """An ``engines`` item reusing a definition: ``{ref: stockfish, name: sf-fast,
+    options: {Threads: 1}}``. Options are merged over the definition's."""
+
+    ref: str
+    name: str | None = None
+    options: dict[str, OptionValue] = Field(default_factory=dict)
+    rating: int | None = None
+
+
+#: The keys of an event config file (for "unknown key" messages).
+EVENT_KEYS = tuple(k for k, f in EventConfig.model_fields.items() if not f.exclude)
+
+
 class UnknownEngine(ConfigError):
     """An engine reference names no definition, file or program."""
 
@@ -226,3 +241,157 @@ def load_engine(ref: str, *, search_dirs: Sequence[Path] = ()) -> EngineConfig:
         raise UnknownEngine(f"unknown engine {ref!r} (no such file)")
     looked = ", ".join(show_path(d).rstrip("/") + "/" for d in search_path(search_dirs))
     raise UnknownEngine(f"unknown engine {ref!r} (looked in {looked})")
+
+
+# -- the event config ---------------------------------------------------------------
+
+
+def _engine_search_dirs(raw: dict[str, object], base_dir: Path, source: str) -> list[Path]:
+    """``engines_dir`` (if given, relative to the config), then ``<config dir>/engines``."""
+    dirs: list[Path] = []
+    extra = raw.get("engines_dir")
+    if extra is not None:
+        if not isinstance(extra, str):
+            raise ConfigError(f"{source}: engines_dir: expected a directory path, got {extra!r}")
+        directory = Path(extra).expanduser()
+        directory = directory if directory.is_absolute() else base_dir / directory
+        if not directory.is_dir():
+            raise ConfigError(
+                f"{source}: engines_dir: {extra!r} is not a directory ({show_path(directory)})"
+            )
+        dirs.append(directory)
+    dirs.append(base_dir / "engines")
+    return dirs
+
+
+def _engine_entry(
+    item: object, index: int, *, source: str, base_dir: Path, search_dirs: Sequence[Path]
+) -> EngineConfig:
+    """One item of ``engines``: a reference, ``{ref: ..., name/options/rating}``
+    overriding a definition, or an inline definition."""
+    prefix: tuple[int | str, ...] = ("engines", index)
+    here = where(source, prefix)
+    if isinstance(item, str):
+        try:
+            return load_engine(item, search_dirs=search_dirs)
+        except UnknownEngine as exc:
+            raise ConfigError(f"{here}: {exc}") from None
+    if not isinstance(item, dict):
+        raise ConfigError(
+            f"{here}: expected an engine name, a {{ref: ...}} mapping or an inline "
+            f"definition, got {item!r}"
+        )
+    if "ref" not in item:
+        return engine_from_mapping(item, source=source, here=base_dir, prefix=prefix)
+    try:
+        entry = EngineRef.model_validate(item)
+    except ValidationError as exc:
+        raise from_validation_error(exc, source, prefix=prefix, model=EngineRef) from None
+    try:
+        engine = load_engine(entry.ref, search_dirs=search_dirs)
+    except UnknownEngine as exc:
+        raise ConfigError(f"{where(source, (*prefix, 'ref'))}: {exc}") from None
+    update: dict[str, object] = {"options": {**engine.options, **entry.options}}
+    if entry.name is not None:
+        update["name"] = entry.name
+    if entry.rating is not None:
+        update["rating"] = entry.rating
+    return engine.model_copy(update=update)
+
+
+def _check_files(config: EventConfig, source: str) -> EventConfig:
+    """The checks that need the file system: programs, tables, books, secrets."""
+    for i, engine in enumerate(config.engines):
+        if engine.remote is not None:
+            continue
+        program = Path(engine.command[0])
+        if not (program.is_file() and os.access(program, os.X_OK)):
+            dirs = ", ".join(str(d) for d in EXTRA_BIN_DIRS[:3])
+            raise ConfigError(
+                f"{where(source, ('engines', i, 'command'))}: program {engine.command[0]!r} "
+                f"of engine {engine.name!r} not found or not executable "
+                f"(searched PATH, {dirs})"
+            )
+    tables = config.adjudication.tablebases
+    if tables is not None:
+        for j, directory in enumerate(tables.path):
+            key = where(source, ("adjudication", "tablebases", "path", j))
+            if not directory.is_dir():
+                raise ConfigError(f"{key}: {str(directory)!r} does not exist or is not a directory")
+            if not any(directory.glob("*.rtbw")):
+                raise ConfigError(f"{key}: no Syzygy tables (*.rtbw) in {str(directory)!r}")
+    if config.openings is not None:
+        book = config.openings.file
+        key = where(source, ("openings", "file"))
+        if not book.is_file():
+            raise ConfigError(f"{key}: {str(book)!r} does not exist or is not a file")
+        if not os.access(book, os.R_OK):
+            raise ConfigError(f"{key}: {str(book)!r} is not readable")
+    if config.mqtt is not None:
+        if config.mqtt.tls is not None:
+            for name in ("ca", "cert", "key"):
+                tls_file: Path | None = getattr(config.mqtt.tls, name)
+                if tls_file is not None and not tls_file.is_file():
+                    raise ConfigError(
+                        f"{where(source, ('mqtt', 'tls', name))}: {str(tls_file)!r} does not exist"
+                    )
+        if config.mqtt.password_file is not None:
+            key = where(source, ("mqtt", "password_file"))
+            try:
+                secret = config.mqtt.password_file.read_text(encoding="utf-8").rstrip("\r\n")
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+                raise ConfigError(
+                    f"{key}: cannot read {str(config.mqtt.password_file)!r}: {reason}"
+                ) from None
+            config = config.model_copy(update={"mqtt_password": secret})
+    return config
+
+
+def load_event(path: Path) -> EventConfig:
+    """Read, validate and resolve an event config file.
+
+    Engine references are resolved through :func:`load_engine` (search order:
+    ``engines_dir``, ``<config dir>/engines``, the bundled ``engines/``), relative
+    paths against the config file's directory, and the files the event needs
+    (engine programs, tablebases, openings, TLS files, password file) are
+    checked. Every problem is one :class:`ConfigError` line.
+    """
+    source = show_path(path)
+    data = read_yaml(path)
+    if data is None:
+        raise ConfigError(f"{source}: the file is empty; expected an event config mapping")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of event keys, got {data!r}")
+    raw: dict[str, object] = {str(k): v for k, v in data.items()}
+    for internal in ("source", "mqtt_password"):
+        if internal in raw:
+            raise ConfigError(
+                f"{source}: unknown key {internal!r} (expected one of: "
+                f"{', '.join(EVENT_KEYS)})"
+            )
+    base_dir = path.resolve().parent
+    if "engines" in raw:
+        items = raw["engines"]
+        if not isinstance(items, list):
+            raise ConfigError(
+                f"{source}: engines: expected a list of engines, got {items!r}"
+            )
+        search_dirs = _engine_search_dirs(raw, base_dir, source)
+        raw["engines"] = [
+            _engine_entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)
+            for i, item in enumerate(items)
+        ]
+    raw["source"] = path
+    try:
+        config = EventConfig.model_validate(raw, context={"base_dir": base_dir})
+    except ValidationError as exc:
+        raise from_validation_error(exc, source, model=EventConfig) from None
+    if config.outputs.state_dir is None:
+        # Default: "state/<config stem>" beside the config file, made absolute
+        # here so the daemon's working directory does not matter.
+        outputs = config.outputs.model_copy(
+            update={"state_dir": base_dir / "state" / path.stem}
+        )
+        config = config.model_copy(update={"outputs": outputs})
+    return _check_files(config, source)

@@ -32,6 +32,19 @@ def key_path(loc: Loc) -> str:
     return out
 
 
+def _parse_path(path: str) -> Loc:
+    """``"engines[2].options"`` -> ``("engines", 2, "options")``."""
+    out: list[int | str] = []
+    for part in path.split("."):
+        name, _, rest = part.partition("[")
+        if name:
+            out.append(name)
+        for index in rest.rstrip("]").split("]["):
+            if index:
+                out.append(int(index))
+    return tuple(out)
+
+
 def where(source: Path | str, loc: Loc) -> str:
     """The ``FILE: key.path`` prefix of a config error (just ``FILE`` at the top)."""
     path = key_path(loc)
@@ -51,7 +64,7 @@ def _allowed_keys(model: type[BaseModel] | None, loc: Loc) -> list[str] | None:
             return None
         current = _model_in(field.annotation)
     if isinstance(current, type) and issubclass(current, BaseModel):
-        return list(current.model_fields)
+        return [k for k, f in current.model_fields.items() if not f.exclude]
     return None
 
 
@@ -91,6 +104,14 @@ def describe(error: ErrorDetails, *, model: type[BaseModel] | None = None) -> tu
     if kind == "value_error":
         # Our own validators: the message already names the value.
         msg = error["msg"].removeprefix("Value error, ")
+        if msg.startswith("@") and ": " in msg:
+            # A cross-field check naming its own (absolute) key path: "@a.b: ...".
+            path, _, msg = msg[1:].partition(": ")
+            return _parse_path(path), msg
+        if msg.count(": ") and msg.split(": ", 1)[0].isidentifier():
+            # "key: ..." from a model-level validator: the key below this model.
+            key, _, rest = msg.partition(": ")
+            return (*loc, key), rest
         return loc, msg
     if kind == "assertion_error":
         return loc, error["msg"].removeprefix("Assertion failed, ")

@@ -1,0 +1,520 @@
+"""The event config: one YAML file describing a whole event, as frozen models.
+
+Every section is a frozen pydantic model with ``extra="forbid"`` (an unknown
+key is an error naming it). :class:`EventConfig` is the parsed, resolved whole:
+engine references are already :class:`~tcecd.config.engines.EngineConfig`
+values and relative paths are absolute (resolved against the config file's
+directory; outputs against the state directory). Nothing downstream reads raw
+dicts.
+
+This module is pure: reading the YAML and the engine definitions, and checking
+that files exist, is :func:`tcecd.config.load.load_event`'s job. Relative paths
+are resolved during validation from ``context={"base_dir": DIR}``.
+
+Scores in the YAML are in pawns (``0.15``), as TCEC writes them; the
+conversions to the game layer's values (:meth:`EventConfig.adjudication_rules`)
+turn them into centipawns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from tcecd.config.engines import EngineConfig, Frozen
+from tcecd.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tcecd.bus.settings import MqttSettings
+    from tcecd.game.adjudication import AdjudicationRules
+    from tcecd.game.timecontrol import TimeControl
+
+PositiveInt = Annotated[int, Field(ge=1)]
+
+#: Final-ranking tiebreaks (tcec-swiss.md, "Final ranking"); seed ASC always
+#: ends the list so the order is total.
+Tiebreak = Literal[
+    "black-games",
+    "sonneborn-berger",
+    "buchholz",
+    "buchholz-cut1",
+    "wins",
+    "direct-encounter",
+]
+DEFAULT_TIEBREAKS: tuple[Tiebreak, ...] = ("black-games", "sonneborn-berger", "wins")
+
+
+def _resolve(value: Path | None, info: ValidationInfo) -> Path | None:
+    """A relative path, made absolute against the config file's directory
+    (``context["base_dir"]``); unchanged when there is no context."""
+    if value is None:
+        return None
+    value = value.expanduser()
+    base = (info.context or {}).get("base_dir") if isinstance(info.context, dict) else None
+    if value.is_absolute() or base is None:
+        return value
+    return Path(base) / value
+
+
+class EventInfo(Frozen):
+    """What the event is called and where it runs (PGN ``Event`` / ``Site``)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    site: Annotated[str, Field(min_length=1)] = "localhost"
+
+
+class SeedingConfig(Frozen):
+    """How seed numbers 1..P are given (tcec-swiss.md, "Players, seeds")."""
+
+    # explicit: the order of `engines`; rating: highest rating first (ties: order
+    # given); group: the rule text's group procedure; random: a seeded RNG.
+    method: Literal["explicit", "rating", "group", "random"] = "explicit"
+    # Group seeding only: an even number; null = round_to_even(P / 7), at least 2.
+    groups: Annotated[int, Field(ge=2)] | None = None
+    # Random seeding only: the RNG seed (null: chosen at the start and recorded
+    # in the event state, so a resume replays it).
+    seed: int | None = None
+
+    @model_validator(mode="after")
+    def _parameters_fit_method(self) -> SeedingConfig:
+        if self.groups is not None:
+            if self.method != "group":
+                raise ValueError(
+                    f"groups: {self.groups!r} is only used by method 'group', "
+                    f"not {self.method!r}"
+                )
+            if self.groups % 2:
+                raise ValueError(
+                    f"groups: {self.groups!r} is odd; group seeding needs an even number "
+                    "of groups"
+                )
+        if self.seed is not None and self.method != "random":
+            raise ValueError(
+                f"seed: {self.seed!r} is only used by method 'random', not {self.method!r}"
+            )
+        return self
+
+
+class PairingConfig(Frozen):
+    """The pairing system and its parameters."""
+
+    system: Literal["tcec-swiss"] = "tcec-swiss"
+    rounds: PositiveInt
+    # Double rounds: each pair plays two games with reversed colours.
+    double: bool = False
+    seeding: SeedingConfig = SeedingConfig()
+    tiebreaks: tuple[Tiebreak, ...] = DEFAULT_TIEBREAKS
+
+    @field_validator("tiebreaks")
+    @classmethod
+    def _no_repeated_tiebreak(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for i, name in enumerate(value):
+            if name in value[:i]:
+                raise ValueError(f"{name!r} is listed twice")
+        return value
+
+
+class TimeControlConfig(Frozen):
+    """The time control: a cutechess-style ``tc`` text and/or per-move limits.
+
+    ``tc`` is checked with :meth:`tcecd.game.timecontrol.TimeControl.parse`, so
+    a bad time control is an error when the config is loaded.
+    """
+
+    tc: str | None = None
+    nodes: PositiveInt | None = None
+    depth: PositiveInt | None = None
+    movetime_ms: PositiveInt | None = None
+    # Tolerance before a flag falls: engine I/O and process scheduling.
+    margin_ms: Annotated[int, Field(ge=0)] = 200
+
+    @model_validator(mode="after")
+    def _is_a_time_control(self) -> TimeControlConfig:
+        self.value()  # raises ValueError with a readable message
+        return self
+
+    def value(self) -> TimeControl:
+        """The game layer's :class:`TimeControl` (``ValueError`` when invalid)."""
+        from tcecd.game.timecontrol import TimeControl
+
+        if self.tc is None:
+            if self.nodes is None and self.depth is None and self.movetime_ms is None:
+                raise ValueError(
+                    "no limit given; expected 'tc' (e.g. '60+0.6') or nodes, depth or movetime_ms"
+                )
+            return TimeControl((), self.movetime_ms, self.nodes, self.depth)
+        try:
+            parsed = TimeControl.parse(self.tc)
+        except ValueError as exc:
+            raise ValueError(f"tc: {exc}") from None
+        extra = {"movetime_ms": self.movetime_ms, "nodes": self.nodes, "depth": self.depth}
+        merged: dict[str, int | None] = {}
+        for name, value in extra.items():
+            inside = getattr(parsed, name)
+            if value is not None and inside is not None:
+                raise ValueError(
+                    f"{name}: {value!r} given twice (tc {self.tc!r} already sets it)"
+                )
+            merged[name] = value if value is not None else inside
+        return TimeControl(parsed.stages, merged["movetime_ms"], merged["nodes"], merged["depth"])
+
+
+class DrawAdjudication(Frozen):
+    """TCEC draw rule: from move ``from_move``, both evals within ±``score``
+    pawns for ``moves`` moves each (tcec-formats.md, "Adjudication")."""
+
+    from_move: Annotated[int, Field(ge=0)] = 35
+    score: Annotated[float, Field(ge=0)] = 0.15
+    moves: PositiveInt = 5
+
+
+class WinAdjudication(Frozen):
+    """TCEC win rule: both engines agree on ±``score`` pawns for ``moves`` moves each."""
+
+    score: Annotated[float, Field(ge=0.01)] = 10.0
+    moves: PositiveInt = 5
+
+
+class TablebaseAdjudication(Frozen):
+    """Syzygy adjudication of positions with at most ``max_pieces`` pieces."""
+
+    # One directory or a list of them (the 3-5, 6 and 7 piece sets often live apart).
+    path: tuple[Path, ...]
+    max_pieces: Annotated[int, Field(ge=3, le=7)] = 6
+
+    @field_validator("path", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return [value] if isinstance(value, str | Path) else value
+
+    @field_validator("path")
+    @classmethod
+    def _relative_to_config(cls, value: tuple[Path, ...], info: ValidationInfo) -> tuple[Path, ...]:
+        if not value:
+            raise ValueError("expected at least one directory of Syzygy tables")
+        return tuple(p for v in value if (p := _resolve(v, info)) is not None)
+
+
+class AdjudicationConfig(Frozen):
+    """Which adjudication rules apply; ``null`` switches a rule off."""
+
+    draw: DrawAdjudication | None = DrawAdjudication()
+    win: WinAdjudication | None = None
+    tablebases: TablebaseAdjudication | None = None
+    # Game drawn after this many moves (each side), null: no limit.
+    max_moves: PositiveInt | None = None
+
+    @model_validator(mode="after")
+    def _win_beyond_draw(self) -> AdjudicationConfig:
+        if self.draw is not None and self.win is not None and self.win.score <= self.draw.score:
+            raise ValueError(
+                f"win.score {self.win.score!r} must be above draw.score {self.draw.score!r}"
+            )
+        return self
+
+    def rules(self) -> AdjudicationRules:
+        """The game layer's rules, scores converted from pawns to centipawns."""
+        from tcecd.game.adjudication import AdjudicationRules, DrawRule, TablebaseRule, WinRule
+
+        draw = win = tablebase = None
+        if self.draw is not None:
+            draw = DrawRule(self.draw.from_move, round(self.draw.score * 100), self.draw.moves)
+        if self.win is not None:
+            win = WinRule(round(self.win.score * 100), self.win.moves)
+        if self.tablebases is not None:
+            tablebase = TablebaseRule(self.tablebases.max_pieces)
+        return AdjudicationRules(draw, win, tablebase, self.max_moves)
+
+
+class OpeningsConfig(Frozen):
+    """The openings book: each pair (both games of a double round) gets one."""
+
+    file: Path
+    # null: from the file's suffix (.epd, .pgn).
+    format: Literal["epd", "pgn"] | None = None
+    order: Literal["sequential", "random"] = "sequential"
+    seed: int | None = None
+    # Truncate PGN openings to this many plies (null: all book moves).
+    plies: Annotated[int, Field(ge=0)] | None = None
+
+    @field_validator("file")
+    @classmethod
+    def _relative_to_config(cls, value: Path, info: ValidationInfo) -> Path:
+        resolved = _resolve(value, info)
+        assert resolved is not None
+        return resolved
+
+    @model_validator(mode="before")
+    @classmethod
+    def _format_from_suffix(cls, data: object) -> object:
+        if isinstance(data, dict) and data.get("format") is None and "file" in data:
+            suffix = Path(str(data["file"])).suffix.lower().lstrip(".")
+            if suffix not in ("epd", "pgn"):
+                raise ValueError(
+                    f"file: cannot tell the format of {str(data['file'])!r}; "
+                    "expected a .epd or .pgn file, or set 'format'"
+                )
+            data = {**data, "format": suffix}
+        return data
+
+    @model_validator(mode="after")
+    def _seed_needs_random(self) -> OpeningsConfig:
+        if self.seed is not None and self.order != "random":
+            raise ValueError(f"seed: {self.seed!r} is only used with order 'random'")
+        return self
+
+
+class StrikesConfig(Frozen):
+    """Engine faults (crash, stall, illegal move, time loss by a wide margin):
+    ``max`` strikes disqualify an engine; each faulty game is lost or replayed."""
+
+    max: PositiveInt = 3
+    on_fault: Literal["lose", "replay"] = "lose"
+
+
+class OutputsConfig(Frozen):
+    """Where results go. ``state_dir`` is relative to the config file; the
+    other paths are relative to ``state_dir`` unless absolute."""
+
+    state_dir: Path | None = None  # null: "state/<config file stem>" beside the config
+    pgn: Path = Path("event.pgn")
+    tcec_json: bool = True
+    tcec_json_dir: Path = Path("tcec")
+
+    @field_validator("state_dir")
+    @classmethod
+    def _relative_to_config(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        return _resolve(value, info)
+
+
+class TlsConfig(Frozen):
+    """TLS files for the MQTT connection (relative to the config file)."""
+
+    ca: Path | None = None
+    cert: Path | None = None
+    key: Path | None = None
+    insecure: bool = False
+
+    @field_validator("ca", "cert", "key")
+    @classmethod
+    def _relative_to_config(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        return _resolve(value, info)
+
+
+class MqttConfig(Frozen):
+    """The MQTT broker to publish to. ``mqtt: embedded`` starts an in-process
+    broker at ``url``; ``mqtt: "mqtt://host"`` is short for ``{url: ...}``."""
+
+    url: str = "mqtt://127.0.0.1:1883"
+    embedded: bool = False
+    client_id: str | None = None
+    username: str | None = None
+    password: str | None = None
+    password_file: Path | None = None
+    tls: TlsConfig | None = None
+    topic_prefix: str = "tcecd"
+    qos: Annotated[int, Field(ge=0, le=2)] = 1
+
+    @field_validator("password_file")
+    @classmethod
+    def _relative_to_config(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        return _resolve(value, info)
+
+    @model_validator(mode="after")
+    def _valid_settings(self) -> MqttConfig:
+        if self.password is not None and self.password_file is not None:
+            raise ValueError("give either password or password_file, not both")
+        self.settings()  # checks the URL, topic prefix and TLS combination
+        return self
+
+    def settings(self, password: str | None = None) -> MqttSettings:
+        """The bus layer's settings (``ValueError`` on a bad URL or prefix).
+        ``password`` is the content of ``password_file`` when it was read."""
+        from tcecd.bus.settings import MqttSettings
+        from tcecd.errors import BusError
+
+        overrides: dict[str, object] = {
+            "client_id": self.client_id,
+            "topic_prefix": self.topic_prefix,
+            "qos": self.qos,
+            "embedded": self.embedded,
+        }
+        if self.username is not None:
+            overrides["username"] = self.username
+        secret = self.password if self.password is not None else password
+        if secret is not None:
+            overrides["password"] = secret
+        if self.tls is not None:
+            overrides["tls_ca"] = str(self.tls.ca) if self.tls.ca else None
+            overrides["tls_cert"] = str(self.tls.cert) if self.tls.cert else None
+            overrides["tls_key"] = str(self.tls.key) if self.tls.key else None
+            overrides["tls_insecure"] = self.tls.insecure
+        try:
+            return MqttSettings.from_url(self.url, **overrides)
+        except BusError as exc:
+            raise ValueError(str(exc)) from None
+
+
+class LoggingConfig(Frozen):
+    """Log level and format (auto: console on a terminal, JSON lines otherwise)."""
+
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    format: Literal["auto", "json", "console"] = "auto"
+
+
+class ShutdownConfig(Frozen):
+    """What the first SIGTERM/SIGINT does: let running games finish, or abort
+    them (unfinished games are replayed on resume). A second signal always aborts."""
+
+    on_signal: Literal["finish-game", "abort"] = "finish-game"
+
+
+class EventConfig(Frozen):
+    """The whole event, parsed once: what :func:`~tcecd.config.load.load_event` returns."""
+
+    #: The YAML file this config came from (not a YAML key).
+    source: Path = Field(default=Path("<memory>"), exclude=True)
+    event: EventInfo
+    pairing: PairingConfig
+    engines: tuple[EngineConfig, ...]
+    # Extra directory searched for engine definitions, relative to the config file.
+    engines_dir: Path | None = None
+    time_control: TimeControlConfig
+    adjudication: AdjudicationConfig = AdjudicationConfig()
+    openings: OpeningsConfig | None = None
+    # Games played at the same time (TCEC plays one).
+    concurrency: PositiveInt = 1
+    strikes: StrikesConfig = StrikesConfig()
+    outputs: OutputsConfig = OutputsConfig()
+    mqtt: MqttConfig | None = None
+    # The content of mqtt.password_file, read by load_event (never printed).
+    mqtt_password: str | None = Field(default=None, repr=False, exclude=True)
+    logging: LoggingConfig = LoggingConfig()
+    shutdown: ShutdownConfig = ShutdownConfig()
+
+    @field_validator("mqtt", mode="before")
+    @classmethod
+    def _mqtt_shorthand(cls, value: object) -> object:
+        if value == "embedded":
+            return {"embedded": True}
+        if isinstance(value, str):
+            return {"url": value}
+        return value
+
+    @field_validator("engines_dir")
+    @classmethod
+    def _relative_to_config(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        return _resolve(value, info)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EventConfig:
+        count = len(self.engines)
+        if count < 2:
+            raise _at(
+                "engines",
+                f"{count} engine{'s' if count != 1 else ''} given; an event needs at least two",
+            )
+        seen: dict[str, int] = {}
+        for i, engine in enumerate(self.engines):
+            if engine.name in seen:
+                raise _at(
+                    f"engines[{i}]",
+                    f"duplicate engine name {engine.name!r} (also engines[{seen[engine.name]}]);"
+                    " give one of them another 'name'",
+                )
+            seen[engine.name] = i
+        seeding = self.pairing.seeding
+        if seeding.method == "rating":
+            for i, engine in enumerate(self.engines):
+                if engine.rating is None:
+                    raise _at(
+                        f"engines[{i}]",
+                        f"engine {engine.name!r} has no rating; seeding method 'rating' "
+                        "needs one for every engine",
+                    )
+        if seeding.groups is not None and seeding.groups > count:
+            raise _at(
+                "pairing.seeding.groups",
+                f"{seeding.groups!r} groups for {count} engines; expected at most one group "
+                "per engine",
+            )
+        return self
+
+    # -- derived values -----------------------------------------------------
+
+    @property
+    def state_dir(self) -> Path:
+        """The state directory (absolute when the config came from a file)."""
+        if self.outputs.state_dir is not None:
+            return self.outputs.state_dir
+        return self.source.parent / "state" / self.source.stem
+
+    @property
+    def pgn_path(self) -> Path:
+        """The event PGN, under the state directory unless absolute."""
+        return self.state_dir / self.outputs.pgn
+
+    @property
+    def tcec_json_dir(self) -> Path | None:
+        """The TCEC-format JSON directory, or None when switched off."""
+        return self.state_dir / self.outputs.tcec_json_dir if self.outputs.tcec_json else None
+
+    def time_control_value(self) -> TimeControl:
+        """The game layer's :class:`~tcecd.game.timecontrol.TimeControl`."""
+        return self.time_control.value()
+
+    def adjudication_rules(self) -> AdjudicationRules:
+        """The game layer's :class:`~tcecd.game.adjudication.AdjudicationRules`."""
+        return self.adjudication.rules()
+
+    def mqtt_settings(self) -> MqttSettings | None:
+        """The bus layer's settings, or None when MQTT is off."""
+        if self.mqtt is None:
+            return None
+        try:
+            return self.mqtt.settings(self.mqtt_password)
+        except ValueError as exc:
+            raise ConfigError(f"{self.source}: mqtt: {exc}") from None
+
+
+def _at(loc: str, message: str) -> ValueError:
+    # pydantic reports model-level errors at the model's own location; the key
+    # path is carried in the message with a marker that messages.describe()
+    # understands ("@key.path: message").
+    return ValueError(f"@{loc}: {message}")
+
+
+def apply_overrides(
+    config: EventConfig, *, state_dir: Path | None = None, mqtt_url: str | None = None
+) -> EventConfig:
+    """The config with command-line overrides applied (``tcecd run --state-dir
+    DIR --mqtt URL``). A relative ``state_dir`` is relative to the working
+    directory, as on any command line. ``mqtt_url`` keeps the config's other
+    MQTT settings (prefix, QoS, client id) but never its credentials for
+    another broker, and turns the embedded broker off. Raises ConfigError
+    naming the option."""
+    update: dict[str, Any] = {}
+    if state_dir is not None:
+        update["outputs"] = config.outputs.model_copy(
+            update={"state_dir": state_dir.expanduser().absolute()}
+        )
+    if mqtt_url is not None:
+        base = config.mqtt if config.mqtt is not None else MqttConfig()
+        fields = base.model_dump()
+        fields.update(
+            url=mqtt_url, embedded=False, username=None, password=None, password_file=None
+        )
+        try:
+            update["mqtt"] = MqttConfig.model_validate(fields)
+        except ValueError as exc:
+            from pydantic import ValidationError
+
+            if isinstance(exc, ValidationError):
+                msg = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+            else:
+                msg = str(exc)
+            raise ConfigError(f"--mqtt: {msg}") from None
+        update["mqtt_password"] = None
+    return config.model_copy(update=update) if update else config
