@@ -71,9 +71,7 @@ def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
         except ValueError as exc:
             raise OpeningsError(f"{path}:{lineno}: invalid EPD {line!r} ({exc})") from None
         if not board.is_valid():
-            raise OpeningsError(
-                f"{path}:{lineno}: illegal position {line!r} ({board.status()!r})"
-            )
+            raise OpeningsError(f"{path}:{lineno}: illegal position {line!r} ({board.status()!r})")
         if board.is_game_over(claim_draw=False):
             raise OpeningsError(f"{path}:{lineno}: the game is already over in {line!r}")
         name: str | None = None
@@ -116,9 +114,7 @@ def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
             fen = headers.get("FEN", "")
             raise OpeningsError(f"{path}: game {number}: invalid FEN {fen!r} ({exc})") from None
         if not board.is_valid():
-            raise OpeningsError(
-                f"{path}: game {number}: illegal start position {board.fen()!r}"
-            )
+            raise OpeningsError(f"{path}: game {number}: illegal start position {board.fen()!r}")
         moves: list[str] = []
         for move in game.mainline_moves():
             if plies is not None and len(moves) >= plies:

@@ -138,11 +138,13 @@ def test_a_player_who_has_not_flagged_never_has_negative_time(
     for think in used:
         if clock.flag_fell(color, think):
             deadline = clock.deadline_ms(color)
-            assert deadline is not None and think > deadline
+            assert deadline is not None
+            assert think > deadline
             break
         clock = clock.after_move(color, think)
         left = clock.remaining_ms(color)
-        assert left is not None and left >= 0
+        assert left is not None
+        assert left >= 0
         togo = clock.moves_to_go(color)
         assert togo is None or togo >= 1
         color = color.other

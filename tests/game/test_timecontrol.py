@@ -88,7 +88,7 @@ def test_limits_combine_with_a_clock() -> None:
     ],
 )
 def test_bad_text_is_a_value_error_quoting_it(text: str) -> None:
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match="invalid time control") as info:
         TimeControl.parse(text)
     assert repr(text) in str(info.value)
 
