@@ -1,0 +1,120 @@
+"""The parts of an event config that must not change when an event resumes.
+
+On resume the daemon compares the fingerprint stored in the event state with
+the current config's. Engines (names, commands, options, protocol), pairing
+(rounds, single/double, seeding including its RNG seed, tiebreaks), the time
+control, adjudication and the openings (file, order, seed) would rewrite the
+event's history if they changed: the daemon refuses and prints
+:func:`diff_fingerprints`' lines. Operational settings (MQTT, logging, outputs,
+concurrency, shutdown, the tablebase location) may change freely.
+
+The fingerprint is plain JSON data (dicts, lists, strings, numbers, bools,
+None) so the store can keep it as is. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tcecd.config.event import EventConfig
+
+
+def config_fingerprint(config: EventConfig) -> dict[str, object]:
+    """The history-defining parts of ``config`` as JSON-ready data."""
+    pairing = config.pairing
+    tc = config.time_control
+    adj = config.adjudication
+    openings: dict[str, object] | None = None
+    if config.openings is not None:
+        openings = {
+            "file": str(config.openings.file),
+            "format": config.openings.format,
+            "order": config.openings.order,
+            "seed": config.openings.seed,
+            "plies": config.openings.plies,
+        }
+    return {
+        "engines": [
+            {
+                "name": e.name,
+                "command": list(e.command),
+                "protocol": e.protocol,
+                "options": dict(sorted(e.options.items())),
+            }
+            for e in config.engines
+        ],
+        "pairing": {
+            "system": pairing.system,
+            "rounds": pairing.rounds,
+            "double": pairing.double,
+            "seeding": {
+                "method": pairing.seeding.method,
+                "groups": pairing.seeding.groups,
+                "seed": pairing.seeding.seed,
+            },
+            "tiebreaks": list(pairing.tiebreaks),
+        },
+        "time_control": {
+            "tc": tc.tc,
+            "nodes": tc.nodes,
+            "depth": tc.depth,
+            "movetime_ms": tc.movetime_ms,
+        },
+        "adjudication": {
+            "draw": None
+            if adj.draw is None
+            else {
+                "from_move": adj.draw.from_move,
+                "score": adj.draw.score,
+                "moves": adj.draw.moves,
+            },
+            "win": None if adj.win is None else {"score": adj.win.score, "moves": adj.win.moves},
+            "tablebases": None
+            if adj.tablebases is None
+            else {"max_pieces": adj.tablebases.max_pieces},
+            "max_moves": adj.max_moves,
+        },
+        "openings": openings,
+    }
+
+
+_ABSENT = object()
+
+
+def _show(value: object) -> str:
+    if value is _ABSENT:
+        return "(absent)"
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def _walk(path: str, old: object, new: object, out: list[str]) -> None:
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in list(old) + [k for k in new if k not in old]:
+            sub = f"{path}.{key}" if path else str(key)
+            _walk(sub, old.get(key, _ABSENT), new.get(key, _ABSENT), out)
+        return
+    if isinstance(old, list) and isinstance(new, list) and path != "pairing.tiebreaks":
+        if path.endswith(".command"):
+            # An argv reads best whole.
+            if old != new:
+                out.append(f"{path}: {_show(old)} -> {_show(new)}")
+            return
+        for i in range(max(len(old), len(new))):
+            _walk(
+                f"{path}[{i}]",
+                old[i] if i < len(old) else _ABSENT,
+                new[i] if i < len(new) else _ABSENT,
+                out,
+            )
+        return
+    if old != new:
+        out.append(f"{path}: {_show(old)} -> {_show(new)}")
+
+
+def diff_fingerprints(old: dict[str, object], new: dict[str, object]) -> list[str]:
+    """Readable differences, one per changed value, e.g.
+    ``pairing.rounds: 7 -> 9`` or ``engines[1].options.Threads: 1 -> 2``;
+    empty when the event may resume."""
+    out: list[str] = []
+    _walk("", old, new, out)
+    return out

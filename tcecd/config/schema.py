@@ -1,0 +1,73 @@
+"""The JSON Schema of an event config file, for editors (``tcecd schema``).
+
+Generated from the pydantic models, then adjusted to describe the *file*
+rather than the resolved :class:`~tcecd.config.event.EventConfig`: internal
+fields are dropped, ``engines`` items may be a name, a ``{ref: ...}`` mapping
+or an inline definition, ``mqtt`` may be ``embedded`` or a URL, and a
+tablebase ``path`` may be one directory. Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from tcecd.config.engines import EngineConfig
+from tcecd.config.event import EventConfig
+from tcecd.config.load import EngineRef
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_INTERNAL = ("source", "mqtt_password")
+
+
+def event_json_schema() -> dict[str, Any]:
+    """The event config file's JSON Schema (draft 2020-12) as a dict."""
+    schema: dict[str, Any] = EventConfig.model_json_schema(mode="validation")
+    defs: dict[str, Any] = schema.setdefault("$defs", {})
+    for name in _INTERNAL:
+        schema["properties"].pop(name, None)
+        if name in schema.get("required", []):
+            schema["required"].remove(name)
+
+    # engines: a definition name or path, a reference with overrides, or inline.
+    for model in (EngineRef, EngineConfig):
+        sub = TypeAdapter(model).json_schema(ref_template="#/$defs/{model}")
+        for key, value in sub.pop("$defs", {}).items():
+            defs.setdefault(key, value)
+        defs[model.__name__] = sub
+    schema["properties"]["engines"] = {
+        "title": "Engines",
+        "description": "At least two engines with distinct names: a definition name "
+        "(engines/<name>.yaml), a path to a YAML definition or an executable, a "
+        "{ref: ..., name, options, rating} mapping, or an inline definition.",
+        "type": "array",
+        "minItems": 2,
+        "items": {
+            "anyOf": [
+                {"type": "string", "minLength": 1},
+                {"$ref": "#/$defs/EngineRef"},
+                {"$ref": "#/$defs/EngineConfig"},
+            ]
+        },
+    }
+
+    mqtt = schema["properties"]["mqtt"]
+    mqtt["anyOf"] = [
+        {"$ref": "#/$defs/MqttConfig"},
+        {"const": "embedded", "description": "an in-process broker"},
+        {"type": "string", "pattern": "^mqtts?://", "description": "a broker URL"},
+        {"type": "null"},
+    ]
+    tables = defs["TablebaseAdjudication"]["properties"]["path"]
+    tables["anyOf"] = [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+    tables.pop("type", None)
+    tables.pop("items", None)
+
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "title": "tcecd event config",
+        "description": "One YAML file describing a TCEC-style Swiss engine event "
+        "(see docs/config.md).",
+        **{k: v for k, v in schema.items() if k not in ("title", "description")},
+    }

@@ -1,0 +1,110 @@
+"""A short human summary of an event config (what ``tcecd validate`` prints),
+and the rule text's recommendations the config does not follow. Pure."""
+
+from __future__ import annotations
+
+import shlex
+
+from tcecd.config.event import EventConfig
+
+
+def _pawns(score: float) -> str:
+    return f"{score:.2f}"
+
+
+def _adjudication(config: EventConfig) -> str:
+    adj = config.adjudication
+    parts: list[str] = []
+    if adj.draw is not None:
+        d = adj.draw
+        parts.append(f"draw from move {d.from_move} within ±{_pawns(d.score)} for {d.moves} moves")
+    if adj.win is not None:
+        parts.append(f"win beyond ±{_pawns(adj.win.score)} for {adj.win.moves} moves")
+    if adj.tablebases is not None:
+        paths = ", ".join(str(p) for p in adj.tablebases.path)
+        parts.append(f"tablebases up to {adj.tablebases.max_pieces} pieces ({paths})")
+    if adj.max_moves is not None:
+        parts.append(f"draw after {adj.max_moves} moves")
+    return "; ".join(parts) if parts else "none"
+
+
+def describe_event(config: EventConfig) -> list[str]:
+    """The lines ``tcecd validate`` prints for a good config."""
+    pairing = config.pairing
+    seeding = pairing.seeding
+    seed_text: str = seeding.method
+    if seeding.method == "group":
+        seed_text += f", {seeding.groups} groups" if seeding.groups else ", groups by P/7"
+    if seeding.method == "random":
+        seed_text += (
+            f", rng seed {seeding.seed}"
+            if seeding.seed is not None
+            else ", rng seed chosen at start"
+        )
+    kind = "double" if pairing.double else "single"
+    tc = config.time_control_value()
+    lines = [
+        f"event:        {config.event.name} @ {config.event.site}",
+        f"pairing:      {pairing.system}, {pairing.rounds} {kind} round"
+        f"{'s' if pairing.rounds != 1 else ''}, seeding {seed_text}",
+        f"tiebreaks:    {', '.join((*pairing.tiebreaks, 'seed'))}",
+        f"engines:      {len(config.engines)}",
+    ]
+    for i, engine in enumerate(config.engines, 1):
+        rating = f", rating {engine.rating}" if engine.rating is not None else ""
+        where = f" on {engine.remote.host}" if engine.remote is not None else ""
+        lines.append(
+            f"  {i}. {engine.name} ({engine.protocol}{rating}{where}): {shlex.join(engine.command)}"
+        )
+        if engine.options:
+            opts = ", ".join(f"{k}={v}" for k, v in engine.options.items())
+            lines.append(f"     options: {opts}")
+    lines.append(f"time control: {tc.text()} ({tc.describe()})")
+    lines.append(f"adjudication: {_adjudication(config)}")
+    if config.openings is not None:
+        o = config.openings
+        order = o.order + (f", seed {o.seed}" if o.seed is not None else "")
+        lines.append(f"openings:     {o.file} ({o.format}, {order})")
+    else:
+        lines.append("openings:     none (start position)")
+    lines.append(
+        f"play:         {config.concurrency} game{'s' if config.concurrency != 1 else ''} "
+        "at a time; "
+        f"{config.strikes.max} strikes disqualify, a faulty game is "
+        f"{'lost' if config.strikes.on_fault == 'lose' else 'replayed'}"
+    )
+    lines.append(f"state:        {config.state_dir}")
+    lines.append(f"pgn:          {config.pgn_path}")
+    json_dir = config.tcec_json_dir
+    lines.append(f"tcec json:    {json_dir if json_dir is not None else 'off'}")
+    if config.mqtt is None:
+        lines.append("mqtt:         off")
+    else:
+        settings = config.mqtt_settings()
+        assert settings is not None
+        embedded = "embedded broker at " if settings.embedded else ""
+        lines.append(
+            f"mqtt:         {embedded}{settings.redacted_url()}, "
+            f"topics {settings.topic_prefix}/..., qos {settings.qos}"
+        )
+    lines.append(f"logging:      {config.logging.level}, {config.logging.format}")
+    return lines
+
+
+def advice(config: EventConfig) -> list[str]:
+    """Recommendations of the TCEC Swiss rule text that ``config`` does not
+    follow (not errors: the pairing works either way)."""
+    notes: list[str] = []
+    players = len(config.engines)
+    rounds = config.pairing.rounds
+    if not config.pairing.double and rounds % 2 == 0:
+        notes.append(
+            f"{rounds} single rounds: the rules recommend an odd number of single rounds "
+            "for colour balance"
+        )
+    if rounds > (players + 1) // 2:
+        notes.append(
+            f"{rounds} rounds for {players} engines: the rules recommend at most about "
+            f"{players // 2} (players / 2); consider a round robin"
+        )
+    return notes
