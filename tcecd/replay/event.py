@@ -131,7 +131,11 @@ def _tag(path: Path, entry: HeaderEntry, tag: str) -> str:
 
 def _read_game(path: Path, entry: HeaderEntry, names: dict[str, str]) -> ReplayedGame:
     """Validate one game's tags and summarise it."""
-    round_text = entry.headers.get("Round", "")
+    if not entry.headers:
+        raise _error(path, entry.number, "no PGN tags (is this a PGN file?)")
+    round_text = entry.headers.get("Round")
+    if round_text is None or round_text.strip() in ("", "?"):
+        raise _error(path, entry.number, "missing Round tag (expected \"r.g\")")
     try:
         game_id = GameId.parse(round_text.strip())
     except ValueError:
@@ -225,6 +229,18 @@ def _infer_players(
     """Seeds from round 1 (see the module docstring for the rule)."""
     first = list(rounds[0])
     if double:
+        plays: dict[PlayerId, int] = {}
+        for g in first:
+            for name in (g.white, g.black):
+                plays[name] = plays.get(name, 0) + 1
+        once = [name for name, n in plays.items() if n != 2]
+        if once:
+            raise _error(
+                path,
+                first[-1].number,
+                f"round 1 has {len(first)} games and {once[0]!r} plays {plays[once[0]]} of "
+                "them: not a complete double round (seeds cannot be inferred; give --config)",
+            )
         first = first[: len(first) // 2]
     n = len(first)
     seeds: dict[PlayerId, int] = {}

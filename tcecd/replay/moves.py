@@ -36,7 +36,9 @@ class MoveComment:
     book: bool = False
     depth: int | None = None
     seldepth: int | None = None
-    ponder_san: str | None = None
+    # pd: the move the engine pondered on *before* this move (its previous
+    # expectation, as TCEC's cutechess writes it), not the reply it expects now.
+    pondered_san: str | None = None
     move_time_ms: int | None = None
     clock_left_ms: int | None = None
     nps: int | None = None
@@ -108,7 +110,7 @@ def parse_move_comment(text: str) -> MoveComment:
         elif key == "sd":
             fields["seldepth"] = _int(key, value)
         elif key == "pd":
-            fields["ponder_san"] = value or None
+            fields["pondered_san"] = value or None
         elif key == "mt":
             fields["move_time_ms"] = _int(key, value)
         elif key == "tl":
@@ -143,7 +145,7 @@ def move_records(game: chess.pgn.Game) -> tuple[MoveRecord, ...]:
     Raises ``ValueError`` naming the ply when a comment is malformed.
     """
     board = game.board()
-    records: list[MoveRecord] = []
+    plies: list[tuple[chess.Move, Color, str, str, MoveComment]] = []
     for ply, node in enumerate(game.mainline(), start=1):
         move = node.move
         color = Color.WHITE if board.turn == chess.WHITE else Color.BLACK
@@ -153,13 +155,21 @@ def move_records(game: chess.pgn.Game) -> tuple[MoveRecord, ...]:
             c = parse_move_comment(node.comment)
         except ValueError as exc:
             raise ValueError(f"ply {ply} ({san}): {exc}") from None
+        plies.append((move, color, san, board.fen(), c))
+    records: list[MoveRecord] = []
+    for index, (move, color, san, fen_after, c) in enumerate(plies):
+        ply = index + 1
+        # The reply an engine expected after this move is what its next
+        # move's pd says it pondered on (None for its last move).
+        later = plies[index + 2][4] if index + 2 < len(plies) else None
+        ponder = later.pondered_san if later is not None and not later.book else None
         records.append(
             MoveRecord(
                 ply=ply,
                 color=color,
                 uci=move.uci(),
                 san=san,
-                fen_after=board.fen(),
+                fen_after=fen_after,
                 book=c.book,
                 move_time_ms=c.move_time_ms,
                 clock_left_ms=c.clock_left_ms,
@@ -169,7 +179,7 @@ def move_records(game: chess.pgn.Game) -> tuple[MoveRecord, ...]:
                 nps=c.nps,
                 score=c.score,
                 pv_san=c.pv_san,
-                ponder_san=c.ponder_san,
+                ponder_san=None if c.book else ponder,
                 tbhits=c.tbhits,
                 hashfull=c.hashfull,
                 r50=c.r50,
