@@ -210,7 +210,7 @@ class AdjudicationConfig(Frozen):
     def _win_beyond_draw(self) -> AdjudicationConfig:
         if self.draw is not None and self.win is not None and self.win.score <= self.draw.score:
             raise ValueError(
-                f"win.score {self.win.score!r} must be above draw.score {self.draw.score!r}"
+                f"win.score: {self.win.score!r} must be above draw.score ({self.draw.score!r})"
             )
         return self
 

@@ -257,7 +257,7 @@ def _engine_search_dirs(raw: dict[str, object], base_dir: Path, source: str) -> 
         directory = directory if directory.is_absolute() else base_dir / directory
         if not directory.is_dir():
             raise ConfigError(
-                f"{source}: engines_dir: {extra!r} is not a directory ({show_path(directory)})"
+                f"{source}: engines_dir: {extra!r} is not a directory ({directory})"
             )
         dirs.append(directory)
     dirs.append(base_dir / "engines")

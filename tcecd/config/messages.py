@@ -108,16 +108,66 @@ def describe(error: ErrorDetails, *, model: type[BaseModel] | None = None) -> tu
             # A cross-field check naming its own (absolute) key path: "@a.b: ...".
             path, _, msg = msg[1:].partition(": ")
             return _parse_path(path), msg
-        if msg.count(": ") and msg.split(": ", 1)[0].isidentifier():
-            # "key: ..." from a model-level validator: the key below this model.
-            key, _, rest = msg.partition(": ")
-            return (*loc, key), rest
+        head, sep, rest = msg.partition(": ")
+        if sep and all(part.isidentifier() for part in head.split(".")):
+            # "key: ..." or "a.b: ..." from a model-level validator: keys below this model.
+            return (*loc, *head.split(".")), rest
         return loc, msg
     if kind == "assertion_error":
         return loc, error["msg"].removeprefix("Assertion failed, ")
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return loc, f"expected a mapping of keys to values, got {value!r}"
+    ctx = error.get("ctx") or {}
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        op = {
+            "greater_than_equal": ">=",
+            "greater_than": ">",
+            "less_than_equal": "<=",
+            "less_than": "<",
+        }[kind]
+        bound = ctx.get({">=": "ge", ">": "gt", "<=": "le", "<": "lt"}[op])
+        return loc, f"{value!r} is out of range; expected a number {op} {bound}"
+    if kind in _TYPE_WORDS:
+        return loc, f"expected {_TYPE_WORDS[kind]}, got {value!r}"
+    if kind == "string_too_short" and ctx.get("min_length") == 1:
+        return loc, f"expected a non-empty string, got {value!r}"
     return loc, f"{_expected(error['msg'])}, got {value!r}"
+
+
+#: What an error of a pydantic type-check kind expected, in words.
+_TYPE_WORDS = {
+    "int_parsing": "an integer",
+    "int_type": "an integer",
+    "int_from_float": "a whole number",
+    "float_parsing": "a number",
+    "float_type": "a number",
+    "bool_parsing": "true or false",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "path_type": "a path (a string)",
+    "list_type": "a list",
+    "tuple_type": "a list",
+}
+
+#: Member tags pydantic puts in the location of a union's errors.
+_UNION_TAGS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "a boolean"}
+
+
+def _union_error(errors: list[ErrorDetails]) -> tuple[Loc, str] | None:
+    """One message for the per-member errors of a failed scalar union (e.g. an
+    engine option that is neither string, number nor boolean), or None."""
+    first = errors[0]
+    loc = tuple(first["loc"])
+    if not loc or loc[-1] not in _UNION_TAGS:
+        return None
+    members = [
+        e for e in errors if tuple(e["loc"])[:-1] == loc[:-1] and e["loc"][-1] in _UNION_TAGS
+    ]
+    if len(members) < 2:
+        return None
+    words = [_UNION_TAGS[str(e["loc"][-1])] for e in members]
+    expected = ", ".join(words[:-1]) + " or " + words[-1]
+    return loc[:-1], f"expected {expected}, got {first.get('input')!r}"
 
 
 def from_validation_error(
@@ -134,5 +184,5 @@ def from_validation_error(
     list the keys that are allowed.
     """
     errors = exc.errors(include_url=False)
-    loc, msg = describe(errors[0], model=model)
+    loc, msg = _union_error(errors) or describe(errors[0], model=model)
     return ConfigError(f"{where(source, (*prefix, *loc))}: {msg}")
