@@ -1,0 +1,1 @@
+"""``tcecd watch``: a terminal viewer for the live MQTT stream (view-model, rendering)."""

@@ -1,0 +1,204 @@
+"""The view-model of ``tcecd watch``: the live event as the payloads describe it. Pure.
+
+:class:`EventView` is fed ``(topic, payload)`` pairs in arrival order (retained
+ones first, then live ones) and keeps what the screen shows: metadata and
+daemon status, the current round's pairing, the standings, the running game
+(position, clocks, last evaluation, PV, moves) and recent engine faults. It is
+tolerant: unknown topics, other schema versions and malformed JSON are
+ignored (counted in :attr:`EventView.ignored`), so a newer daemon never
+crashes an older viewer. :class:`Watcher` routes messages of several events
+(``<prefix>/<slug>/...``) to one view each.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from tcecd.bus.payloads import SCHEMA
+
+#: Faults kept for display.
+MAX_FAULTS = 5
+
+
+@dataclass
+class GameView:
+    """A game as the viewer knows it (running or finished)."""
+
+    game: str
+    white: str
+    black: str
+    fen: str | None = None  # None: the standard start position
+    moves: list[str] = field(default_factory=list)
+    last: dict[str, Any] | None = None
+    white_clock_ms: int | None = None
+    black_clock_ms: int | None = None
+    opening: str | None = None
+    result: str | None = None
+    termination: str | None = None
+    seq: int = 0  # arrival order of the latest update, to pick the current game
+
+
+@dataclass
+class EventView:
+    """Everything shown for one event; see the module docstring."""
+
+    slug: str
+    name: str | None = None
+    meta: dict[str, Any] | None = None
+    status: str | None = None
+    status_ts: str | None = None
+    pairings: dict[int, dict[str, Any]] = field(default_factory=dict)
+    schedule: list[dict[str, Any]] = field(default_factory=list)
+    standings: dict[str, Any] | None = None
+    games: dict[str, GameView] = field(default_factory=dict)
+    engines: dict[str, dict[str, Any]] = field(default_factory=dict)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    finished: dict[str, Any] | None = None
+    ignored: int = 0
+    seq: int = 0
+
+    # -- queries ------------------------------------------------------------------------
+
+    def player_name(self, pid: str) -> str:
+        for p in (self.meta or {}).get("players", []):
+            if p.get("id") == pid:
+                return str(p.get("name") or pid)
+        return pid
+
+    @property
+    def current_round(self) -> int | None:
+        return max(self.pairings) if self.pairings else None
+
+    @property
+    def current_game(self) -> GameView | None:
+        """The running game updated last, else the game that ended last."""
+        running = [g for g in self.games.values() if g.result is None]
+        pool = running or list(self.games.values())
+        return max(pool, key=lambda g: g.seq) if pool else None
+
+    def result_of(self, game: str) -> str | None:
+        g = self.games.get(game)
+        if g is not None and g.result is not None:
+            return g.result
+        for entry in self.schedule:
+            if entry.get("game") == game:
+                return entry.get("result")
+        return None
+
+    # -- updates ------------------------------------------------------------------------
+
+    def apply(self, levels: list[str], payload: bytes) -> bool:
+        """Apply one message (topic levels below ``<prefix>/<slug>``). Returns
+        True when the view changed."""
+        self.seq += 1
+        doc: Any = None
+        if payload:
+            try:
+                doc = json.loads(payload)
+            except ValueError:
+                self.ignored += 1
+                return False
+            if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+                self.ignored += 1
+                return False
+            if doc.get("event"):
+                self.name = str(doc["event"])
+        match levels:
+            case ["status"] if doc:
+                self.status, self.status_ts = doc.get("state"), doc.get("ts")
+            case ["event"] if doc:
+                self.meta = doc
+                self.name = doc.get("name") or self.name
+            case ["schedule"] if doc:
+                self.schedule = list(doc.get("games", []))
+            case ["round", n, "pairing"] if doc and n.isdigit():
+                self.pairings[int(n)] = doc
+            case ["standings"] if doc:
+                self.standings = doc
+            case ["finished"] if doc:
+                self.finished = doc
+            case ["game", gid, "start"] if doc:
+                self._game(gid, doc, start=doc)
+            case ["game", gid, "live"]:
+                if doc:
+                    self._game(gid, doc, start=doc.get("start") or {})
+                    g = self.games[gid]
+                    g.fen = doc.get("fen", g.fen)
+                    g.moves = list(doc.get("moves", g.moves))
+                    g.last = doc.get("last", g.last)
+                    g.white_clock_ms = doc.get("white_clock_ms", g.white_clock_ms)
+                    g.black_clock_ms = doc.get("black_clock_ms", g.black_clock_ms)
+                else:
+                    return False  # a cleared snapshot: the end message tells the rest
+            case ["game", gid, "move"] if doc:
+                g = self._game(gid, doc, start={})
+                if doc.get("ply") == len(g.moves) + 1:
+                    g.moves.append(str(doc.get("san")))
+                # else: a gap (a dropped QoS 0 update); the next live snapshot
+                # carries the whole move list again.
+                g.fen = doc.get("fen", g.fen)
+                g.last = doc
+                g.white_clock_ms = doc.get("white_clock_ms", g.white_clock_ms)
+                g.black_clock_ms = doc.get("black_clock_ms", g.black_clock_ms)
+            case ["game", gid, "end"] if doc:
+                g = self._game(gid, doc, start={})
+                g.result, g.termination = doc.get("result"), doc.get("termination_detail")
+                g.fen = doc.get("final_fen", g.fen)
+            case ["engine", _seg, "state"] if doc:
+                self.engines[str(doc.get("engine"))] = doc
+            case ["engine", _seg, "fault" | "disqualified"] if doc:
+                self.faults = [*self.faults, doc][-MAX_FAULTS:]
+            case _:
+                self.ignored += 1
+                return False
+        return True
+
+    def _game(self, gid: str, doc: dict[str, Any], start: dict[str, Any]) -> GameView:
+        g = self.games.get(gid)
+        if g is None:
+            g = GameView(gid, str(doc.get("white", "?")), str(doc.get("black", "?")))
+            self.games[gid] = g
+        if start:
+            g.fen = g.fen if g.moves else start.get("fen")
+            opening = start.get("opening") or {}
+            g.opening = opening.get("name") or g.opening
+            if g.white_clock_ms is None:
+                g.white_clock_ms = start.get("white_clock_ms")
+                g.black_clock_ms = start.get("black_clock_ms")
+        g.seq = self.seq
+        return g
+
+
+class Watcher:
+    """Routes ``<prefix>/<slug>/...`` messages to one :class:`EventView` per event.
+
+    ``event`` (a slug) restricts it to one event; otherwise :attr:`selected`
+    is the event that received the latest message."""
+
+    def __init__(self, prefix: str = "tcecd", event: str | None = None) -> None:
+        self.prefix = prefix.strip("/").split("/")
+        self.event = event
+        self.views: dict[str, EventView] = {}
+        self._latest: str | None = None
+
+    def apply(self, topic: str, payload: bytes) -> bool:
+        levels = topic.split("/")
+        n = len(self.prefix)
+        if levels[:n] != self.prefix or len(levels) < n + 2:
+            return False
+        slug, rest = levels[n], levels[n + 1:]
+        if self.event is not None and slug != self.event:
+            return False
+        view = self.views.setdefault(slug, EventView(slug))
+        changed = view.apply(rest, payload)
+        if changed:
+            self._latest = slug
+        return changed
+
+    @property
+    def selected(self) -> EventView | None:
+        if self.event is not None:
+            return self.views.get(self.event)
+        return self.views.get(self._latest) if self._latest else None

@@ -1,0 +1,183 @@
+"""Text frames for ``tcecd watch``: an :class:`~tcecd.watch.model.EventView` -> lines. Pure.
+
+Plain text plus Unicode chess glyphs (no colours), so frames can be compared
+in tests and piped to files; the command adds the ANSI "home and clear"
+sequence when it redraws in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+
+from tcecd.watch.model import EventView, GameView
+
+BOARD_WIDTH = 21  # "8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜" plus margin
+
+
+def clock(ms: int | None) -> str:
+    """``3725000`` -> ``"1:02:05"``; None -> ``"-:--:--"``."""
+    if ms is None:
+        return "-:--:--"
+    s = max(ms, 0) // 1000
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+def count(n: int | None) -> str:
+    """Human node counts: ``4790982640`` -> ``"4.79G"``."""
+    if n is None:
+        return "-"
+    for unit, size in (("G", 10**9), ("M", 10**6), ("k", 10**3)):
+        if n >= size:
+            return f"{n / size:.2f}{unit}"
+    return str(n)
+
+
+def board_lines(fen: str | None) -> list[str]:
+    """The position, White at the bottom, ranks and files labelled."""
+    try:
+        board = chess.Board(fen) if fen else chess.Board()
+    except ValueError:
+        return [f"(bad FEN: {fen})"]
+    lines = []
+    for rank in range(7, -1, -1):
+        cells = []
+        for file in range(8):
+            piece = board.piece_at(chess.square(file, rank))
+            cells.append(piece.unicode_symbol() if piece else "·")
+        lines.append(f"{rank + 1} " + " ".join(cells))
+    lines.append("  a b c d e f g h")
+    return lines
+
+
+def _eval_text(last: dict[str, Any] | None) -> str:
+    if not last:
+        return "-"
+    ev = last.get("eval")
+    if last.get("book"):
+        return "book"
+    if not ev:
+        return "-"
+    text = str(ev.get("text", "-"))
+    if ev.get("cp") is not None and ev["cp"] >= 0:
+        text = "+" + text
+    return text
+
+
+def _moves_text(moves: list[str], width: int, rows: int) -> list[str]:
+    """Numbered moves, the last ones that fit in ``rows`` lines of ``width``."""
+    tokens = []
+    for i, san in enumerate(moves):
+        tokens.append(f"{i // 2 + 1}. {san}" if i % 2 == 0 else san)
+    lines: list[str] = []
+    current = ""
+    for tok in tokens:
+        if current and len(current) + 1 + len(tok) > width:
+            lines.append(current)
+            current = tok
+        else:
+            current = f"{current} {tok}".strip()
+    if current:
+        lines.append(current)
+    return lines[-rows:]
+
+
+def game_lines(view: EventView, g: GameView) -> list[str]:
+    """Board on the left; players, clocks, evaluation, PV and moves on the right."""
+    last = g.last or {}
+    white, black = view.player_name(g.white), view.player_name(g.black)
+    status = f"{g.result} ({g.termination})" if g.result else "playing"
+    info = [
+        f"Game {g.game}: {white} - {black}  [{status}]",
+        f"Opening: {g.opening or '-'}",
+        f"White {white:<16} {clock(g.white_clock_ms)}",
+        f"Black {black:<16} {clock(g.black_clock_ms)}",
+    ]
+    if last:
+        ply = int(last.get("ply") or 0)
+        num = f"{(ply + 1) // 2}{'.' if ply % 2 else '...'}"
+        info.append(f"Last: {num} {last.get('san', '?')}  eval {_eval_text(last)}"
+                    f"  d {last.get('depth') or '-'}/{last.get('seldepth') or '-'}")
+        nps = last.get("nps")
+        info.append(f"Nodes {count(last.get('nodes'))}  speed {count(nps)}"
+                    f"{'nps' if nps else ''}  tb {count(last.get('tbhits'))}")
+        pv = " ".join(last.get("pv") or [])
+        info.append(f"PV: {pv[:56] or '-'}")
+    else:
+        info += ["Last: -", "", ""]
+    info += _moves_text(g.moves, 56, 9 - len(info) + 4)
+    board = board_lines(g.fen)
+    rows = max(len(board), len(info))
+    board += [""] * (rows - len(board))
+    info += [""] * (rows - len(info))
+    return [f"{b:<{BOARD_WIDTH}} {i}".rstrip() for b, i in zip(board, info, strict=True)]
+
+
+def pairing_lines(view: EventView) -> list[str]:
+    rnd = view.current_round
+    if rnd is None:
+        return ["Pairings: -"]
+    p = view.pairings[rnd]
+    total = (view.meta or {}).get("rounds")
+    lines = [f"Round {rnd}{f'/{total}' if total else ''} pairings"]
+    for g in p.get("games", []):
+        res = view.result_of(str(g.get("game"))) or ("..." if g.get("game") in view.games
+                                                     else "")
+        lines.append(f"  {g.get('game', '?'):<6} {view.player_name(g['white']):<18}"
+                     f" - {view.player_name(g['black']):<18} {res}".rstrip())
+    if p.get("bye"):
+        lines.append(f"  BYE: {view.player_name(p['bye'])}")
+    if p.get("removed_history_rounds"):
+        removed = ", ".join(str(r) for r in p["removed_history_rounds"])
+        lines.append(f"  history removed: round(s) {removed}")
+    return lines
+
+
+def standings_lines(view: EventView) -> list[str]:
+    st = view.standings
+    if not st:
+        return ["Standings: -"]
+    title = ("Final standings" if st.get("final")
+             else f"Standings after round {st.get('after_round')}")
+    lines = [title]
+    for row in st.get("rows", []):
+        pid = str(row.get("id"))
+        tbs = "  ".join(f"{k} {v:g}" for k, v in (row.get("tiebreaks") or {}).items())
+        eng = view.engines.get(pid, {})
+        flag = " DQ" if eng.get("disqualified") else (
+            f" strikes {eng['strikes']}" if eng.get("strikes") else "")
+        lines.append(f"  {row.get('rank', '?'):>2}. {view.player_name(pid):<18}"
+                     f" {row.get('score', 0):>5g} / {row.get('games', 0):<3} {tbs}{flag}".rstrip())
+    return lines
+
+
+def render(view: EventView | None, *, source: str = "") -> str:
+    """One frame for ``view`` (None: still waiting for data)."""
+    if view is None:
+        return f"tcecd watch: waiting for an event on {source or 'the broker'} ...\n"
+    head = f"{view.name or view.slug}  [{view.status or 'status unknown'}]"
+    meta = view.meta or {}
+    if meta:
+        head += f"  {meta.get('system', '')} {meta.get('time_control', '')}".rstrip()
+    lines = [head, "=" * min(len(head), 78)]
+    g = view.current_game
+    if g is not None:
+        lines += game_lines(view, g)
+    else:
+        lines.append("No game yet.")
+    lines.append("")
+    lines += pairing_lines(view)
+    lines.append("")
+    lines += standings_lines(view)
+    if view.finished:
+        winner = view.player_name(str(view.finished.get("winner")))
+        lines += ["", f"Event finished. Winner: {winner}"]
+    if view.faults:
+        lines += ["", "Recent engine faults:"]
+        for f in view.faults:
+            what = f.get("kind") or f.get("type")
+            who = view.player_name(str(f.get("engine")))
+            detail = f.get("detail") or f.get("reason") or ""
+            lines.append(f"  {who}: {what} {detail} (game {f.get('game') or '-'})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,161 @@
+"""``tcecd watch``: the view-model fed with payload sequences, the frame, and the
+command end-to-end (``--once``) against a real Mosquitto."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+
+from tcecd.bus.payloads import Projection
+from tcecd.bus.publisher import Publisher
+from tcecd.bus.settings import MqttSettings
+from tcecd.events import RoundPaired
+from tcecd.watch.model import Watcher
+from tcecd.watch.render import board_lines, clock, render
+from tests.bus.sample import GAMES, all_events, game_events, pairing, round_events, start_events
+from tests.fixtures.mosquitto import MosquittoBroker
+
+TS = "2026-11-22T05:00:00.000Z"
+
+
+def feed(events: list, watcher: Watcher | None = None) -> Watcher:  # type: ignore[type-arg]
+    p = Projection("tcecd/bus-test", "Bus Test")
+    w = watcher or Watcher("tcecd")
+    for e in events:
+        for m in p.messages_for(e, TS):
+            w.apply(m.topic, m.payload)
+    return w
+
+
+def mid_round_two() -> list:  # type: ignore[type-arg]
+    """Round 1 done, round 2 paired, game 2.1 (Gamma 2 - Alpha) after 2... Nc6."""
+    return [*start_events(), *round_events(1), RoundPaired(pairing(2)),
+            *game_events(*GAMES[2])[:-1]]
+
+
+def test_view_follows_a_running_game() -> None:
+    view = feed(mid_round_two()).selected
+    assert view is not None
+    assert (view.slug, view.name, view.status) == ("bus-test", "Bus Test", None)
+    assert view.current_round == 2
+    g = view.current_game
+    assert g is not None
+    assert (g.game, g.white, g.black, g.result) == ("2.1", "C", "A", None)
+    assert g.moves == ["e4", "e5", "Nf3", "Nc6"]
+    assert g.fen == "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    # sample.py: ply 4 (Black) leaves Black 60000 - 4000 ms; White's clock is 59000.
+    assert (g.white_clock_ms, g.black_clock_ms) == (59000, 56000)
+    assert g.last is not None
+    assert g.last["eval"]["cp"] == 24
+    assert view.result_of("1.1") == "1-0"
+    assert view.standings is not None
+    assert view.standings["after_round"] == 1
+
+
+def test_late_joiner_sees_the_same_game_from_retained_snapshot() -> None:
+    """A viewer that only gets the retained messages (no move stream) shows the same."""
+    p = Projection("tcecd/bus-test", "Bus Test")
+    retained: dict[str, bytes] = {}
+    for e in mid_round_two():
+        for m in p.messages_for(e, TS):
+            if m.retain:
+                if m.payload:
+                    retained[m.topic] = m.payload
+                else:
+                    retained.pop(m.topic, None)
+    w = Watcher("tcecd")
+    for topic, payload in retained.items():
+        w.apply(topic, payload)
+    full = feed(mid_round_two()).selected
+    late = w.selected
+    assert late is not None
+    assert full is not None
+    assert late.current_game is not None
+    assert full.current_game is not None
+    assert late.current_game.moves == full.current_game.moves
+    assert late.current_game.fen == full.current_game.fen
+    assert render(late) == render(full)
+
+
+def test_finished_event_frame() -> None:
+    view = feed(all_events()).selected
+    assert view is not None
+    assert view.finished is not None
+    frame = render(view)
+    assert "Final standings" in frame
+    assert "Event finished. Winner: Alpha" in frame
+    assert "Round 2/2 pairings" in frame
+    assert "2.2    Beta               - Delta/x            1-0" in frame
+    assert "Delta/x: crash segfault (game 2.2)" in frame
+    lines = frame.splitlines()
+    first = lines.index("Final standings")
+    names = [ln.split()[1] for ln in lines[first + 1:first + 5]]
+    assert names == ["Alpha", "Beta", "Gamma", "Delta/x"]
+
+
+def test_tolerates_garbage_and_other_events() -> None:
+    w = Watcher("tcecd", event="bus-test")
+    assert not w.apply("tcecd/bus-test/standings", b"{not json")
+    assert not w.apply("tcecd/bus-test/standings", json.dumps({"schema": 99}).encode())
+    assert not w.apply("tcecd/other-event/status", b'{"schema":1,"state":"online"}')
+    assert not w.apply("elsewhere/bus-test/status", b'{"schema":1,"state":"online"}')
+    assert not w.apply("tcecd/bus-test/unknown/topic", b'{"schema":1}')
+    assert w.apply("tcecd/bus-test/status", b'{"schema":1,"type":"status","state":"online"}')
+    view = w.selected
+    assert view is not None
+    assert view.status == "online"
+    assert view.ignored == 3
+    assert render(None, source="mqtt://h:1").startswith("tcecd watch: waiting")
+
+
+def test_board_and_clock_helpers() -> None:
+    lines = board_lines(None)
+    assert lines[0] == "8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜"
+    assert lines[7] == "1 ♖ ♘ ♗ ♕ ♔ ♗ ♘ ♖"
+    assert lines[8] == "  a b c d e f g h"
+    assert clock(3_725_000) == "1:02:05"
+    assert clock(999) == "0:00:00"
+    assert clock(None) == "-:--:--"
+
+
+@pytest.mark.mosquitto
+async def test_watch_once_end_to_end(mosquitto: MosquittoBroker) -> None:
+    settings = MqttSettings.from_url(mosquitto.url)
+    async with Publisher(settings, event="Bus Test") as pub:
+        for e in mid_round_two():
+            pub.publish(e)
+        assert await pub.flush(30)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tcecd", "watch", "--mqtt", mosquitto.url, "--once",
+            "--event", "bus-test", stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        async with asyncio.timeout(60):
+            out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    frame = out.decode()
+    assert frame.startswith("Bus Test  [online]")
+    assert "Game 2.1: Gamma 2 - Alpha  [playing]" in frame
+    assert "6 · · ♞ · · · · ·" in frame  # the knight on c6 after 2... Nc6
+    assert "Last: 2... Nc6  eval +0.24" in frame
+    assert "Standings after round 1" in frame
+    assert "2.1    Gamma 2            - Alpha              ..." in frame
+
+
+@pytest.mark.mosquitto
+async def test_watch_once_unreachable_broker_is_one_line_error(
+        mosquitto: MosquittoBroker) -> None:
+    url = mosquitto.url
+    mosquitto.stop()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tcecd", "watch", "--mqtt", url, "--once",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate()
+    assert proc.returncode == 2
+    assert out == b""
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"tcecd: error: cannot watch {url}")
