@@ -238,6 +238,10 @@ class Publisher:
                                       queued=len(self._queue))
                 else:
                     self._log.debug("mqtt connect failed", error=str(exc))
+            except Exception:
+                # A bug or an unexpected library error must not end publishing for
+                # the rest of the event: log it in full and reconnect.
+                self._log.exception("mqtt publisher error; reconnecting")
             finally:
                 self._connected = False
             await asyncio.sleep(delay * random.uniform(0.5, 1.0))

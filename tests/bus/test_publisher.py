@@ -192,3 +192,45 @@ async def test_tls(mosquitto_factory: Factory) -> None:
         await c.wait_until(lambda c: c.last("/event") is not None)
         assert json.dumps(c.last("/event")["players"][0]) == json.dumps(
             {"id": "A", "name": "Alpha", "seed": 1, "rating": 3500})
+
+
+async def test_silent_broker_never_stalls_the_caller() -> None:
+    """A 'broker' that accepts TCP connections and never answers."""
+    conns: list[asyncio.StreamWriter] = []
+
+    async def hold(_r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        conns.append(w)
+
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        log = RecordingLog()
+        async with fast(MqttSettings.from_url(f"mqtt://127.0.0.1:{port}"), log) as pub:
+            for _ in range(50):
+                for event in all_events():
+                    pub.publish(event)
+            assert not pub.connected
+            assert not await pub.flush(0.2)
+            assert pub.pending > 0
+        for w in conns:
+            w.close()
+
+
+async def test_full_queue_drops_moves_but_keeps_every_result(
+        mosquitto_factory: Factory) -> None:
+    broker = mosquitto_factory(start=False)
+    settings = MqttSettings.from_url(broker.url, queue_limit=10)
+    log = RecordingLog()
+    async with fast(settings, log) as pub:
+        for event in all_events():
+            pub.publish(event)
+        assert pub.dropped > 0  # all 16 move updates could not fit in 10 slots
+        assert [e for lv, e, _ in log.records if lv == "warning" and "queue" in e]
+        broker.start()
+        assert await pub.flush(30)
+        async with Collector(broker.host, broker.port) as late:
+            await late.wait_until(lambda c: c.end_games() == ALL_GAMES
+                                  and final_standings(c) is not None)
+            assert final_standings(late) == FINAL_SCORES
+            pairings = {t for t, _, _ in late.got if t.endswith("/pairing")}
+            assert pairings == {"tcecd/bus-test/round/1/pairing", "tcecd/bus-test/round/2/pairing"}
