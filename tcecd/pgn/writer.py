@@ -193,8 +193,9 @@ def _ponder_stats(moves: Sequence[MoveRecord]) -> list[tuple[str | None, float]]
     ``MoveRecord.ponder_san`` is the reply an engine expected after its move
     (``bestmove ... ponder X``); TCEC's ``pd`` on an engine's move is the
     move it pondered on before it, i.e. its previous expectation. ``ph`` is the
-    share (percent, truncated to one decimal) of the engine's earlier
-    expectations that the opponent then played; 0.0 before any.
+    share (percent, truncated to one decimal as cutechess prints it) of the
+    engine's earlier moves whose expected reply the opponent then played; a
+    move without an expectation counts as a miss; 0.0 before any.
     """
     stats: list[tuple[str | None, float]] = []
     last_ponder: dict[Color, str | None] = {Color.WHITE: None, Color.BLACK: None}
@@ -205,9 +206,9 @@ def _ponder_stats(moves: Sequence[MoveRecord]) -> list[tuple[str | None, float]]
         rate = (hits[color] * 1000 // tries[color]) / 10 if tries[color] else 0.0
         stats.append((last_ponder[color], rate))
         last_ponder[color] = None if move.book else move.ponder_san
-        if not move.book and move.ponder_san is not None and index + 1 < len(moves):
+        if not move.book and index + 1 < len(moves):
             tries[color] += 1
-            if moves[index + 1].san == move.ponder_san:
+            if move.ponder_san is not None and moves[index + 1].san == move.ponder_san:
                 hits[color] += 1
     return stats
 
