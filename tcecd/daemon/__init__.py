@@ -36,7 +36,8 @@ async def run_event_async(
     """Run (or resume) the event; returns the process exit code (0: finished or
     stopped cleanly by a signal)."""
     out = out if out is not None else sys.stdout
-    log = structlog.get_logger("tcecd").bind(event_name=settings.event)
+    structlog.contextvars.bind_contextvars(event_name=settings.event)
+    log = structlog.get_logger("tcecd")
     runner = EventRunner(settings, log=log, crash=crash or CrashPoints.from_env())
     runner.open()
     loop = asyncio.get_running_loop()

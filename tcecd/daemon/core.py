@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import structlog
+
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.live import LiveGame
 from tcecd.daemon.settings import RunSettings
@@ -346,6 +348,7 @@ class EventRunner:
         for round_no in range(1, s.rounds + 1):
             if self.stop_requested():
                 return False
+            structlog.contextvars.bind_contextvars(round=round_no)
             history = self._history()
             if len(history) >= round_no:
                 continue  # finished before a restart
@@ -431,6 +434,8 @@ class EventRunner:
         broken: list[bool],
     ) -> None:
         committed = False
+        # This task's own context: every log line of the game says which game.
+        structlog.contextvars.bind_contextvars(game=f"{pairing.round}.{game.number}")
         try:
             slot = await self._produce(pairing, game)
             if previous is not None:

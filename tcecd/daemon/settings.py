@@ -59,7 +59,10 @@ class RunSettings:
 
 def from_config(config: EventConfig) -> RunSettings:
     """Flatten a loaded, overridden :class:`EventConfig` into :class:`RunSettings`."""
-    from tcecd.config.load import config_fingerprint
+    try:
+        from tcecd.config.load import config_fingerprint
+    except ImportError:  # older config layer: the daemon derives its own fingerprint
+        config_fingerprint = None
 
     pairing, seeding = config.pairing, config.pairing.seeding
     openings = config.openings
@@ -95,5 +98,5 @@ def from_config(config: EventConfig) -> RunSettings:
         log_level=config.logging.level,
         log_format=config.logging.format,
         on_signal=config.shutdown.on_signal,
-        fingerprint=dict(config_fingerprint(config)),
+        fingerprint={} if config_fingerprint is None else dict(config_fingerprint(config)),
     )
