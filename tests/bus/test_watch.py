@@ -159,3 +159,41 @@ async def test_watch_once_unreachable_broker_is_one_line_error(
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"tcecd: error: cannot watch {url}")
+
+
+@pytest.mark.mosquitto
+async def test_watch_live_follows_the_event_across_a_broker_restart(
+        mosquitto: MosquittoBroker) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tcecd", "watch", "--mqtt", mosquitto.url,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    assert proc.stdout is not None
+    seen = bytearray()
+
+    async def wait_for(text: str) -> None:
+        async with asyncio.timeout(60):
+            while text.encode() not in seen:
+                chunk = await proc.stdout.read(65536)  # type: ignore[union-attr]
+                assert chunk, f"watch exited early: {seen.decode()[-2000:]}"
+                seen.extend(chunk)
+
+    try:
+        await wait_for("waiting for an event")
+        settings = MqttSettings.from_url(mosquitto.url)
+        async with Publisher(settings, event="Bus Test", backoff_initial_s=0.05,
+                             backoff_max_s=0.3) as pub:
+            for e in [*start_events(), *round_events(1)]:
+                pub.publish(e)
+            await wait_for("Standings after round 1")
+            mosquitto.kill()
+            await wait_for("unreachable")
+            mosquitto.start()
+            for e in all_events()[len(start_events()) + len(round_events(1)):]:
+                pub.publish(e)
+            assert await pub.flush(30)
+            await wait_for("Event finished. Winner: Alpha")
+    finally:
+        proc.send_signal(2)  # SIGINT, as Ctrl-C
+        async with asyncio.timeout(30):
+            await proc.wait()
+    assert proc.returncode == 130
