@@ -176,8 +176,9 @@ class Publisher:
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # asyncio.wait (not ``await task``): the task's own CancelledError is
+            # expected, but a cancellation of *our* caller must still propagate.
+            await asyncio.wait([task])
         if self._broker is not None:
             broker, self._broker = self._broker, None
             await broker.__aexit__(None, None, None)
