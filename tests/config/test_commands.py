@@ -1,0 +1,158 @@
+"""``tcecd validate`` on good configs and ``tcecd schema``."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from tcecd.cli import main
+from tcecd.config.load import DEFAULT_ENGINES_DIR
+from tcecd.game.timecontrol import TimeControl
+from tests.fixtures.event_config import BASE_EVENT, write_event
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "config.md"
+
+
+def test_validate_prints_a_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_event(
+        tmp_path,
+        pairing={"rounds": 4, "double": True, "seeding": {"method": "rating"}},
+        engines=["ab-d1", {"ref": "ab-d2", "name": "two", "options": {"Hash": 16}}],
+        adjudication={"win": {"score": 9.5, "moves": 4}, "max_moves": 180},
+        mqtt={"url": "mqtt://ops:hunter2@broker:1884", "topic_prefix": "demo"},
+    )
+    assert main(["validate", "event.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    base = tmp_path.resolve()
+    abengine = f"{sys.executable} {DEFAULT_ENGINES_DIR / 'abengine.py'}"
+    assert out.splitlines() == [
+        "event.yaml: ok",
+        "  event:        Test event @ test",
+        "  pairing:      tcec-swiss, 4 double rounds, seeding rating",
+        "  tiebreaks:    black-games, sonneborn-berger, wins, seed",
+        "  engines:      2",
+        f"    1. ab-d1 (uci, rating 1000): {abengine} --depth 1 --noise 0 --seed 0 --name ab-d1",
+        f"    2. two (uci, rating 1400): {abengine} --depth 2 --noise 0 --seed 0 --name ab-d2",
+        "       options: Hash=16",
+        f"  time control: 10+0.1 ({TimeControl.parse('10+0.1').describe()})",
+        "  adjudication: draw from move 35 within ±0.15 for 5 moves; win beyond ±9.50 for 4 "
+        "moves; draw after 180 moves",
+        "  openings:     none (start position)",
+        "  play:         1 game at a time; 3 strikes disqualify, a faulty game is lost",
+        f"  state:        {base}/state",
+        f"  pgn:          {base}/state/event.pgn",
+        f"  tcec json:    {base}/state/tcec",
+        "  mqtt:         mqtt://ops@broker:1884, topics demo/..., qos 1",
+        "  logging:      info, auto",
+        "  note: 4 rounds for 2 engines: the rules recommend at most about 1 (players / 2); "
+        "consider a round robin",
+    ]
+    assert "hunter2" not in out
+
+
+def test_validate_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_event(tmp_path)
+    assert main(["validate", "--quiet", "event.yaml"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def _schema(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    assert main(["schema"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    schema: dict[str, object] = json.loads(out)
+    return schema
+
+
+def test_schema_is_a_valid_draft_2020_12_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    schema = _schema(capsys)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["title"] == "tcecd event config"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    properties = schema["properties"]
+    assert isinstance(properties, dict)
+    assert list(properties) == [
+        "event",
+        "pairing",
+        "engines",
+        "engines_dir",
+        "time_control",
+        "adjudication",
+        "openings",
+        "concurrency",
+        "strikes",
+        "outputs",
+        "mqtt",
+        "logging",
+        "shutdown",
+    ]
+    assert schema["required"] == ["event", "pairing", "engines", "time_control"]
+    assert schema["additionalProperties"] is False
+
+
+def test_schema_accepts_good_files_and_rejects_bad_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    validator = jsonschema.Draft202012Validator(_schema(capsys))
+    good = dict(BASE_EVENT)
+    good["engines"] = [
+        "ab-d1",
+        {"ref": "ab-d2", "name": "two", "options": {"Threads": 1}},
+        {"name": "inline", "command": ["{python}", "x.py"], "protocol": "xboard"},
+    ]
+    good["mqtt"] = "embedded"
+    good["adjudication"] = {"tablebases": {"path": "/tables"}, "win": None}
+    assert list(validator.iter_errors(good)) == []
+    assert list(validator.iter_errors({**good, "mqtt": "mqtt://h:1883"})) == []
+    bad_cases: list[dict[str, object]] = [
+        {**good, "pairng": {}},
+        {**good, "pairing": {"rounds": 0}},
+        {**good, "engines": ["only-one"]},
+        {**good, "engines": ["a", {"name": "x", "command": "sh -c x"}]},
+        {**good, "mqtt": {"qos": 3}},
+        {**good, "concurrency": "two"},
+    ]
+    for bad in bad_cases:
+        assert list(validator.iter_errors(bad)) != [], bad
+
+
+def test_the_documented_example_is_valid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/config.md's full example loads (its files stubbed) and matches the schema."""
+    text = DOCS.read_text(encoding="utf-8")
+    match = re.search(r"<!-- example -->\n```yaml\n(.*?)```", text, re.S)
+    assert match is not None, "docs/config.md lost its example block"
+    example = match.group(1)
+    data = yaml.safe_load(example)
+    jsonschema.Draft202012Validator(_schema(capsys)).validate(data)
+    # Stub the files the example points at.
+    (tmp_path / "openings").mkdir()
+    (tmp_path / "openings" / "tcec-swiss.epd").write_text(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n", encoding="utf-8"
+    )
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "mqtt.pass").write_text("pw\n", encoding="utf-8")
+    syzygy = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "syzygy-3-4"
+    if not syzygy.is_dir():
+        pytest.skip("Syzygy test tables not found")
+    (tmp_path / "syzygy").symlink_to(syzygy)
+    (tmp_path / "event.yaml").write_text(example, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "event.yaml"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.startswith("event.yaml: ok\n")
