@@ -361,7 +361,7 @@ def games(draw: st.DrawFn) -> tuple[chess.Board, list[tuple[chess.Move, Score | 
     return chess.Board(), plies
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(games())
 def test_verdicts_match_a_windowed_oracle(
     game: tuple[chess.Board, list[tuple[chess.Move, Score | None, bool]]],
