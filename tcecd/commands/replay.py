@@ -91,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
             players=context.players,
             double=args.double if args.double is not None else context.double,
             progress=bar,
+            verify=args.verify,
         )
     finally:
         bar.close()
@@ -129,13 +130,6 @@ def run(args: argparse.Namespace) -> int:
     if args.verify:
         print(_verdict(replayed.deviations, len(replayed.games)), file=out)
         return 1 if replayed.deviations else 0
-    if replayed.deviations and not args.quiet:
-        n = len(replayed.deviations)
-        print(
-            f"\nnote: {n} deviation{'s' if n != 1 else ''} from the TCEC Swiss rules "
-            "(run with --verify to list them)",
-            file=out,
-        )
     return 0
 
 

@@ -46,20 +46,22 @@ from tcecd.replay.verify import Deviation, compare_round, unpairable
 
 @dataclass(frozen=True, slots=True)
 class ReplayedGame:
-    """One game of the PGN as the schedule and tables need it (tags only)."""
+    """One game of the PGN as the tables need it (tags only, kept small: the
+    event holds one per game; everything else is re-read from the PGN)."""
 
     number: int  # position in the file, 1-based
-    game_id: GameId
+    round: int  # the Round tag "r.g" as two small ints (no GameId object each)
+    index: int
     white: PlayerId
     black: PlayerId
     result: Result
     termination: str  # the Termination tag ("" when absent)
     detail: str  # the TerminationDetails tag
-    start: str  # GameStartTime as written
-    duration: str  # GameDuration as written
     plies: int | None  # PlyCount
-    eco: str
-    opening: str
+
+    @property
+    def game_id(self) -> GameId:
+        return GameId(self.round, self.index)
 
     @property
     def played(self) -> bool:
@@ -96,19 +98,45 @@ class ReplayedEvent:
     double: bool
     rounds: tuple[RoundRecord, ...]
     partial: PartialRound | None
-    pairings: tuple[RoundPairing, ...]  # every round as played (see played_pairing)
+    expected: tuple[RoundPairing | None, ...]  # per round: the rules' pairing (if verified)
     games: tuple[ReplayedGame, ...]
     deviations: tuple[Deviation, ...]
     seeds_inferred: bool
     double_inferred: bool
+    verified: bool  # False: rounds were not re-paired (see rebuild_from_pgn)
+
+    def pairings(self) -> tuple[RoundPairing, ...]:
+        """Every round as the PGN played it (see :func:`played_pairing`);
+        built on demand, as only the schedule and re-streaming need them."""
+        by_round: list[list[PlayedGame]] = [[] for _ in self.expected]
+        for g in self.games:
+            by_round[g.round - 1].append(g.as_played_game())
+        out = []
+        for index, games in enumerate(by_round):
+            record = self.rounds[index] if index < len(self.rounds) else None
+            out.append(
+                played_pairing(
+                    index + 1,
+                    games,
+                    record.bye if record is not None else None,
+                    record.removed_history_rounds if record is not None else (),
+                    self.expected[index],
+                    self.players,
+                    self.double,
+                )
+            )
+        return tuple(out)
 
     @property
     def ok(self) -> bool:
-        """True when every round follows the TCEC Swiss rules."""
-        return not self.deviations
+        """True when the rounds were re-paired and every one follows the rules."""
+        return self.verified and not self.deviations
 
     def check(self) -> None:
-        """Raise :class:`PgnError` naming the first deviation and the count."""
+        """Raise :class:`PgnError` naming the first deviation and the count
+        (or saying the event was not verified)."""
+        if not self.verified:
+            raise PgnError(f"{self.path.name}: the event was rebuilt without verification")
         if self.deviations:
             more = len(self.deviations) - 1
             extra = f" (and {more} more deviation{'s' if more != 1 else ''})" if more else ""
@@ -154,17 +182,15 @@ def _read_game(path: Path, entry: HeaderEntry, names: dict[str, str]) -> Replaye
     h = entry.headers
     return ReplayedGame(
         number=entry.number,
-        game_id=game_id,
+        round=game_id.round,
+        index=game_id.number,
         white=white,
         black=black,
         result=result,
-        termination=h.get("Termination", ""),
-        detail=h.get("TerminationDetails", ""),
-        start=h.get("GameStartTime", ""),
-        duration=h.get("GameDuration", ""),
+        # A handful of distinct values over thousands of games: share them.
+        termination=names.setdefault(h.get("Termination", ""), h.get("Termination", "")),
+        detail=names.setdefault(h.get("TerminationDetails", ""), h.get("TerminationDetails", "")),
         plies=int(plies_text) if plies_text.strip().isdigit() else None,
-        eco=h.get("ECO", ""),
-        opening=h.get("Opening", ""),
     )
 
 
@@ -349,6 +375,7 @@ def rebuild_from_pgn(
     players: Sequence[Player] | None = None,
     double: bool | None = None,
     progress: ProgressCallback | None = None,
+    verify: bool = True,
 ) -> ReplayedEvent:
     """Rebuild and verify the event in ``path``.
 
@@ -357,6 +384,10 @@ def rebuild_from_pgn(
     malformed PGN, unknown players or impossible rounds (one line naming the
     game); deviations from the pairing rules are not errors: they are listed
     in :attr:`ReplayedEvent.deviations`.
+
+    ``verify=False`` skips re-pairing the rounds (tables and files only): no
+    deviations are looked for, and the records carry no removed history
+    rounds, so such an event must not be used to pair further rounds.
     """
     p = Path(path)
     event, site, rounds = read_rounds(p, progress=progress)
@@ -384,7 +415,7 @@ def rebuild_from_pgn(
     per_round = _games_per_round(len(field), is_double)
 
     history: list[RoundRecord] = []
-    pairings: list[RoundPairing] = []
+    expected_pairings: list[RoundPairing | None] = []
     deviations: list[Deviation] = []
     partial: PartialRound | None = None
     for index, games in enumerate(rounds):
@@ -402,15 +433,16 @@ def rebuild_from_pgn(
         in_games = {name for g in games for name in (g.white, g.black)}
         absent = [pl.id for pl in field if pl.id not in in_games]
         bye = absent[0] if complete and len(absent) == 1 else None
-        try:
-            expected: RoundPairing | None = _pair(field, history, is_double)
-        except PairingError as exc:
-            expected = None
-            deviations.append(unpairable(r, str(exc)))
+        expected: RoundPairing | None = None
+        if verify:
+            try:
+                expected = _pair(field, history, is_double)
+            except PairingError as exc:
+                deviations.append(unpairable(r, str(exc)))
         removed = expected.removed_history_rounds if expected is not None else ()
         if expected is not None:
             deviations.extend(compare_round(expected, played, bye, complete=complete))
-        pairings.append(played_pairing(r, played, bye, removed, expected, field, is_double))
+        expected_pairings.append(expected)
         if complete:
             history.append(RoundRecord(r, bye, removed, played))
         else:
@@ -423,9 +455,10 @@ def rebuild_from_pgn(
         double=is_double,
         rounds=tuple(history),
         partial=partial,
-        pairings=tuple(pairings),
+        expected=tuple(expected_pairings),
         games=tuple(g for rnd in rounds for g in rnd),
         deviations=tuple(deviations),
         seeds_inferred=seeds_inferred,
         double_inferred=double_inferred,
+        verified=verify,
     )

@@ -78,7 +78,7 @@ def build_schedule(
     """``schedule.json`` content: every game played, then (for an unfinished
     last round) the games the rules still have to play."""
     names = {p.id: p.name for p in replayed.players}
-    return schedule_json(replayed.pairings, StreamedRecords(replayed, progress), names=names)
+    return schedule_json(replayed.pairings(), StreamedRecords(replayed, progress), names=names)
 
 
 def build_crosstable(replayed: ReplayedEvent, standings: Sequence[Standing]) -> dict[str, Any]:

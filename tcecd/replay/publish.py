@@ -63,9 +63,9 @@ def replay_events(
     numbers = {g.number: g.game_id for g in replayed.games}
     games = iter_games(replayed.path)
     started = False
-    for pairing in replayed.pairings:
+    for pairing in replayed.pairings():
         r = pairing.round
-        round_games = [g for g in replayed.games if g.game_id.round == r]
+        round_games = [g for g in replayed.games if g.round == r]
         for summary in round_games:
             game = _advance(games, summary.number, replayed)
             gid: GameId = numbers[summary.number]
@@ -86,7 +86,7 @@ def replay_events(
                 )
                 yield 0, StandingsUpdated(0, standings_of(()))
                 started = True
-            if summary.game_id.number == 1:
+            if summary.index == 1:
                 yield 0, RoundPaired(pairing)
             base = parse_time_control_ms(record.time_control)
             clocks: dict[Color, int | None] = {Color.WHITE: base, Color.BLACK: base}

@@ -48,14 +48,6 @@ def test_verify_reports_a_deviation_and_exits_1(
     ]
 
 
-def test_without_verify_deviations_are_only_noted(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = write(tmp_path, hand(*HAND_4[:3], ("2.2", "P4", "P1", "0-1")))
-    assert main(["replay", str(path)]) == 0
-    assert "note: 1 deviation from the TCEC Swiss rules" in capsys.readouterr().out
-
-
 @pytest.mark.parametrize(
     ("text", "message"),
     [
