@@ -6,6 +6,7 @@ functions that read files; everything else is pure. See docs/config.md.
 
 from tcecd.config.engines import EngineConfig, RemoteConfig
 from tcecd.config.event import EventConfig, apply_overrides
+from tcecd.config.fingerprint import config_fingerprint, diff_fingerprints
 from tcecd.config.load import load_engine, load_engine_file, load_event
 
 __all__ = [
@@ -13,6 +14,8 @@ __all__ = [
     "EventConfig",
     "RemoteConfig",
     "apply_overrides",
+    "config_fingerprint",
+    "diff_fingerprints",
     "load_engine",
     "load_engine_file",
     "load_event",

@@ -82,13 +82,11 @@ class SeedingConfig(Frozen):
         if self.groups is not None:
             if self.method != "group":
                 raise ValueError(
-                    f"groups: {self.groups!r} is only used by method 'group', "
-                    f"not {self.method!r}"
+                    f"groups: {self.groups!r} is only used by method 'group', not {self.method!r}"
                 )
             if self.groups % 2:
                 raise ValueError(
-                    f"groups: {self.groups!r} is odd; group seeding needs an even number "
-                    "of groups"
+                    f"groups: {self.groups!r} is odd; group seeding needs an even number of groups"
                 )
         if self.seed is not None and self.method != "random":
             raise ValueError(
@@ -154,9 +152,7 @@ class TimeControlConfig(Frozen):
         for name, value in extra.items():
             inside = getattr(parsed, name)
             if value is not None and inside is not None:
-                raise ValueError(
-                    f"{name}: {value!r} given twice (tc {self.tc!r} already sets it)"
-                )
+                raise ValueError(f"{name}: {value!r} given twice (tc {self.tc!r} already sets it)")
             merged[name] = value if value is not None else inside
         return TimeControl(parsed.stages, merged["movetime_ms"], merged["nodes"], merged["depth"])
 

@@ -37,6 +37,10 @@ from pydantic import Field, ValidationError
 import tcecd
 from tcecd.config.engines import EngineConfig, Frozen, OptionValue
 from tcecd.config.event import EventConfig
+
+# Re-exported: the daemon imports the resume check from here.
+from tcecd.config.fingerprint import config_fingerprint as config_fingerprint
+from tcecd.config.fingerprint import diff_fingerprints as diff_fingerprints
 from tcecd.config.messages import from_validation_error, where
 from tcecd.errors import ConfigError
 
@@ -142,8 +146,7 @@ def engine_from_mapping(
         )
     if isinstance(command, list | tuple):
         raw["command"] = [
-            expand_placeholders(item, here) if isinstance(item, str) else item
-            for item in command
+            expand_placeholders(item, here) if isinstance(item, str) else item for item in command
         ]
     workdir = raw.get("workdir")
     if isinstance(workdir, str):
@@ -256,9 +259,7 @@ def _engine_search_dirs(raw: dict[str, object], base_dir: Path, source: str) -> 
         directory = Path(extra).expanduser()
         directory = directory if directory.is_absolute() else base_dir / directory
         if not directory.is_dir():
-            raise ConfigError(
-                f"{source}: engines_dir: {extra!r} is not a directory ({directory})"
-            )
+            raise ConfigError(f"{source}: engines_dir: {extra!r} is not a directory ({directory})")
         dirs.append(directory)
     dirs.append(base_dir / "engines")
     return dirs
@@ -367,16 +368,13 @@ def load_event(path: Path) -> EventConfig:
     for internal in ("source", "mqtt_password"):
         if internal in raw:
             raise ConfigError(
-                f"{source}: unknown key {internal!r} (expected one of: "
-                f"{', '.join(EVENT_KEYS)})"
+                f"{source}: unknown key {internal!r} (expected one of: {', '.join(EVENT_KEYS)})"
             )
     base_dir = path.resolve().parent
     if "engines" in raw:
         items = raw["engines"]
         if not isinstance(items, list):
-            raise ConfigError(
-                f"{source}: engines: expected a list of engines, got {items!r}"
-            )
+            raise ConfigError(f"{source}: engines: expected a list of engines, got {items!r}")
         search_dirs = _engine_search_dirs(raw, base_dir, source)
         raw["engines"] = [
             _engine_entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)
@@ -390,8 +388,6 @@ def load_event(path: Path) -> EventConfig:
     if config.outputs.state_dir is None:
         # Default: "state/<config stem>" beside the config file, made absolute
         # here so the daemon's working directory does not matter.
-        outputs = config.outputs.model_copy(
-            update={"state_dir": base_dir / "state" / path.stem}
-        )
+        outputs = config.outputs.model_copy(update={"state_dir": base_dir / "state" / path.stem})
         config = config.model_copy(update={"outputs": outputs})
     return _check_files(config, source)
