@@ -156,3 +156,46 @@ def test_the_documented_example_is_valid(
     out, err = capsys.readouterr()
     assert err == ""
     assert out.startswith("event.yaml: ok\n")
+
+
+def test_validate_reads_the_openings_book(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "book.epd").write_text(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n"
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n",
+        encoding="utf-8",
+    )
+    write_event(tmp_path, openings={"file": "book.epd"})
+    assert main(["validate", "event.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "  openings:     " + str(tmp_path.resolve() / "book.epd") + " (epd, sequential)\n" in out
+    assert "  book:         2 openings in the book\n" in out
+
+    (tmp_path / "book.epd").write_text("this is not a position\n", encoding="utf-8")
+    assert main(["validate", "event.yaml"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("tcecd: error: event.yaml: openings.file: ")
+    assert "book.epd" in err
+    assert err.count("\n") == 1
+
+
+def test_validate_notes_tablebases_smaller_than_max_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    syzygy = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "syzygy-3-4"
+    if not syzygy.is_dir():
+        pytest.skip("Syzygy test tables not found")
+    monkeypatch.chdir(tmp_path)
+    write_event(tmp_path, adjudication={"tablebases": {"path": str(syzygy), "max_pieces": 5}})
+    assert main(["validate", "event.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "  note: adjudication.tablebases: max_pieces is 5 but the tables cover at most 4 "
+        "pieces; larger endings are not adjudicated\n"
+    ) in out
+    write_event(tmp_path, adjudication={"tablebases": {"path": str(syzygy), "max_pieces": 4}})
+    assert main(["validate", "event.yaml"]) == 0
+    assert "note: adjudication.tablebases" not in capsys.readouterr().out
