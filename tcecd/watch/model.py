@@ -30,6 +30,7 @@ class GameView:
     white: str
     black: str
     fen: str | None = None  # None: the standard start position
+    start_fen: str | None = None  # where the game (and its move list) starts
     moves: list[str] = field(default_factory=list)
     last: dict[str, Any] | None = None
     white_clock_ms: int | None = None
@@ -161,6 +162,7 @@ class EventView:
             g = GameView(gid, str(doc.get("white", "?")), str(doc.get("black", "?")))
             self.games[gid] = g
         if start:
+            g.start_fen = start.get("fen")
             g.fen = g.fen if g.moves else start.get("fen")
             opening = start.get("opening") or {}
             g.opening = opening.get("name") or g.opening

@@ -65,11 +65,41 @@ def _eval_text(last: dict[str, Any] | None) -> str:
     return text
 
 
-def _moves_text(moves: list[str], width: int, rows: int) -> list[str]:
-    """Numbered moves, the last ones that fit in ``rows`` lines of ``width``."""
+def _start(fen: str | None) -> tuple[int, bool]:
+    """(full-move number, White to move) of a start position."""
+    try:
+        board = chess.Board(fen) if fen else chess.Board()
+    except ValueError:
+        return 1, True
+    return board.fullmove_number, board.turn == chess.WHITE
+
+
+def move_number(fen_after: str | None, san: str) -> str:
+    """``"20. g3"`` or ``"19... Nc6"``, read from the position after the move
+    (exact for games that start from any FEN)."""
+    try:
+        board = chess.Board(fen_after) if fen_after else None
+    except ValueError:
+        board = None
+    if board is None:
+        return san
+    if board.turn == chess.BLACK:  # White just moved
+        return f"{board.fullmove_number}. {san}"
+    return f"{board.fullmove_number - 1}... {san}"
+
+
+def _moves_text(moves: list[str], start_fen: str | None, width: int, rows: int) -> list[str]:
+    """Numbered moves from the game's start position, the last ones that fit
+    in ``rows`` lines of ``width``."""
+    number, white = _start(start_fen)
     tokens = []
     for i, san in enumerate(moves):
-        tokens.append(f"{i // 2 + 1}. {san}" if i % 2 == 0 else san)
+        if white:
+            tokens.append(f"{number}. {san}")
+        else:
+            tokens.append(f"{number}... {san}" if i == 0 else san)
+            number += 1
+        white = not white
     lines: list[str] = []
     current = ""
     for tok in tokens:
@@ -95,9 +125,8 @@ def game_lines(view: EventView, g: GameView) -> list[str]:
         f"Black {black:<16} {clock(g.black_clock_ms)}",
     ]
     if last:
-        ply = int(last.get("ply") or 0)
-        num = f"{(ply + 1) // 2}{'.' if ply % 2 else '...'}"
-        info.append(f"Last: {num} {last.get('san', '?')}  eval {_eval_text(last)}"
+        played = move_number(last.get("fen"), str(last.get("san", "?")))
+        info.append(f"Last: {played}  eval {_eval_text(last)}"
                     f"  d {last.get('depth') or '-'}/{last.get('seldepth') or '-'}")
         nps = last.get("nps")
         info.append(f"Nodes {count(last.get('nodes'))}  speed {count(nps)}"
@@ -106,7 +135,7 @@ def game_lines(view: EventView, g: GameView) -> list[str]:
         info.append(f"PV: {pv[:56] or '-'}")
     else:
         info += ["Last: -", "", ""]
-    info += _moves_text(g.moves, 56, 9 - len(info) + 4)
+    info += _moves_text(g.moves, g.start_fen, 56, 9 - len(info) + 4)
     board = board_lines(g.fen)
     rows = max(len(board), len(info))
     board += [""] * (rows - len(board))

@@ -197,3 +197,17 @@ async def test_watch_live_follows_the_event_across_a_broker_restart(
         async with asyncio.timeout(30):
             await proc.wait()
     assert proc.returncode == 130
+
+
+def test_move_numbers_follow_the_start_position() -> None:
+    from tcecd.watch.render import _moves_text, move_number
+
+    # Black to move at move 12 (an opening position): the list starts "12... ".
+    start = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 12"
+    assert _moves_text(["a6", "Bb5", "b5"], start, 80, 3) == ["12... a6 13. Bb5 b5"]
+    assert _moves_text(["e4", "e5", "Nf3"], None, 80, 3) == ["1. e4 e5 2. Nf3"]
+    # After 1. e4 Black is to move at full move 1; after 1... e5 White at move 2.
+    assert move_number("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+                       "e4") == "1. e4"
+    assert move_number("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+                       "e5") == "1... e5"
