@@ -33,7 +33,7 @@ from tcecd.events import (
     RoundPaired,
     StandingsUpdated,
 )
-from tcecd.game.record import MoveRecord, Opening, Score
+from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.pairing.base import Standing
 
 #: Payload schema version, carried as ``"schema"`` in every payload.
@@ -242,6 +242,16 @@ class Projection:
         # QoS 0: a lost snapshot is replaced by the next move's one.
         return self._msg(("game", gid, "live"), doc, qos=0, kind=Kind.SNAPSHOT)
 
+    def restore_finished(self, rec: GameRecord) -> None:
+        """Record a game that finished before a resume, without publishing it
+        again: the next ``schedule`` and simple ``crosstable`` include it."""
+        gid = str(rec.game_id)
+        self.results = [r for r in self.results if r[0] != gid]
+        self.results.append((gid, rec.white, rec.black, rec.result))
+        entry = self.schedule.setdefault(gid, {"game": gid, "round": rec.game_id.round,
+                                               "white": rec.white, "black": rec.black})
+        entry.update(result=rec.result.value, termination=rec.termination.value)
+
     # -- the mapping -------------------------------------------------------------
 
     def messages_for(self, event: DomainEvent, ts: str) -> list[Message]:
@@ -307,11 +317,7 @@ class Projection:
                 start_time=rec.start_time, end_time=rec.end_time, duration_ms=rec.duration_ms,
                 plies=len(rec.moves), final_fen=final_fen, pgn=event.pgn,
             )
-            self.results = [r for r in self.results if r[0] != gid]
-            self.results.append((gid, rec.white, rec.black, rec.result))
-            entry = self.schedule.setdefault(gid, {"game": gid, "round": rec.game_id.round,
-                                                   "white": rec.white, "black": rec.black})
-            entry.update(result=rec.result.value, termination=rec.termination.value)
+            self.restore_finished(rec)
             out = [self._msg(("game", gid, "end"), doc), self.schedule_message(ts)]
             if self.live.pop(gid, None) is not None:
                 # Clear the retained live snapshot: the game is over.

@@ -27,7 +27,7 @@ import contextlib
 import dataclasses
 import random
 import ssl
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,6 +39,7 @@ from tcecd.bus.payloads import Kind, Message, Projection, encode, slugify
 from tcecd.bus.queue import OutQueue
 from tcecd.bus.settings import MqttSettings
 from tcecd.events import DomainEvent
+from tcecd.game.record import GameRecord
 
 #: Seconds to wait for a CONNACK or a PUBACK before treating the broker as gone.
 _OP_TIMEOUT_S = 5.0
@@ -117,6 +118,14 @@ class Publisher:
             if msg.qos and msg.qos != self.settings.qos:
                 msg = dataclasses.replace(msg, qos=self.settings.qos)
             self.publish_raw(msg)
+
+    def restore_finished(self, records: Iterable[GameRecord]) -> None:
+        """On resume: tell the publisher which games already finished (in
+        playing order), so the retained ``schedule`` and simple crosstable it
+        publishes next include their results. Publishes nothing by itself (the
+        broker still holds their retained ``end`` messages)."""
+        for rec in records:
+            self._projection.restore_finished(rec)
 
     def publish_crosstable(self, table: Mapping[str, Any]) -> None:
         """Publish a daemon-built TCEC-format crosstable (tcec-formats.md) on

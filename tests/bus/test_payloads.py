@@ -18,9 +18,9 @@ from tcecd.bus.payloads import (
     topic_segment,
 )
 from tcecd.domain import GameId, Result
-from tcecd.events import EngineDisqualified, EngineFault, RoundPaired
+from tcecd.events import EngineDisqualified, EngineFault, GameFinished, RoundPaired
 from tcecd.pairing.base import Pair, RoundPairing, ScheduledGame
-from tests.bus.sample import all_events, game_events, round_events, start_events
+from tests.bus.sample import all_events, game_events, pairing, round_events, start_events
 
 ROOT = "tcecd/bus-test"
 TS = "2026-11-22T05:00:00.000Z"
@@ -193,3 +193,16 @@ def test_deterministic_and_rejects_non_events() -> None:
     assert json.loads(a[0])["type"] == "event"
     with pytest.raises(TypeError):
         Projection(ROOT).messages_for("not an event", TS)  # type: ignore[arg-type]
+
+
+def test_restore_finished_games_on_resume() -> None:
+    """A resumed daemon re-announces the pairings; games that finished before the
+    crash keep their results in the schedule without being re-published."""
+    before = [e for e in round_events(1) if isinstance(e, GameFinished)]
+    p = Projection(ROOT, "Bus Test")
+    for e in before:
+        p.restore_finished(e.record)
+    msgs = p.messages_for(RoundPaired(pairing(1)), TS)
+    assert not [m for m in msgs if m.topic.endswith("/end")]
+    sched = by_topic(msgs)["schedule"][0]["games"]
+    assert [(g["game"], g["result"]) for g in sched] == [("1.1", "1-0"), ("1.2", "1/2-1/2")]
