@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from tcecd.config.engines import EngineConfig, Frozen
 from tcecd.errors import ConfigError
@@ -58,24 +58,34 @@ def _resolve(value: Path | None, info: ValidationInfo) -> Path | None:
     return Path(base) / value
 
 
-class EventInfo(Frozen):
+class _Section(Frozen):
+    """A config section: frozen, unknown keys are errors, and each field's
+    docstring becomes its description in the JSON Schema (editor hovers)."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+
+class EventInfo(_Section):
     """What the event is called and where it runs (PGN ``Event`` / ``Site``)."""
 
     name: Annotated[str, Field(min_length=1, max_length=200)]
+    """The event's name (PGN Event tag)."""
     site: Annotated[str, Field(min_length=1)] = "localhost"
+    """Where it is played (PGN Site tag)."""
 
 
-class SeedingConfig(Frozen):
+class SeedingConfig(_Section):
     """How seed numbers 1..P are given (tcec-swiss.md, "Players, seeds")."""
 
-    # explicit: the order of `engines`; rating: highest rating first (ties: order
-    # given); group: the rule text's group procedure; random: a seeded RNG.
     method: Literal["explicit", "rating", "group", "random"] = "explicit"
-    # Group seeding only: an even number; null = round_to_even(P / 7), at least 2.
+    """explicit: the order of `engines`; rating: highest rating first (ties: the order given);
+    group: the rule text's group procedure; random: a seeded RNG."""
     groups: Annotated[int, Field(ge=2)] | None = None
-    # Random seeding only: the RNG seed (null: chosen at the start and recorded
-    # in the event state, so a resume replays it).
+    """Group seeding only: an even number of groups (null: round_to_even(players / 7),
+    at least 2)."""
     seed: int | None = None
+    """Random seeding only: the RNG seed (null: chosen at the start and recorded in the event
+    state, so a resume replays it)."""
 
     @model_validator(mode="after")
     def _parameters_fit_method(self) -> SeedingConfig:
@@ -95,15 +105,21 @@ class SeedingConfig(Frozen):
         return self
 
 
-class PairingConfig(Frozen):
+class PairingConfig(_Section):
     """The pairing system and its parameters."""
 
     system: Literal["tcec-swiss"] = "tcec-swiss"
+    """The pairing system: the TCEC Swiss system."""
     rounds: PositiveInt
-    # Double rounds: each pair plays two games with reversed colours.
+    """Number of rounds (the rules suggest an odd number of single rounds, at most about players /
+    2)."""
     double: bool = False
+    """Double rounds: each pair plays two games with reversed colours and the same opening."""
     seeding: SeedingConfig = SeedingConfig()
+    """How seed numbers 1..P are given."""
     tiebreaks: tuple[Tiebreak, ...] = DEFAULT_TIEBREAKS
+    """Final-ranking tiebreaks after score and received BYEs, in order; seed ASC always ends the
+    list."""
 
     @field_validator("tiebreaks")
     @classmethod
@@ -114,7 +130,7 @@ class PairingConfig(Frozen):
         return value
 
 
-class TimeControlConfig(Frozen):
+class TimeControlConfig(_Section):
     """The time control: a cutechess-style ``tc`` text and/or per-move limits.
 
     ``tc`` is checked with :meth:`tcecd.game.timecontrol.TimeControl.parse`, so
@@ -122,11 +138,16 @@ class TimeControlConfig(Frozen):
     """
 
     tc: str | None = None
+    """cutechess-style time control: [moves/]seconds[+increment], stages joined by ':', 'inf' for
+    no clock; may add 'nodes=N', 'depth=N', 'st=S'."""
     nodes: PositiveInt | None = None
+    """Nodes per move (a search limit, not a clock)."""
     depth: PositiveInt | None = None
+    """Search depth per move."""
     movetime_ms: PositiveInt | None = None
-    # Tolerance before a flag falls: engine I/O and process scheduling.
+    """Fixed think time per move, in milliseconds."""
     margin_ms: Annotated[int, Field(ge=0)] = 200
+    """Tolerance before a flag falls (engine I/O and process scheduling), in milliseconds."""
 
     @model_validator(mode="after")
     def _is_a_time_control(self) -> TimeControlConfig:
@@ -157,28 +178,34 @@ class TimeControlConfig(Frozen):
         return TimeControl(parsed.stages, merged["movetime_ms"], merged["nodes"], merged["depth"])
 
 
-class DrawAdjudication(Frozen):
+class DrawAdjudication(_Section):
     """TCEC draw rule: from move ``from_move``, both evals within ±``score``
     pawns for ``moves`` moves each (tcec-formats.md, "Adjudication")."""
 
     from_move: Annotated[int, Field(ge=0)] = 35
+    """The rule applies from this move number on."""
     score: Annotated[float, Field(ge=0)] = 0.15
+    """Both evaluations within plus or minus this many pawns."""
     moves: PositiveInt = 5
+    """For this many consecutive moves of each engine."""
 
 
-class WinAdjudication(Frozen):
+class WinAdjudication(_Section):
     """TCEC win rule: both engines agree on ±``score`` pawns for ``moves`` moves each."""
 
     score: Annotated[float, Field(ge=0.01)] = 10.0
+    """Both engines agree one side is ahead by at least this many pawns."""
     moves: PositiveInt = 5
+    """For this many consecutive moves of each engine."""
 
 
-class TablebaseAdjudication(Frozen):
+class TablebaseAdjudication(_Section):
     """Syzygy adjudication of positions with at most ``max_pieces`` pieces."""
 
-    # One directory or a list of them (the 3-5, 6 and 7 piece sets often live apart).
     path: tuple[Path, ...]
+    """A folder of Syzygy tables, or a list of folders (relative to the config file)."""
     max_pieces: Annotated[int, Field(ge=3, le=7)] = 6
+    """Adjudicate positions with at most this many pieces, kings included."""
 
     @field_validator("path", mode="before")
     @classmethod
@@ -193,14 +220,17 @@ class TablebaseAdjudication(Frozen):
         return tuple(p for v in value if (p := _resolve(v, info)) is not None)
 
 
-class AdjudicationConfig(Frozen):
+class AdjudicationConfig(_Section):
     """Which adjudication rules apply; ``null`` switches a rule off."""
 
     draw: DrawAdjudication | None = DrawAdjudication()
+    """The draw rule (null: off)."""
     win: WinAdjudication | None = None
+    """The win rule (null: off)."""
     tablebases: TablebaseAdjudication | None = None
-    # Game drawn after this many moves (each side), null: no limit.
+    """Syzygy tablebase adjudication (null: off)."""
     max_moves: PositiveInt | None = None
+    """Draw after this many moves (null: no limit)."""
 
     @model_validator(mode="after")
     def _win_beyond_draw(self) -> AdjudicationConfig:
@@ -224,16 +254,19 @@ class AdjudicationConfig(Frozen):
         return AdjudicationRules(draw, win, tablebase, self.max_moves)
 
 
-class OpeningsConfig(Frozen):
+class OpeningsConfig(_Section):
     """The openings book: each pair (both games of a double round) gets one."""
 
     file: Path
-    # null: from the file's suffix (.epd, .pgn).
+    """The book: an EPD or PGN file, relative to the config file."""
     format: Literal["epd", "pgn"] | None = None
+    """epd or pgn (null: from the file's suffix)."""
     order: Literal["sequential", "random"] = "sequential"
+    """Use the openings in the file's order, or shuffled with `seed`."""
     seed: int | None = None
-    # Truncate PGN openings to this many plies (null: all book moves).
+    """Random order only: the shuffle's seed."""
     plies: Annotated[int, Field(ge=0)] | None = None
+    """PGN books: keep at most this many plies of each opening (null: all)."""
 
     @field_validator("file")
     @classmethod
@@ -262,22 +295,29 @@ class OpeningsConfig(Frozen):
         return self
 
 
-class StrikesConfig(Frozen):
+class StrikesConfig(_Section):
     """Engine faults (crash, stall, illegal move, time loss by a wide margin):
     ``max`` strikes disqualify an engine; each faulty game is lost or replayed."""
 
     max: PositiveInt = 3
+    """Faults that disqualify an engine."""
     on_fault: Literal["lose", "replay"] = "lose"
+    """A faulty game is lost by the faulty engine, or replayed."""
 
 
-class OutputsConfig(Frozen):
+class OutputsConfig(_Section):
     """Where results go. ``state_dir`` is relative to the config file; the
     other paths are relative to ``state_dir`` unless absolute."""
 
-    state_dir: Path | None = None  # null: "state/<config file stem>" beside the config
+    state_dir: Path | None = None
+    """The event's state folder, relative to the config file (null: state/<config file stem> beside
+    it)."""
     pgn: Path = Path("event.pgn")
+    """The event PGN, relative to state_dir unless absolute."""
     tcec_json: bool = True
+    """Write TCEC-format JSON files."""
     tcec_json_dir: Path = Path("tcec")
+    """Folder of the TCEC-format JSON files, relative to state_dir unless absolute."""
 
     @field_validator("state_dir")
     @classmethod
@@ -285,13 +325,17 @@ class OutputsConfig(Frozen):
         return _resolve(value, info)
 
 
-class TlsConfig(Frozen):
+class TlsConfig(_Section):
     """TLS files for the MQTT connection (relative to the config file)."""
 
     ca: Path | None = None
+    """CA certificate file."""
     cert: Path | None = None
+    """Client certificate file."""
     key: Path | None = None
+    """Client key file (needs cert)."""
     insecure: bool = False
+    """Do not verify the broker's certificate (tests only)."""
 
     @field_validator("ca", "cert", "key")
     @classmethod
@@ -299,19 +343,28 @@ class TlsConfig(Frozen):
         return _resolve(value, info)
 
 
-class MqttConfig(Frozen):
+class MqttConfig(_Section):
     """The MQTT broker to publish to. ``mqtt: embedded`` starts an in-process
     broker at ``url``; ``mqtt: "mqtt://host"`` is short for ``{url: ...}``."""
 
     url: str = "mqtt://127.0.0.1:1883"
+    """Broker URL: mqtt://[user[:password]@]host[:port] or mqtts:// for TLS."""
     embedded: bool = False
+    """Start an in-process broker at the URL's host and port."""
     client_id: str | None = None
+    """MQTT client id (null: generated)."""
     username: str | None = None
+    """User name (overrides the URL's)."""
     password: str | None = None
+    """Password (prefer password_file)."""
     password_file: Path | None = None
+    """File holding the password, relative to the config file."""
     tls: TlsConfig | None = None
+    """TLS files and options."""
     topic_prefix: str = "tcecd"
+    """Prefix of every topic (no '+', '#' or empty levels)."""
     qos: Annotated[int, Field(ge=0, le=2)] = 1
+    """QoS of results, standings, pairings and status (live moves go at QoS 0)."""
 
     @field_validator("password_file")
     @classmethod
@@ -353,42 +406,56 @@ class MqttConfig(Frozen):
             raise ValueError(str(exc)) from None
 
 
-class LoggingConfig(Frozen):
+class LoggingConfig(_Section):
     """Log level and format (auto: console on a terminal, JSON lines otherwise)."""
 
     level: Literal["debug", "info", "warning", "error"] = "info"
+    """Lowest level logged."""
     format: Literal["auto", "json", "console"] = "auto"
+    """auto: console on a terminal, JSON lines otherwise."""
 
 
-class ShutdownConfig(Frozen):
+class ShutdownConfig(_Section):
     """What the first SIGTERM/SIGINT does: let running games finish, or abort
     them (unfinished games are replayed on resume). A second signal always aborts."""
 
     on_signal: Literal["finish-game", "abort"] = "finish-game"
+    """First SIGTERM/SIGINT: let running games finish, or abort them (replayed on resume). A second
+    signal always aborts."""
 
 
-class EventConfig(Frozen):
+class EventConfig(_Section):
     """The whole event, parsed once: what :func:`~tcecd.config.load.load_event` returns."""
 
     #: The YAML file this config came from (not a YAML key).
     source: Path = Field(default=Path("<memory>"), exclude=True)
     event: EventInfo
+    """What the event is called and where."""
     pairing: PairingConfig
+    """The pairing system and its parameters."""
     engines: tuple[EngineConfig, ...]
-    # Extra directory searched for engine definitions, relative to the config file.
     engines_dir: Path | None = None
+    """An extra folder of engine definitions, relative to the config file."""
     time_control: TimeControlConfig
+    """The time control."""
     adjudication: AdjudicationConfig = AdjudicationConfig()
+    """Adjudication rules."""
     openings: OpeningsConfig | None = None
-    # Games played at the same time (TCEC plays one).
+    """The openings book (null: every game from the start position)."""
     concurrency: PositiveInt = 1
+    """Games played at the same time (TCEC plays one)."""
     strikes: StrikesConfig = StrikesConfig()
+    """What engine faults cost."""
     outputs: OutputsConfig = OutputsConfig()
+    """Where results go."""
     mqtt: MqttConfig | None = None
+    """The MQTT broker: a mapping, 'embedded', a URL, or null for no MQTT."""
     # The content of mqtt.password_file, read by load_event (never printed).
     mqtt_password: str | None = Field(default=None, repr=False, exclude=True)
     logging: LoggingConfig = LoggingConfig()
+    """Logging."""
     shutdown: ShutdownConfig = ShutdownConfig()
+    """What a signal does."""
 
     @field_validator("mqtt", mode="before")
     @classmethod
