@@ -193,3 +193,55 @@ def test_progress_bar_only_on_a_terminal() -> None:
     quiet(50, 100)
     quiet.close()
     assert pipe.getvalue() == ""
+
+
+CONFIG = """
+event: {{name: hand}}
+pairing: {{rounds: 2, double: {double}, seeding: {{method: rating}}}}
+engines:
+{engines}
+time_control: {{tc: "10+0.1"}}
+"""
+
+
+def config(tmp_path: Path, ratings: dict[str, int], double: bool = False) -> Path:
+    engines = "\n".join(
+        f"  - {{ref: ab-d1, name: {n}, rating: {r}}}" for n, r in ratings.items()
+    )
+    path = tmp_path / "event.yaml"
+    path.write_text(CONFIG.format(engines=engines, double=str(double).lower()))
+    return path
+
+
+def test_seeds_from_the_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Rating seeding: P1 (2000) is seed 1, P2 (1900) seed 2, ... whatever the order given.
+    cfg = config(tmp_path, {"P3": 1800, "P1": 2000, "P4": 1700, "P2": 1900})
+    path = write(tmp_path, hand(*HAND_4))
+    assert main(["replay", str(path), "--config", str(cfg), "--verify"]) == 0
+    out = capsys.readouterr().out
+    assert "4 players (seeds from the config), 2 complete single rounds (given)" in out
+
+
+def test_config_seeds_that_contradict_round_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # P2 rated highest: seed 1 is P2, so round 1 should be 1.1 P4-P3, 1.2 P1-P2.
+    cfg = config(tmp_path, {"P1": 1900, "P2": 2000, "P3": 1800, "P4": 1700})
+    path = write(tmp_path, hand(*HAND_4))
+    assert main(["replay", str(path), "--config", str(cfg), "--verify", "--quiet"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        "round 1 game 2: rules give P1 (white) vs P2 (black); "
+        "PGN has P2 (white) vs P1 (black) [colours swapped]"
+    )
+
+
+def test_player_missing_from_the_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = config(tmp_path, {"P1": 2000, "P2": 1900, "P3": 1800, "P5": 1700})
+    path = write(tmp_path, hand(*HAND_4))
+    assert main(["replay", str(path), "--config", str(cfg)]) == 2
+    assert capsys.readouterr().err == (
+        "tcecd: error: event.pgn: game 1: unknown player 'P4' (not in the config)\n"
+    )

@@ -77,7 +77,8 @@ def test_ten_thousand_games_stream_in_bounded_memory(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert len(event.games) == 10_000
     assert len(event.rounds) == ROUNDS
-    assert event.double is True and event.seeds_inferred
+    assert event.double is True
+    assert event.seeds_inferred
     assert [p.seed for p in event.players] == list(range(1, PLAYERS + 1))
     assert all(int(p.id[1:4]) == p.seed for p in event.players)
     # The whole file never sits in memory: what is kept is a few hundred
