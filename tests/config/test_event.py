@@ -290,3 +290,14 @@ def test_fingerprint_sees_an_added_engine(tmp_path: Path) -> None:
     assert len(diff) == 1
     assert diff[0].startswith('engines[2]: (absent) -> {"command": [')
     assert '"name": "ab-d3"' in diff[0]
+
+
+def test_tiebreak_names_match_the_standings_module() -> None:
+    """The config accepts exactly the tiebreaks the standings can compute."""
+    from typing import get_args
+
+    from tcecd.config.event import DEFAULT_TIEBREAKS, Tiebreak
+    from tcecd.pairing import standings
+
+    assert set(get_args(Tiebreak)) == set(standings.TIEBREAKS)
+    assert DEFAULT_TIEBREAKS == standings.DEFAULT_TIEBREAKS
