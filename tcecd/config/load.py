@@ -79,6 +79,35 @@ def show_path(path: Path) -> str:
         return str(path)
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key repeated in one mapping is an
+    error (PyYAML keeps the last one silently: a pasted second ``pairing:``
+    would quietly replace the first)."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[object, object]:
+    loader.flatten_mapping(node)
+    seen: set[object] = set()
+    for key_node, _value in node.value:
+        key = loader.construct_object(key_node)
+        try:
+            duplicate = key in seen
+        except TypeError:  # an unhashable key; the constructor reports it
+            continue
+        if duplicate:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return dict(loader.construct_pairs(node))
+
+
+_StrictLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _construct_mapping,
+)
+
+
 def read_yaml(path: Path) -> object:
     """Parse one YAML file; unreadable files and syntax errors are one-line
     :class:`ConfigError` s (with the line number for syntax errors)."""
@@ -94,7 +123,7 @@ def read_yaml(path: Path) -> object:
     except OSError as exc:
         raise ConfigError(f"{shown}: cannot read: {exc.strerror}") from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f"line {mark.line + 1}: " if mark is not None else ""

@@ -281,6 +281,13 @@ ROWS = [
         raw=True,
     ),
     Row(
+        "duplicate-key",
+        "event: {name: x}\npairing: {rounds: 3}\nengines: [ab-d1, ab-d2]\n"
+        "time_control: {tc: '1+1'}\npairing: {rounds: 5}\n",
+        "event.yaml: line 5: invalid YAML: duplicate key 'pairing'",
+        raw=True,
+    ),
+    Row(
         "tab-indentation",
         "event:\n\tname: x\n",
         "event.yaml: line 2: invalid YAML: found character '\\t' that cannot start any token",
