@@ -310,12 +310,17 @@ class Projection:
             rec = event.record
             gid = str(rec.game_id)
             final_fen = rec.moves[-1].fen_after if rec.moves else rec.opening.fen
+            clocks: dict[Color, int | None] = {Color.WHITE: None, Color.BLACK: None}
+            for m in rec.moves:
+                clocks[m.color] = m.clock_left_ms
             doc = self._doc(
                 "end", ts, game=gid, round=rec.game_id.round, number=rec.game_id.number,
                 white=rec.white, black=rec.black, result=rec.result.value,
                 termination=rec.termination.value, termination_detail=rec.termination_detail,
                 start_time=rec.start_time, end_time=rec.end_time, duration_ms=rec.duration_ms,
-                plies=len(rec.moves), final_fen=final_fen, pgn=event.pgn,
+                plies=len(rec.moves), final_fen=final_fen,
+                white_clock_ms=clocks[Color.WHITE], black_clock_ms=clocks[Color.BLACK],
+                last=_move(rec.moves[-1]) if rec.moves else None, pgn=event.pgn,
             )
             self.restore_finished(rec)
             out = [self._msg(("game", gid, "end"), doc), self.schedule_message(ts)]

@@ -147,6 +147,11 @@ class EventView:
                 g = self._game(gid, doc, start={})
                 g.result, g.termination = doc.get("result"), doc.get("termination_detail")
                 g.fen = doc.get("final_fen", g.fen)
+                g.last = doc.get("last") or g.last
+                if doc.get("white_clock_ms") is not None:
+                    g.white_clock_ms = doc["white_clock_ms"]
+                if doc.get("black_clock_ms") is not None:
+                    g.black_clock_ms = doc["black_clock_ms"]
             case ["engine", _seg, "state"] if doc:
                 self.engines[str(doc.get("engine"))] = doc
             case ["engine", _seg, "fault" | "disqualified"] if doc:

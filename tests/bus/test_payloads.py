@@ -206,3 +206,14 @@ def test_restore_finished_games_on_resume() -> None:
     assert not [m for m in msgs if m.topic.endswith("/end")]
     sched = by_topic(msgs)["schedule"][0]["games"]
     assert [(g["game"], g["result"]) for g in sched] == [("1.1", "1-0"), ("1.2", "1/2-1/2")]
+
+
+def test_end_carries_final_clocks_and_last_move() -> None:
+    p = Projection(ROOT, "Bus Test")
+    events = game_events(1, 1, "A", "B", Result.WHITE_WINS)
+    msgs = [m for e in events for m in p.messages_for(e, TS)]
+    end = by_topic(msgs)["game/1.1/end"][0]
+    # sample.py: clock_left_ms = 60000 - 1000 * ply; White's last move is ply 3, Black's ply 4.
+    assert (end["white_clock_ms"], end["black_clock_ms"]) == (57000, 56000)
+    assert end["last"]["san"] == "Nc6"
+    assert end["last"]["ply"] == 4
