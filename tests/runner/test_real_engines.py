@@ -1,0 +1,125 @@
+"""Real engines from Debian: Stockfish (UCI) and HoiChess (xboard).
+
+The Stockfish match is the "no false forfeits" check of the clock: 40 games of
+Stockfish against itself at 1 s + 10 ms, two games at a time, must end with no
+time loss. tcecd measures think time from ``go`` to ``bestmove`` with a
+monotonic clock; the margin (200 ms here) absorbs OS scheduling delays on a
+2-core CI machine that runs two Stockfish processes, tcecd and another test
+worker at once (see docs/engines.md, "Clocks and margins").
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from tcecd.config.engines import EngineConfig
+from tcecd.domain import GameId, Result, Termination
+from tcecd.game.adjudication import AdjudicationRules
+from tcecd.game.timecontrol import TimeControl
+from tcecd.runner.game import GameSetup, play_game
+from tcecd.runner.match import MatchSpec, run_match, unique_names
+from tcecd.runner.session import EngineSession
+
+ConfigFactory = Callable[..., EngineConfig]
+
+
+@pytest.mark.stockfish
+@pytest.mark.slow
+async def test_stockfish_40_games_no_time_forfeits(
+    stockfish_config: EngineConfig, tmp_path: Path
+) -> None:
+    config = stockfish_config.model_copy(update={"options": {"Threads": 1, "Hash": 16}})
+    pgn_path = tmp_path / "sf.pgn"
+    spec = MatchSpec(
+        engines=unique_names([config, config]),
+        games=40,
+        time_control=TimeControl.parse("1+0.01"),
+        pgn_path=pgn_path,
+        concurrency=2,
+        margin_ms=200,
+    )
+    async with asyncio.timeout(600):
+        result = await run_match(spec)
+    assert len(result.outcomes) == 40
+    forfeits = [o.faults for o in result.outcomes if o.faults]
+    assert forfeits == []
+    assert all(o.record.termination is not Termination.TIME_FORFEIT for o in result.outcomes)
+    assert all(o.record.result is not Result.UNFINISHED for o in result.outcomes)
+    # Every game in the PGN, readable, with a legal move sequence.
+    games = []
+    with pgn_path.open(encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            assert not game.errors
+            games.append(game)
+    assert len(games) == 40
+    # Colours alternate: each engine had White in 20 games.
+    assert sum(g.headers["White"] == "stockfish" for g in games) == 20
+
+
+@pytest.mark.stockfish
+async def test_stockfish_game_records_engine_output(stockfish_config: EngineConfig) -> None:
+    """Per-move data from a real engine: depth, nodes, nps, score, PV, hashfull."""
+    config = stockfish_config.model_copy(update={"options": {"Threads": 1, "Hash": 16}})
+    setup = GameSetup(
+        game_id=GameId(1, 1),
+        event="sf",
+        site="test",
+        time_control=TimeControl.parse("inf nodes=5000"),
+        adjudication=AdjudicationRules(max_moves=8),
+    )
+    seen: list[tuple[int | None, int | None]] = []
+    async with asyncio.timeout(60):
+        async with EngineSession(config) as w, EngineSession(config) as b:
+            outcome = await play_game(setup, w, b, on_move=lambda m, wc, bc: seen.append((wc, bc)))
+    record = outcome.record
+    assert record.termination_detail == "TCEC max moves rule"
+    assert len(record.moves) == 16 == len(seen)
+    assert seen[0] == (None, None)  # no clock with a node limit
+    assert record.white_options == (("Threads", "1"), ("Hash", "16"))
+    board = chess.Board()
+    for move in record.moves:
+        assert move.depth is not None
+        assert move.depth > 0
+        assert move.nodes is not None
+        assert 5000 <= move.nodes <= 6000
+        assert move.nps is not None
+        assert move.score is not None
+        assert move.pv_san
+        assert move.pv_san[0] == move.san
+        assert move.hashfull is not None
+        assert move.move_time_ms is not None
+        assert move.clock_left_ms is None
+        assert board.san(chess.Move.from_uci(move.uci)) == move.san
+        board.push_uci(move.uci)
+        assert board.fen() == move.fen_after
+
+
+async def test_xboard_engine_plays_a_legal_game(
+    hoichess_config: EngineConfig, engine_config: ConfigFactory
+) -> None:
+    setup = GameSetup(
+        game_id=GameId(1, 1),
+        event="xboard",
+        site="test",
+        time_control=TimeControl.parse("5+0.05"),
+        adjudication=AdjudicationRules(max_moves=30),
+    )
+    async with asyncio.timeout(120):
+        async with EngineSession(hoichess_config) as w, EngineSession(engine_config("ab-d1")) as b:
+            outcome = await play_game(setup, w, b)
+    record = outcome.record
+    assert outcome.faults == ()
+    assert record.result is not Result.UNFINISHED
+    assert record.termination in (Termination.NORMAL, Termination.ADJUDICATION)
+    board = chess.Board()
+    for move in record.moves:
+        board.push_uci(move.uci)  # raises if illegal
+    white_moves = [m for m in record.moves if m.color.value == "white"]
+    assert all(m.move_time_ms is not None for m in white_moves)
+    assert any(m.depth for m in white_moves)  # xboard "post" output was parsed
