@@ -83,8 +83,8 @@ async def run_event_async(
             try:
                 complete = await runner.run()
             finally:
+                # The publisher's own exit flushes what it can while connected.
                 await runner.aclose_engines()
-                await runner.pub.flush(5.0)
     except asyncio.CancelledError:
         if signals_seen[0] < 2:
             raise

@@ -1,0 +1,153 @@
+"""SIGKILL the daemon at chosen and random moments, restart it until the event is
+done, and compare with an uninterrupted run: identical games, results, PGN
+(wall-clock fields aside) and standings. Real subprocesses, real engines
+(bundled depth-1/2 abengine: deterministic, so the same event twice gives the
+same games)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.daemon.helpers import (
+    ROOT,
+    crosstable_summary,
+    normalise_pgn,
+    pgn_rounds,
+    run_env,
+    run_tcecd,
+    schedule_summary,
+    standings_block,
+    tcecd_argv,
+    write_config,
+)
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass(frozen=True)
+class Finished:
+    state: Path
+    pgn: str
+    stdout: str
+
+
+def run_to_end(cfg: Path, first_crash: str | None, *, max_runs: int = 6) -> Finished:
+    """Run with ``first_crash`` armed (it must kill the process), then restart
+    without it until the event completes."""
+    state = cfg.parent / "state"
+    if first_crash is not None:
+        for point in first_crash.split(";"):
+            proc = run_tcecd(cfg, crash_at=point)
+            assert proc.returncode == -signal.SIGKILL, (point, proc.stderr[-2000:])
+    for _ in range(max_runs):
+        proc = run_tcecd(cfg)
+        if proc.returncode == 0:
+            return Finished(state, (state / "event.pgn").read_text(encoding="utf-8"), proc.stdout)
+        raise AssertionError(f"rc={proc.returncode}: {proc.stderr[-3000:]}")
+    raise AssertionError("never finished")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Finished:
+    """The same event run once without interruption."""
+    cfg = write_config(tmp_path_factory.mktemp("reference"))
+    return run_to_end(cfg, None)
+
+
+def assert_same_event(got: Finished, ref: Finished) -> None:
+    assert pgn_rounds(got.pgn) == pgn_rounds(ref.pgn)
+    assert normalise_pgn(got.pgn) == normalise_pgn(ref.pgn)
+    assert schedule_summary(got.state) == schedule_summary(ref.state)
+    assert crosstable_summary(got.state) == crosstable_summary(ref.state)
+    assert standings_block(got.stdout) == standings_block(ref.stdout)
+
+
+def test_reference_event_is_complete(reference: Finished) -> None:
+    # 4 players, 3 single rounds: 2 games a round, in playing order, each once.
+    assert pgn_rounds(reference.pgn) == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
+    assert "Final standings" in reference.stdout
+    assert all(g[3] is not None for g in schedule_summary(reference.state))
+
+
+@pytest.mark.parametrize(
+    "crash",
+    [
+        "mid-game:2.1:ply=7",
+        "after-store:1.2",
+        "mid-pgn-write:2.2",
+        "after-pairing:3",
+        # Two crashes in a row: between games, then early in the next one.
+        "after-game:1.1;mid-game:1.2:ply=2",
+    ],
+)
+def test_sigkill_at_a_point_then_resume_gives_the_same_event(
+    tmp_path: Path, reference: Finished, crash: str
+) -> None:
+    cfg = write_config(tmp_path)
+    got = run_to_end(cfg, crash)
+    assert_same_event(got, reference)
+
+
+def test_torn_pgn_is_repaired_on_resume(tmp_path: Path, reference: Finished) -> None:
+    cfg = write_config(tmp_path)
+    proc = run_tcecd(cfg, crash_at="mid-pgn-write:1.2")
+    assert proc.returncode == -signal.SIGKILL
+    torn = (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")
+    # Game 1.1 whole, then half of game 1.2: not a valid event PGN.
+    assert pgn_rounds(torn) == ["1.1", "1.2"]
+    assert not torn.rstrip().endswith(("1-0", "0-1", "1/2-1/2"))
+    got = run_to_end(cfg, None)
+    assert_same_event(got, reference)
+
+
+def test_real_sigkill_at_random_moments(tmp_path: Path, reference: Finished) -> None:
+    """External SIGKILLs at random times (seed printed for reproduction)."""
+    seed = random.randrange(1_000_000)
+    rng = random.Random(seed)
+    print(f"random kill seed: {seed}")
+    cfg = write_config(tmp_path)
+    for _ in range(2):
+        proc = subprocess.Popen(
+            tcecd_argv(cfg),
+            cwd=ROOT,
+            env=run_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(rng.uniform(1.0, 3.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    got = run_to_end(cfg, None)
+    assert_same_event(got, reference)
+
+
+def test_resume_refuses_changed_engines(tmp_path: Path, reference: Finished) -> None:
+    shutil.copytree(reference.state, tmp_path / "state")
+    cfg = write_config(tmp_path, engines=("ab-d1", "ab-d1-noisy", "ab-d2", "ab-d3"))
+    # (the reference plays ab-d1-n50 and ab-d1-n120 instead of ab-d2 and ab-d3)
+    proc = run_tcecd(cfg)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    [line] = [ln for ln in proc.stderr.splitlines() if ln.startswith("tcecd: error:")]
+    assert "refusing to resume" in line
+    assert "engines" in line
+    assert "ab-d3" in line
+
+
+def test_resume_accepts_a_new_mqtt_url(tmp_path: Path, reference: Finished) -> None:
+    """A harmless change (the broker URL; nothing listens there) is accepted:
+    the finished event is reported again, nothing is replayed."""
+    shutil.copytree(reference.state, tmp_path / "state")
+    cfg = write_config(tmp_path)
+    proc = run_tcecd(cfg, "--mqtt", "mqtt://127.0.0.1:9")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert standings_block(proc.stdout) == standings_block(reference.stdout)
+    assert (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8") == reference.pgn
