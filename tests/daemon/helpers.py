@@ -103,12 +103,15 @@ def pgn_rounds(text: str) -> list[str]:
 def crosstable_summary(state: Path) -> list[tuple[str, float, int]]:
     """(name, score, rank) in ranking order, from crosstable.json."""
     doc = json.loads((state / "tcec" / "crosstable.json").read_text(encoding="utf-8"))
-    return [(name, doc["Table"][name]["Score"], doc["Table"][name]["Rank"]) for name in doc["Order"]]
+    table = doc["Table"]
+    return [(name, table[name]["Score"], table[name]["Rank"]) for name in doc["Order"]]
 
 
 def schedule_summary(state: Path) -> list[tuple[str, str, str, str | None, str | None]]:
     doc = json.loads((state / "tcec" / "schedule.json").read_text(encoding="utf-8"))
-    return [(g["Round"], g["White"], g["Black"], g.get("Result"), g.get("Termination")) for g in doc]
+    return [
+        (g["Round"], g["White"], g["Black"], g.get("Result"), g.get("Termination")) for g in doc
+    ]
 
 
 def standings_block(stdout: str) -> str:
