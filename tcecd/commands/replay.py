@@ -159,6 +159,7 @@ def _publish(args: argparse.Namespace, context: object, replayed: object) -> Non
             settings,
             lambda rounds: context.standings(replayed, rounds),
             speed=args.speed,
+            rounds_total=context.rounds,
         )
     )
     if not args.quiet:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import chess.pgn
 
@@ -55,11 +56,16 @@ def _advance(
 
 
 def replay_events(
-    replayed: ReplayedEvent, standings_of: StandingsFn
+    replayed: ReplayedEvent, standings_of: StandingsFn, *, rounds_total: int | None = None
 ) -> Iterator[tuple[int, DomainEvent]]:
-    """``(delay_ms, event)`` in the order the live event emitted them."""
+    """``(delay_ms, event)`` in the order the live event emitted them.
+
+    ``rounds_total`` is the event's planned number of rounds (from its
+    config); by default the number of rounds the PGN has.
+    """
     first_tc = "-"
-    rounds_total = len(replayed.rounds) + (1 if replayed.partial is not None else 0)
+    if rounds_total is None:
+        rounds_total = len(replayed.rounds) + (1 if replayed.partial is not None else 0)
     numbers = {g.number: g.game_id for g in replayed.games}
     games = iter_games(replayed.path)
     started = False
@@ -113,19 +119,33 @@ def replay_events(
         yield 0, EventFinished(standings_of(replayed.rounds))
 
 
+def _crosstable(replayed: ReplayedEvent, update: StandingsUpdated) -> dict[str, Any]:
+    """The TCEC-format crosstable after ``update.after_round`` rounds."""
+    from tcecd.outputs.tcec_json import CrossGame, crosstable_json
+
+    games = [
+        CrossGame(ordinal, g.white, g.black, g.result, g.played)
+        for ordinal, g in enumerate(replayed.games, start=1)
+        if g.round <= update.after_round
+    ]
+    return crosstable_json(replayed.event, replayed.players, games, update.standings)
+
+
 async def publish_replay(
     replayed: ReplayedEvent,
     settings: MqttSettings,
     standings_of: StandingsFn,
     *,
     speed: float,
+    rounds_total: int | None = None,
     flush_timeout_s: float = 30.0,
     on_event: Callable[[DomainEvent], None] | None = None,
 ) -> int:
     """Publish the replayed event; returns the number of domain events sent.
 
     ``speed`` divides every recorded delay (2: twice as fast); 0 sends
-    without waiting. The publisher's queue is drained whenever it grows past
+    without waiting. After each standings update the TCEC crosstable is
+    published too, as the daemon does. The publisher's queue is drained whenever it grows past
     a few hundred messages so that no move update is dropped. Reading the PGN
     (blocking file I/O, python-chess parsing) runs in a worker thread, one
     game's events at a time, so the loop stays free to talk to the broker.
@@ -134,7 +154,7 @@ async def publish_replay(
 
     if speed < 0:
         raise PgnError(f"invalid speed: {speed!r} (must be >= 0)")
-    events = replay_events(replayed, standings_of)
+    events = replay_events(replayed, standings_of, rounds_total=rounds_total)
     sentinel = object()
 
     def next_event() -> tuple[int, DomainEvent] | object:
@@ -151,6 +171,9 @@ async def publish_replay(
             if speed > 0 and delay_ms > 0:
                 await asyncio.sleep(delay_ms / 1000 / speed)
             pub.publish(event)
+            if isinstance(event, StandingsUpdated):
+                # As the daemon does: the TCEC crosstable follows the standings.
+                pub.publish_crosstable(_crosstable(replayed, event))
             count += 1
             if on_event is not None:
                 on_event(event)

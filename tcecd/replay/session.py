@@ -45,6 +45,7 @@ class ReplayContext:
     players: tuple[Player, ...] | None = None
     double: bool | None = None
     tiebreaks: tuple[str, ...] | None = None
+    rounds: int | None = None  # the planned number of rounds
     mqtt: MqttSettings | None = None
     config_path: Path | None = None
 
@@ -61,6 +62,7 @@ class ReplayContext:
             players=players or None,
             double=config.pairing.double,
             tiebreaks=tuple(config.pairing.tiebreaks),
+            rounds=config.pairing.rounds,
             mqtt=config.mqtt_settings(),
             config_path=path,
         )

@@ -161,6 +161,12 @@ async def test_publish_to_a_real_broker(tmp_path: Path, mosquitto: MosquittoBrok
     for g in event.games:
         doc = end_docs[f"{root}game/{g.game_id}/end"]
         assert doc["result"] == g.result.value
+    crosstables = [doc for t, doc in got if t == root + "crosstable"]
+    # The TCEC crosstable follows every standings update; the last one counts
+    # every game (4 players x 2 rounds).
+    tcec = [doc["crosstable"] for doc in crosstables if doc.get("format") == "tcec"]
+    assert tcec
+    assert sum(row["Games"] for row in tcec[-1]["Table"].values()) == 8
     standings_docs = [doc for t, doc in got if t == root + "standings"]
     assert standings_docs[-1]["final"] is True
 
