@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import sys
 import uuid
@@ -27,6 +26,8 @@ HELP = "watch a live event over MQTT in the terminal"
 
 #: Redraw at most this often (seconds).
 _FRAME_S = 0.1
+#: ``--once`` without a barrier: the retained burst is over after this much silence.
+_QUIET_S = 1.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +85,8 @@ async def _once(settings: MqttSettings, event: str | None, wait_s: float) -> str
     the viewer publishes one message to its own topic ``<prefix>/_watch/<id>``;
     brokers send the retained messages of a subscription before anything
     published later on, so when the barrier comes back everything retained has
-    arrived. If publishing is not allowed, ``wait_s`` ends the wait.
+    arrived. If publishing is not allowed (a read-only viewer account), a
+    quiet second after the last message, or ``wait_s`` in all, ends the wait.
     """
     ident = f"tcecd-watch-{uuid.uuid4().hex[:12]}"
     barrier = f"{settings.topic_prefix}/_watch/{ident}"
@@ -94,13 +96,22 @@ async def _once(settings: MqttSettings, event: str | None, wait_s: float) -> str
             await client.subscribe(_filter(settings.topic_prefix, event), qos=1)
             await client.subscribe(barrier, qos=1)
             await client.publish(barrier, b"barrier", qos=1)
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(wait_s):
-                    async for m in client.messages:
-                        topic = str(m.topic)
-                        if topic == barrier:
-                            break
-                        watcher.apply(topic, m.payload if isinstance(m.payload, bytes) else b"")
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + wait_s
+            messages = aiter(client.messages)
+            got_any = False
+            while (remaining := deadline - loop.time()) > 0:
+                step = min(remaining, _QUIET_S) if got_any else remaining
+                try:
+                    async with asyncio.timeout(step):
+                        m = await anext(messages)
+                except TimeoutError:
+                    break
+                topic = str(m.topic)
+                if topic == barrier:
+                    break
+                got_any = True
+                watcher.apply(topic, m.payload if isinstance(m.payload, bytes) else b"")
     except aiomqtt.MqttError as exc:
         raise BusError(f"cannot watch {settings.redacted_url()}: {exc}") from None
     return render(watcher.selected, source=settings.redacted_url())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from typing import Any
 
 import pytest
 
@@ -211,3 +212,23 @@ def test_move_numbers_follow_the_start_position() -> None:
                        "e4") == "1. e4"
     assert move_number("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
                        "e5") == "1... e5"
+
+
+@pytest.mark.mosquitto
+async def test_watch_once_as_read_only_viewer(mosquitto_factory: Any) -> None:
+    """A viewer account may not publish the --once barrier: the frame still comes."""
+    acl = "user tcecd\ntopic readwrite tcecd/#\n\nuser viewer\ntopic read tcecd/#\n"
+    broker = mosquitto_factory(users={"tcecd": "pub-pw", "viewer": "view-pw"}, acl=acl)
+    daemon = MqttSettings.from_url(f"mqtt://tcecd:pub-pw@127.0.0.1:{broker.port}")
+    async with Publisher(daemon, event="Bus Test") as pub:
+        for e in mid_round_two():
+            pub.publish(e)
+        assert await pub.flush(30)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tcecd", "watch", "--once", "--wait", "60",
+            "--mqtt", f"mqtt://viewer:view-pw@127.0.0.1:{broker.port}",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        async with asyncio.timeout(90):
+            out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    assert "Game 2.1: Gamma 2 - Alpha  [playing]" in out.decode()
