@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import logging
 from pathlib import Path
 
 from tcecd.config.engines import OptionValue
@@ -124,6 +125,9 @@ def run(args: argparse.Namespace) -> int:
         stall_timeout_ms=args.stall_timeout_ms,
         event=args.event,
     )
+    # python-chess warns about every line it does not understand (some engines
+    # print a lot of chatter); a quick match only wants real errors on stderr.
+    logging.getLogger("chess.engine").setLevel(logging.ERROR)
     names = " vs ".join(e.name for e in engines)
     print(f"Match: {names}, {args.games} games per pair, tc {tc.describe()}", flush=True)
     progress = None if args.quiet else (lambda line: print(line, flush=True))

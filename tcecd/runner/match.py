@@ -76,6 +76,7 @@ def format_elo(wins: int, losses: int, draws: int) -> str:
     diff, margin = elo_estimate(wins, losses, draws)
     if math.isnan(diff):
         return "n/a"
+    diff = diff or 0.0  # no "-0.0"
     return f"{diff:.1f} +/- {margin:.1f}"
 
 
