@@ -18,6 +18,7 @@ turn them into centipawns.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -55,7 +56,8 @@ def _resolve(value: Path | None, info: ValidationInfo) -> Path | None:
     base = (info.context or {}).get("base_dir") if isinstance(info.context, dict) else None
     if value.is_absolute() or base is None:
         return value
-    return Path(base) / value
+    # normpath: "configs/../state" reads better as "state" in messages and logs.
+    return Path(os.path.normpath(Path(base) / value))
 
 
 class _Section(Frozen):
