@@ -14,7 +14,7 @@ from tcecd.cli import main
 
 CONFIG = """
 event: {name: "replay check"}
-pairing: {rounds: 3, seeding: {method: explicit}}
+pairing: {rounds: 2, seeding: {method: explicit}}
 engines:
   - {ref: ab-d1, name: A1}
   - {ref: ab-d1, name: A2}
@@ -22,7 +22,7 @@ engines:
   - {ref: ab-d1, name: A4}
   - {ref: ab-d2, name: A5}
 time_control: {tc: "5+0.05"}
-adjudication: {max_moves: 30}
+adjudication: {max_moves: 20}
 concurrency: 2
 outputs: {state_dir: ./state}
 """
@@ -52,7 +52,7 @@ def test_daemon_event_replays_exactly(
     code = main(["replay", str(pgn), "--config", str(cfg), "--verify", "--out", str(out_dir)])
     assert code == 0
     out = capsys.readouterr().out
-    summary = "5 players (seeds from the config), 3 complete single rounds (given), 6 games, 3 BYEs"
+    summary = "5 players (seeds from the config), 2 complete single rounds (given), 4 games, 2 BYEs"
     assert summary in out
 
     for name in ("crosstable.json", "schedule.json"):

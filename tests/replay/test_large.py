@@ -24,9 +24,9 @@ ROUNDS = 100
 MOVETEXT = "".join(
     f"{san} {{d={20 + i}, sd={30 + i}, mt={1500 + i}, tl={58000 - i}, s=1000000, n=1500000, "
     f"pv={san} e5 Nf3 Nc6 Bb5 a6, tb=null, h=1.2, ph=0.0, wv=0.{20 + i}, R50=50, Rd=-10, "
-    "Rr=-1000, mb=+0+0+0+0+0,}\n"
+    "Rr=-1000, mb=+0+0+0+0+0,} "
     for i, san in enumerate(["1. e4", "e5", "2. Nf3", "Nc6", "3. Bb5", "a6"])
-)
+) + "\n"
 
 
 def name(seed: int) -> str:
@@ -62,10 +62,16 @@ def write_big_pgn(path: Path) -> int:
     return games
 
 
-@pytest.mark.slow
-def test_ten_thousand_games_stream_in_bounded_memory(tmp_path: Path) -> None:
-    path = tmp_path / "big.pgn"
+@pytest.fixture(scope="module")
+def big_pgn(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "big.pgn"
     assert write_big_pgn(path) == 10_000
+    return path
+
+
+@pytest.mark.slow
+def test_ten_thousand_games_stream_in_bounded_memory(big_pgn: Path) -> None:
+    path = big_pgn
     size = path.stat().st_size
     assert size > 10_000_000
 
@@ -88,11 +94,9 @@ def test_ten_thousand_games_stream_in_bounded_memory(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_big_pgn_tables_from_the_command_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    big_pgn: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "big.pgn"
-    write_big_pgn(path)
-    assert main(["replay", str(path)]) == 0
+    assert main(["replay", str(big_pgn)]) == 0
     out = capsys.readouterr()
     assert "100 players (seeds inferred from round 1), 100 complete double rounds" in out.out
     assert out.err == ""  # no progress bar when stderr is not a terminal
