@@ -40,6 +40,9 @@ from tcecd.replay.moves import game_record, parse_time_control_ms
 #: double and tiebreaks).
 StandingsFn = Callable[[Sequence[RoundRecord]], tuple[Standing, ...]]
 
+#: The pacing sleep (a module attribute so tests can record the delays).
+_sleep = asyncio.sleep
+
 #: Wait for the broker once this many messages are queued (--speed 0 must
 #: not overflow the publisher's queue, which would drop move updates).
 _BACKLOG = 500
@@ -169,7 +172,7 @@ async def publish_replay(
             assert isinstance(item, tuple)
             delay_ms, event = item
             if speed > 0 and delay_ms > 0:
-                await asyncio.sleep(delay_ms / 1000 / speed)
+                await _sleep(delay_ms / 1000 / speed)
             pub.publish(event)
             if isinstance(event, StandingsUpdated):
                 # As the daemon does: the TCEC crosstable follows the standings.

@@ -245,3 +245,17 @@ def test_player_missing_from_the_config(
     assert capsys.readouterr().err == (
         "tcecd: error: event.pgn: game 1: unknown player 'P4' (not in the config)\n"
     )
+
+
+def test_illegal_move_names_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, games, _ = simulate_event(4, 1)
+    text = tcecd_pgn(games)
+    second = text.index('[Event', 1)
+    text = text[:second] + text[second:].replace("2. Nf3", "2. Qxh7", 1)
+    path = write(tmp_path, text)
+    assert main(["replay", str(path), "--verify", "--quiet"]) == 0  # tags only: fine
+    capsys.readouterr()
+    assert main(["replay", str(path), "--quiet", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcecd: error: event.pgn: game 2: illegal san: 'Qxh7'")
+    assert err.count("\n") == 1

@@ -199,3 +199,24 @@ def test_cli_publish_leaves_the_retained_state(
     for suffix in ("event", "schedule", "round/1/pairing", "game/1.1/end", "game/1.2/end",
                    "standings", "finished"):  # fmt: skip
         assert f"tcecd/tcecd-sim/{suffix}" in topics
+
+
+async def test_pacing_divides_move_times_by_speed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tcecd.replay.publish as publish_module
+    from tests.fixtures.mosquitto import free_port
+
+    slept: list[float] = []
+
+    async def record(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(publish_module, "_sleep", record)
+    event = replayed(tmp_path, players=4, rounds=1)
+    # No broker listens there: publishing never blocks on it, messages just queue.
+    settings = MqttSettings.from_url(f"mqtt://127.0.0.1:{free_port()}")
+    await publish_replay(event, settings, standings_of(event), speed=4, flush_timeout_s=0.1)
+    # Two games; in each the book move waits nothing, the engine moves their
+    # recorded mt (1002, 1003, 1004 ms) divided by 4.
+    assert slept == pytest.approx([1.002 / 4, 1.003 / 4, 1.004 / 4] * 2)
