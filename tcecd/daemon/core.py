@@ -29,6 +29,7 @@ from typing import Any
 
 import structlog
 
+from tcecd.config.fingerprint import diff_fingerprints
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.live import LiveGame
 from tcecd.daemon.settings import RunSettings
@@ -53,6 +54,10 @@ from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame,
 from tcecd.store import EventStore, StoredGame, round_record
 
 FaultTuple = tuple[PlayerId, str, str]  # engine, kind, detail
+
+
+def _gid_key(gid: GameId) -> tuple[int, int]:
+    return (gid.round, gid.number)
 
 
 def utc_now() -> str:
@@ -99,21 +104,6 @@ def default_fingerprint(s: RunSettings) -> dict[str, object]:
         "time_control": s.time_control.pgn_tag(),
         "openings": [str(s.openings_file), s.openings_order, s.openings_seed, s.openings_plies],
     }  # fmt: skip
-
-
-def diff_fingerprints(old: dict[str, object], new: dict[str, object]) -> list[str]:
-    """Readable differences; the config layer's version when it exists."""
-    try:
-        from tcecd.config.load import diff_fingerprints as config_diff
-    except ImportError:
-        config_diff = None
-    if config_diff is not None:
-        return list(config_diff(old, new))
-    return [
-        f"{key}: {old.get(key)!r} -> {new.get(key)!r}"
-        for key in sorted(set(old) | set(new))
-        if old.get(key) != new.get(key)
-    ]
 
 
 class EventRunner:
@@ -340,6 +330,10 @@ class EventRunner:
         )
         for r in sorted(self.pairings):
             self.pub.publish(RoundPaired(self.pairings[r]))
+        restore = getattr(self.pub, "restore_finished", None)
+        if restore is not None and self.records:
+            # Resumed: the live schedule/crosstable include the games already played.
+            restore([self.records[gid] for gid in sorted(self.records, key=_gid_key)])
         history = self._history()
         self.pub.publish(StandingsUpdated(len(history), self.standings(history)))
         self._write_outputs()

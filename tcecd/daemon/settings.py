@@ -59,10 +59,7 @@ class RunSettings:
 
 def from_config(config: EventConfig) -> RunSettings:
     """Flatten a loaded, overridden :class:`EventConfig` into :class:`RunSettings`."""
-    try:
-        from tcecd.config.load import config_fingerprint
-    except ImportError:  # older config layer: the daemon derives its own fingerprint
-        config_fingerprint = None
+    from tcecd.config.fingerprint import config_fingerprint
 
     pairing, seeding = config.pairing, config.pairing.seeding
     openings = config.openings
@@ -98,5 +95,5 @@ def from_config(config: EventConfig) -> RunSettings:
         log_level=config.logging.level,
         log_format=config.logging.format,
         on_signal=config.shutdown.on_signal,
-        fingerprint={} if config_fingerprint is None else dict(config_fingerprint(config)),
+        fingerprint=dict(config_fingerprint(config)),
     )

@@ -1,0 +1,211 @@
+"""``tcecd run`` end to end (real subprocesses, real engines): strikes and
+disqualification, signals, and the live stream through a real Mosquitto."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+
+from tests.daemon.helpers import (
+    ROOT,
+    normalise_pgn,
+    pgn_rounds,
+    run_env,
+    run_tcecd,
+    schedule_summary,
+    tcecd_argv,
+    write_config,
+)
+
+pytestmark = pytest.mark.slow
+
+def _engines_with_broken() -> tuple[str, ...]:
+    return (
+        "ab-d1",
+        "ab-d1-noisy",
+        "{ref: ab-d1, name: ab-d1-n50, options: {Noise: 50, Seed: 3}}",
+        "broken-crash",
+    )
+
+
+def _pgn_games(pgn: str) -> list[dict[str, str]]:
+    """Each game's tags, in file order."""
+    games: list[dict[str, str]] = []
+    for block in re.split(r"\n\n(?=\[Event )", pgn.strip()):
+        games.append(dict(re.findall(r'^\[(\w+) "([^"]*)"\]', block, re.M)))
+    return games
+
+
+def test_strikes_disqualify_and_forfeit_the_remaining_games(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path, engines=_engines_with_broken(), strikes="{max: 1, on_fault: lose}",
+        concurrency=1,
+    )  # fmt: skip
+    proc = run_tcecd(cfg)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    state = tmp_path / "state"
+    games = _pgn_games((state / "event.pgn").read_text(encoding="utf-8"))
+    assert [g["Round"] for g in games] == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
+    broken = [g for g in games if "broken-crash" in (g["White"], g["Black"])]
+    assert len(broken) == 3  # one game a round
+    first, *rest = broken
+    # The crash loses the game it happened in ...
+    assert first["Termination"] == "abandoned"
+    loser_white = first["White"] == "broken-crash"
+    assert first["Result"] == ("0-1" if loser_white else "1-0")
+    # ... and with max 1 strike, every later game is forfeited, unplayed.
+    for g in rest:
+        assert g["Termination"] == "forfeit"
+        assert g["PlyCount"] == "0"
+        assert g["Result"] == ("0-1" if g["White"] == "broken-crash" else "1-0")
+    # The state says so.
+    db = sqlite3.connect(state / "event.sqlite")
+    assert db.execute("SELECT engine FROM disqualified").fetchall() == [("broken-crash",)]
+    assert db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 1
+    db.close()
+    # schedule.json marks the forfeits the TCEC way.
+    sched = schedule_summary(state)
+    canceled = [s for s in sched if s[4] == "Canceled"]
+    assert [s[0] for s in canceled] == [g["Round"] for g in rest]
+    logs = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
+    assert any(e["event"] == "engine disqualified" and e["engine"] == "broken-crash" for e in logs)
+    # Every log line names the event; game lines name their game and round.
+    assert all(e.get("event_name") == "kill test" for e in logs)
+    finished = [e for e in logs if e["event"] == "game finished"]
+    assert all("game" in e and "round" in e for e in finished)
+
+
+def test_replay_policy_replays_then_disqualifies(tmp_path: Path) -> None:
+    cfg = write_config(
+        tmp_path, engines=_engines_with_broken(), strikes="{max: 2, on_fault: replay}",
+        rounds=2, concurrency=1,
+    )  # fmt: skip
+    proc = run_tcecd(cfg)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    state = tmp_path / "state"
+    games = _pgn_games((state / "event.pgn").read_text(encoding="utf-8"))
+    broken = [g for g in games if "broken-crash" in (g["White"], g["Black"])]
+    # Its first game crashed twice (two strikes, replayed once), so even that game
+    # is forfeited: the crashed attempts are not in the PGN.
+    assert [g["Termination"] for g in broken] == ["forfeit", "forfeit"]
+    db = sqlite3.connect(state / "event.sqlite")
+    assert db.execute("SELECT COUNT(*) FROM faults WHERE engine='broken-crash'").fetchone()[0] == 2
+    db.close()
+
+
+# -- signals ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def reference_pgn(tmp_path_factory: pytest.TempPathFactory) -> str:
+    cfg = write_config(tmp_path_factory.mktemp("sigref"))
+    proc = run_tcecd(cfg)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return (cfg.parent / "state" / "event.pgn").read_text(encoding="utf-8")
+
+
+def _start_and_wait_for_game(cfg: Path) -> tuple[subprocess.Popen[str], list[str]]:
+    proc = subprocess.Popen(
+        tcecd_argv(cfg), cwd=ROOT, env=run_env(), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    lines: list[str] = []
+    for line in proc.stderr:
+        lines.append(line)
+        if '"game started"' in line:
+            break
+    return proc, lines
+
+
+@pytest.mark.parametrize("mode", ["finish-game", "abort"])
+def test_sigterm_stops_cleanly_and_resume_completes(
+    tmp_path: Path, reference_pgn: str, mode: str
+) -> None:
+    cfg = write_config(tmp_path, on_signal=mode)
+    proc, _ = _start_and_wait_for_game(cfg)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err[-2000:]
+    assert "signal received" in err
+    assert "Traceback" not in err
+    pgn = (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")
+    played = pgn_rounds(pgn)
+    if mode == "finish-game":
+        assert played  # the running game(s) were finished and recorded
+    assert len(played) < 6
+    assert normalise_pgn(reference_pgn).startswith(normalise_pgn(pgn))
+    done = run_tcecd(cfg)
+    assert done.returncode == 0, done.stderr[-2000:]
+    final = (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")
+    assert normalise_pgn(final) == normalise_pgn(reference_pgn)
+
+
+def test_second_signal_aborts_at_once(tmp_path: Path, reference_pgn: str) -> None:
+    cfg = write_config(tmp_path, max_moves=60)  # long games: the first signal would wait
+    proc, _ = _start_and_wait_for_game(cfg)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # signals do not queue: wait until the first is handled
+        if "signal received" in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err[-2000:]
+    assert "second signal" in err
+    assert pgn_rounds((tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")) == []
+
+
+# -- the live stream ----------------------------------------------------------------------
+
+
+async def _collect(url_host: str, port: int, topic: str, out: dict[str, Any]) -> None:
+    async with aiomqtt.Client(url_host, port) as client:
+        await client.subscribe(topic, qos=1)
+        out["ready"].set()
+        async for msg in client.messages:
+            payload = msg.payload.decode() if isinstance(msg.payload, bytes) else ""
+            out["msgs"].append((str(msg.topic), json.loads(payload) if payload else None))
+            if str(msg.topic).endswith("/finished"):
+                return  # the last message of an event
+
+
+@pytest.mark.mosquitto
+async def test_live_stream_through_real_mosquitto(tmp_path: Path, mosquitto: Any) -> None:
+    cfg = write_config(tmp_path)
+    out: dict[str, Any] = {"msgs": [], "ready": asyncio.Event()}
+    root = "tcecd/kill-test"
+    collector = asyncio.create_task(_collect(mosquitto.host, mosquitto.port, f"{root}/#", out))
+    await asyncio.wait_for(out["ready"].wait(), 15)
+    proc = await asyncio.create_subprocess_exec(
+        *tcecd_argv(cfg, "--mqtt", mosquitto.url), cwd=ROOT, env=run_env(),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    await asyncio.wait_for(collector, 20)
+    topics = [t for t, _ in out["msgs"]]
+    for r in (1, 2, 3):
+        assert f"{root}/round/{r}/pairing" in topics
+    ends = [doc["game"] for t, doc in out["msgs"] if t.endswith("/end") and doc]
+    assert ends == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
+    # A late subscriber gets the final standings, retained.
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as late:
+        await late.subscribe(f"{root}/standings", qos=1)
+        async with asyncio.timeout(10):
+            async for msg in late.messages:
+                assert isinstance(msg.payload, bytes)
+                doc = json.loads(msg.payload)
+                assert doc["final"] is True
+                assert len(doc["rows"]) == 4
+                break
+
