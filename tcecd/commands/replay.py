@@ -85,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
     pgn = Path(args.pgn)
     context = ReplayContext.from_config(Path(args.config) if args.config else None)
     bar = ProgressBar(f"reading {pgn.name}")
+    rounds_bar = ProgressBar("verifying", unit="rounds")
+
+    def reading_done_then_rounds(done: int, total: int) -> None:
+        bar.close()
+        rounds_bar(done, total)
+
     try:
         replayed = rebuild_from_pgn(
             pgn,
@@ -92,9 +98,11 @@ def run(args: argparse.Namespace) -> int:
             double=args.double if args.double is not None else context.double,
             progress=bar,
             verify=args.verify,
+            round_progress=reading_done_then_rounds,
         )
     finally:
         bar.close()
+        rounds_bar.close()
 
     out = sys.stdout
     if not args.quiet:

@@ -376,6 +376,7 @@ def rebuild_from_pgn(
     double: bool | None = None,
     progress: ProgressCallback | None = None,
     verify: bool = True,
+    round_progress: ProgressCallback | None = None,
 ) -> ReplayedEvent:
     """Rebuild and verify the event in ``path``.
 
@@ -385,6 +386,8 @@ def rebuild_from_pgn(
     game); deviations from the pairing rules are not errors: they are listed
     in :attr:`ReplayedEvent.deviations`.
 
+    ``progress`` is called as the file is read, ``round_progress`` with
+    ``(round, rounds)`` as rounds are re-paired (both for progress bars).
     ``verify=False`` skips re-pairing the rounds (tables and files only): no
     deviations are looked for, and the records carry no removed history
     rounds, so such an event must not be used to pair further rounds.
@@ -439,6 +442,8 @@ def rebuild_from_pgn(
                 expected = _pair(field, history, is_double)
             except PairingError as exc:
                 deviations.append(unpairable(r, str(exc)))
+            if round_progress is not None:
+                round_progress(r, len(rounds))
         removed = expected.removed_history_rounds if expected is not None else ()
         if expected is not None:
             deviations.extend(compare_round(expected, played, bye, complete=complete))

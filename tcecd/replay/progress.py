@@ -14,15 +14,17 @@ from typing import TextIO
 class ProgressBar:
     """``reading EVENT.pgn [#########.........]  45%  4512 games``.
 
-    Call it with ``(bytes_done, bytes_total)`` after each game; it redraws at
-    most once per percent. :meth:`close` clears the line. On a stream that is
+    Call it with ``(done, total)`` after each game (bytes of the file) or
+    each round (``unit="rounds"``: rounds re-paired); it redraws at most once
+    per percent. :meth:`close` clears the line. On a stream that is
     not a terminal every call is a no-op.
     """
 
     WIDTH = 30
 
-    def __init__(self, label: str, stream: TextIO | None = None) -> None:
+    def __init__(self, label: str, stream: TextIO | None = None, *, unit: str = "games") -> None:
         self.label = label
+        self.unit = unit
         self.stream: TextIO = stream if stream is not None else sys.stderr
         self.enabled = self.stream.isatty()
         self.games = 0
@@ -39,7 +41,7 @@ class ProgressBar:
         self._last = percent
         filled = percent * self.WIDTH // 100
         bar = "#" * filled + "." * (self.WIDTH - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {percent:3d}%  {self.games} games")
+        self.stream.write(f"\r{self.label} [{bar}] {percent:3d}%  {self.games} {self.unit}")
         self.stream.flush()
         self._drawn = True
 
