@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import pytest
 
+from tcecd.domain import Result
 from tcecd.errors import PairingError
 from tcecd.pairing.base import PlayedGame, RoundRecord
 from tcecd.pairing.tcec_swiss import TcecSwiss, first_of_pair_white
-from tcecd.domain import Result
-
 from tests.pairing.helpers import all_draws, field, finish, games, run_event
 
 
