@@ -7,6 +7,7 @@ same games)."""
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -81,10 +82,10 @@ def test_reference_event_is_complete(reference: Finished) -> None:
     "crash",
     [
         "mid-game:2.1:ply=7",
-        "after-store:1.2",
-        "mid-pgn-write:2.2",
-        "after-pairing:3",
-        # Two crashes in a row: between games, then early in the next one.
+        # One crash per run, each further on: between the store commit and the PGN
+        # append, in the middle of a PGN append, right after a round was paired.
+        "after-store:1.2;mid-pgn-write:2.2;after-pairing:3",
+        # Between games, then early in the next one.
         "after-game:1.1;mid-game:1.2:ply=2",
     ],
 )
@@ -151,3 +152,22 @@ def test_resume_accepts_a_new_mqtt_url(tmp_path: Path, reference: Finished) -> N
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert standings_block(proc.stdout) == standings_block(reference.stdout)
     assert (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8") == reference.pgn
+
+
+def test_double_rounds_kill_and_resume(tmp_path: Path) -> None:
+    """Double rounds: both games of a pair share an opening; a crash in the
+    second leg and one between the store and the PGN change nothing."""
+    ref = run_to_end(write_config(tmp_path / "ref", rounds=2, double=True), None)
+    rounds = pgn_rounds(ref.pgn)
+    assert rounds == ["1.1", "1.2", "1.3", "1.4", "2.1", "2.2", "2.3", "2.4"]
+    games = [g for g in ref.pgn.split("[Event ")[1:]]
+    fens = [re.search(r'\[FEN "([^"]+)"\]', g).group(1) for g in games]  # type: ignore[union-attr]
+    # Leg 2 (games 3, 4) replays leg 1's pairs reversed, with the same openings.
+    assert fens[2:4] == fens[0:2]
+    assert fens[6:8] == fens[4:6]
+    assert fens[0] != fens[1]
+    got = run_to_end(
+        write_config(tmp_path / "crash", rounds=2, double=True),
+        "mid-game:1.3:ply=4;after-store:2.2",
+    )
+    assert_same_event(got, ref)
