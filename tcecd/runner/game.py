@@ -86,6 +86,8 @@ class GameOutcome:
     replay: bool = False
     think_ms: tuple[int, ...] = ()
     latencies_ns: tuple[int, ...] = ()
+    #: Think times in ns (``bench/``: ms truncation would bias short moves).
+    think_ns: tuple[int, ...] = ()
 
 
 def utc_now() -> str:
@@ -178,6 +180,7 @@ class _Game:
         self.moves: list[MoveRecord] = []
         self.faults: list[Fault] = []
         self.think_ms: list[int] = []
+        self.think_ns: list[int] = []
         self.latencies_ns: list[int] = []
         self.last_bestmove_ns: int | None = None
         self.start_time = utc_now()
@@ -256,6 +259,7 @@ class _Game:
         self.last_bestmove_ns = answer.finished_ns
         used = max(0, answer.used_ms - self._latency(mover))
         self.think_ms.append(answer.used_ms)
+        self.think_ns.append(answer.finished_ns - answer.started_ns)
         if deadline is not None and self.clock.flag_fell(mover, used):
             raise EngineFault(
                 engine.name, FaultKind.TIME_FORFEIT, f"thought {used} ms, allowed {deadline} ms"
@@ -373,6 +377,7 @@ async def play_game(
         replay=replay,
         think_ms=tuple(game.think_ms),
         latencies_ns=tuple(game.latencies_ns),
+        think_ns=tuple(game.think_ns),
     )
 
 

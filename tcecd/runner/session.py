@@ -115,6 +115,70 @@ def to_limit(limits: GoLimits, clock_id: object) -> chess.engine.Limit:
 
 _QUOTED = re.compile(r"'([^']*)'")
 
+#: What python-chess parses from each UCI ``info`` line. The PV is left out on
+#: purpose: python-chess would replay every PV of every line on a board (most of
+#: tcecd's CPU time per move); :class:`_UciProtocol` keeps the last raw PV line
+#: instead and :func:`parse_pv` reads it once per move.
+UCI_INFO = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
+#: UCI ``info`` keywords that can follow a ``pv`` (ends the move list).
+_INFO_KEYWORDS = frozenset(
+    [
+        "depth",
+        "seldepth",
+        "time",
+        "nodes",
+        "pv",
+        "multipv",
+        "score",
+        "currmove",
+        "currmovenumber",
+        "hashfull",
+        "nps",
+        "tbhits",
+        "sbhits",
+        "cpuload",
+        "string",
+        "refutation",
+        "currline",
+        "lowerbound",
+        "upperbound",
+        "wdl",
+    ]
+)
+
+
+class _UciProtocol(chess.engine.UciProtocol):
+    """python-chess's UCI protocol, remembering the last ``info ... pv`` line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last_pv_line: str | None = None
+
+    def line_received(self, line: str) -> None:
+        if line.startswith("info") and " pv " in line:
+            self.last_pv_line = line
+
+
+def parse_pv(line: str | None) -> list[chess.Move]:
+    """The moves after ``pv`` in a raw UCI ``info`` line (syntax only; the game
+    layer checks legality when it converts them to SAN)."""
+    if line is None:
+        return []
+    tokens = line.split()
+    try:
+        start = tokens.index("pv") + 1
+    except ValueError:
+        return []
+    moves: list[chess.Move] = []
+    for token in tokens[start:]:
+        if token in _INFO_KEYWORDS:
+            break
+        try:
+            moves.append(chess.Move.from_uci(token))
+        except ValueError:
+            break
+    return moves
+
 
 def classify_engine_error(exc: chess.engine.EngineError) -> tuple[FaultKind, str]:
     """Map a python-chess ``EngineError`` raised while playing to a fault.
@@ -213,7 +277,7 @@ class EngineSession:
         """
         assert self.state is SessionState.NEW, self.state
         argv = engine_argv(self.config)
-        cls: type[chess.engine.Protocol] = chess.engine.UciProtocol
+        cls: type[chess.engine.Protocol] = _UciProtocol
         if self.config.protocol == "xboard":
             cls = chess.engine.XBoardProtocol
         try:
@@ -329,12 +393,19 @@ class EngineSession:
         protocol = self._protocol
         assert protocol is not None
         limit = to_limit(limits, self._game)
+        uci = protocol if isinstance(protocol, _UciProtocol) else None
+        if uci is not None:
+            uci.last_pv_line = None
         self.state = SessionState.THINKING
         started = time.monotonic_ns()
         try:
             async with asyncio.timeout(None if timeout_ms is None else timeout_ms / 1000):
                 played = await protocol.play(
-                    board, limit, info=chess.engine.INFO_ALL, ponder=False, game=self._game
+                    board,
+                    limit,
+                    info=UCI_INFO if uci is not None else chess.engine.INFO_ALL,
+                    ponder=False,
+                    game=self._game,
                 )
         except TimeoutError:
             waited = (time.monotonic_ns() - started) // 1_000_000
@@ -349,10 +420,13 @@ class EngineSession:
         if played.move is None and not played.resigned:
             # "bestmove (none)" (or an xboard result claim) while legal moves exist.
             raise self._fault(FaultKind.ILLEGAL_MOVE, "no move ((none))")
+        info: Mapping[str, Any] = played.info
+        if uci is not None:
+            info = {**info, "pv": parse_pv(uci.last_pv_line)}
         return ThinkResult(
             move=played.move,
             ponder=played.ponder,
-            info=played.info,
+            info=info,
             used_ms=(finished - started) // 1_000_000,
             started_ns=started,
             finished_ns=finished,

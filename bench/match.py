@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Orchestration cost of tcecd's game runner, next to the engines' own work.
+
+Plays a 4-game Stockfish vs Stockfish match at ``nodes=20000`` a move
+(Threads=1, Hash=16, two openings, colours reversed, one game at a time, the
+engines kept alive between games as fastchess and cutechess-cli do) and prints:
+
+- wall time of the games against the sum of the engines' think time (``go`` ->
+  ``bestmove`` as tcecd measures it); target: at most 1.05x;
+- tcecd's own CPU time per move (this process only, engines excluded);
+- the latency from receiving ``bestmove`` to sending the next ``go``: median
+  and 99th percentile; target: median under 1 ms.
+
+If ``fastchess`` or ``cutechess-cli`` is on PATH, the same match is run with it
+and the wall-time ratio is printed. Usage: ``.venv/bin/python bench/match.py
+[--games 4] [--nodes 20000]``. Figures only, no assertions (see docs/engines.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tcecd.config.load import find_executable, load_engine  # noqa: E402
+from tcecd.game.record import Opening  # noqa: E402
+from tcecd.game.timecontrol import TimeControl  # noqa: E402
+from tcecd.runner.match import MatchSpec, run_match, unique_names  # noqa: E402
+
+OPENINGS = (
+    Opening(name="Open game", fen=None, moves=("e2e4", "e7e5")),
+    Opening(name="Queen's gambit", fen=None, moves=("d2d4", "d7d5", "c2c4")),
+)
+EPD_LINES = (
+    "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -",
+    "rnbqkbnr/ppp1pppp/8/3p4/2PP4/8/PP2PPPP/RNBQKBNR b KQkq -",
+)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (``q`` in 0..100)."""
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+async def tcecd_match(games: int, nodes: int) -> float:
+    """Run the match with tcecd; prints the figures and returns the wall time (s)."""
+    stockfish = load_engine("stockfish").model_copy(
+        update={"options": {"Threads": 1, "Hash": 16}, "restart": "keep-alive"}
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = MatchSpec(
+            engines=unique_names([stockfish, stockfish]),
+            games=games,
+            time_control=TimeControl(nodes=nodes),
+            pgn_path=Path(tmp) / "bench.pgn",
+            openings=OPENINGS,
+            concurrency=1,
+        )
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        result = await run_match(spec)
+        wall = time.perf_counter() - wall0
+        cpu = time.process_time() - cpu0
+    outcomes = result.outcomes
+    think_s = sum(sum(o.think_ns) for o in outcomes) / 1e9
+    game_wall_s = sum(o.record.duration_ms for o in outcomes) / 1000
+    moves = sum(len(o.think_ns) for o in outcomes)
+    latencies_ms = [ns / 1e6 for o in outcomes for ns in o.latencies_ns]
+    print(f"tcecd: {len(outcomes)} games, {moves} engine moves at nodes={nodes}")
+    print(f"  engines' think time (go -> bestmove): {think_s:8.3f} s")
+    print(f"  wall time of the games:               {game_wall_s:8.3f} s"
+          f"  -> {game_wall_s / think_s:.3f}x think time (target <= 1.05x)")
+    print(f"  wall time incl. engine start-up:      {wall:8.3f} s"
+          f"  -> {wall / think_s:.3f}x")
+    print(f"  tcecd CPU time: {cpu:.3f} s = {cpu / moves * 1000:.3f} ms per move")
+    if latencies_ms:
+        print(f"  bestmove -> next go latency: median {statistics.median(latencies_ms):.3f} ms,"
+              f" p99 {percentile(latencies_ms, 99):.3f} ms, max {max(latencies_ms):.3f} ms"
+              f" (n={len(latencies_ms)}, target: median < 1 ms)")
+    return wall
+
+
+def peer_commands(tool: str, stockfish: str, games: int, nodes: int, epd: Path) -> list[str]:
+    engine = ["cmd=" + stockfish, "option.Threads=1", "option.Hash=16"]
+    if Path(tool).name.startswith("fastchess"):
+        return [tool,
+                "-engine", *engine, "name=sf1",
+                "-engine", *engine, "name=sf2",
+                "-each", "tc=inf", f"nodes={nodes}",
+                "-rounds", str(games // 2), "-games", "2", "-repeat",
+                "-openings", f"file={epd}", "format=epd", "order=sequential",
+                "-concurrency", "1"]
+    return [tool,
+            "-engine", *engine, "name=sf1",
+            "-engine", *engine, "name=sf2",
+            "-each", "proto=uci", "tc=inf", f"nodes={nodes}",
+            "-games", "2", "-rounds", str(games // 2), "-repeat",
+            "-openings", f"file={epd}", "format=epd", "order=sequential",
+            "-concurrency", "1"]
+
+
+def run_peers(games: int, nodes: int, tcecd_wall: float) -> None:
+    stockfish = find_executable("stockfish")
+    assert stockfish is not None
+    found = False
+    for name in ("fastchess", "cutechess-cli"):
+        tool = shutil.which(name)
+        if tool is None:
+            continue
+        found = True
+        with tempfile.TemporaryDirectory() as tmp:
+            epd = Path(tmp) / "openings.epd"
+            epd.write_text("\n".join(EPD_LINES) + "\n", encoding="utf-8")
+            start = time.perf_counter()
+            subprocess.run(peer_commands(tool, str(stockfish), games, nodes, epd),
+                           cwd=tmp, capture_output=True, check=False, timeout=600)
+            wall = time.perf_counter() - start
+        print(f"{name}: wall {wall:.3f} s; tcecd/{name} = {tcecd_wall / wall:.3f}x")
+    if not found:
+        print("peers: neither fastchess nor cutechess-cli is on PATH (not run)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--nodes", type=int, default=20_000)
+    args = parser.parse_args()
+    if find_executable("stockfish") is None:
+        print("bench/match.py: stockfish not found (bash deploy/install.sh)", file=sys.stderr)
+        return 2
+    wall = asyncio.run(tcecd_match(args.games, args.nodes))
+    run_peers(args.games, args.nodes, wall)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
