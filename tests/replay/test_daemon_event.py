@@ -59,3 +59,12 @@ def test_daemon_event_replays_exactly(
         daemon = json.loads((state / "tcec" / name).read_text())
         replayed = json.loads((out_dir / name).read_text())
         assert replayed == daemon, name
+
+    # The records rebuilt from the PGN render back to the very same PGN text
+    # (what a state recovered with --from-pgn keeps writing).
+    from tcecd.pgn.writer import game_pgn
+    from tcecd.replay.event import rebuild_from_pgn
+    from tcecd.replay.recover import iter_game_records
+
+    event = rebuild_from_pgn(pgn)
+    assert "".join(game_pgn(r) for r in iter_game_records(event)) == pgn.read_text()
