@@ -218,8 +218,10 @@ async def test_a_game_against_stockfish_over_ssh_then_nothing_left_remote(
 ) -> None:
     token = f"tok-{uuid.uuid4().hex}"
     remote = _remote_engine(sshd, token, [STOCKFISH], latency_ms=30)
-    _, white = await chess.engine.popen_uci(engine_argv(remote), start_new_session=True)
-    _, black = await chess.engine.popen_uci([STOCKFISH], start_new_session=True)
+    white_transport, white = await chess.engine.popen_uci(
+        engine_argv(remote), start_new_session=True
+    )
+    black_transport, black = await chess.engine.popen_uci([STOCKFISH], start_new_session=True)
     try:
         assert white.id.get("name", "").startswith("Stockfish")
         assert _far_side(token), "the engine runs on the far side while the game is on"
@@ -239,6 +241,8 @@ async def test_a_game_against_stockfish_over_ssh_then_nothing_left_remote(
     finally:
         await asyncio.wait_for(white.quit(), timeout=30)
         await asyncio.wait_for(black.quit(), timeout=30)
+        white_transport.close()
+        black_transport.close()
     assert _wait_gone(token) == []
 
 
@@ -254,6 +258,7 @@ async def test_killing_the_ssh_client_mid_search_ends_the_far_engine(sshd: SshSe
     pid = transport.get_pid()
     os.killpg(pid, signal.SIGKILL)  # the daemon was SIGKILLed / the link is cut
     await asyncio.wait_for(engine.returncode, timeout=30)
+    transport.close()
     assert _wait_gone(token) == []
 
 
@@ -279,6 +284,7 @@ async def test_an_engine_ignoring_eof_and_sigterm_is_still_killed(
     assert _far_side(token)
     proc.kill()
     await proc.wait()
+    proc._transport.close()  # type: ignore[attr-defined]  # asyncio.subprocess has no close()
     assert _wait_gone(token) == []
 
 
@@ -291,6 +297,7 @@ async def test_a_normal_quit_ends_the_session_cleanly(sshd: SshServer) -> None:
     await engine.ping()
     await asyncio.wait_for(engine.quit(), timeout=30)
     assert transport.get_returncode() == 0  # the wrapper exits 0 after the engine quits
+    transport.close()
     assert _wait_gone(token) == []
 
 
