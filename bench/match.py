@@ -30,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tcecd.config.load import find_executable, load_engine  # noqa: E402
-from tcecd.game.record import Opening  # noqa: E402
-from tcecd.game.timecontrol import TimeControl  # noqa: E402
-from tcecd.runner.match import MatchSpec, run_match, unique_names  # noqa: E402
+from tcecd.config.load import find_executable, load_engine
+from tcecd.game.record import Opening
+from tcecd.game.timecontrol import TimeControl
+from tcecd.runner.match import MatchSpec, run_match, unique_names
 
 OPENINGS = (
     Opening(name="Open game", fen=None, moves=("e2e4", "e7e5")),
@@ -77,35 +77,71 @@ async def tcecd_match(games: int, nodes: int) -> float:
     latencies_ms = [ns / 1e6 for o in outcomes for ns in o.latencies_ns]
     print(f"tcecd: {len(outcomes)} games, {moves} engine moves at nodes={nodes}")
     print(f"  engines' think time (go -> bestmove): {think_s:8.3f} s")
-    print(f"  wall time of the games:               {game_wall_s:8.3f} s"
-          f"  -> {game_wall_s / think_s:.3f}x think time (target <= 1.05x)")
-    print(f"  wall time incl. engine start-up:      {wall:8.3f} s"
-          f"  -> {wall / think_s:.3f}x")
+    print(
+        f"  wall time of the games:               {game_wall_s:8.3f} s"
+        f"  -> {game_wall_s / think_s:.3f}x think time (target <= 1.05x)"
+    )
+    print(f"  wall time incl. engine start-up:      {wall:8.3f} s  -> {wall / think_s:.3f}x")
     print(f"  tcecd CPU time: {cpu:.3f} s = {cpu / moves * 1000:.3f} ms per move")
     if latencies_ms:
-        print(f"  bestmove -> next go latency: median {statistics.median(latencies_ms):.3f} ms,"
-              f" p99 {percentile(latencies_ms, 99):.3f} ms, max {max(latencies_ms):.3f} ms"
-              f" (n={len(latencies_ms)}, target: median < 1 ms)")
+        print(
+            f"  bestmove -> next go latency: median {statistics.median(latencies_ms):.3f} ms,"
+            f" p99 {percentile(latencies_ms, 99):.3f} ms, max {max(latencies_ms):.3f} ms"
+            f" (n={len(latencies_ms)}, target: median < 1 ms)"
+        )
     return wall
 
 
 def peer_commands(tool: str, stockfish: str, games: int, nodes: int, epd: Path) -> list[str]:
     engine = ["cmd=" + stockfish, "option.Threads=1", "option.Hash=16"]
     if Path(tool).name.startswith("fastchess"):
-        return [tool,
-                "-engine", *engine, "name=sf1",
-                "-engine", *engine, "name=sf2",
-                "-each", "tc=inf", f"nodes={nodes}",
-                "-rounds", str(games // 2), "-games", "2", "-repeat",
-                "-openings", f"file={epd}", "format=epd", "order=sequential",
-                "-concurrency", "1"]
-    return [tool,
-            "-engine", *engine, "name=sf1",
-            "-engine", *engine, "name=sf2",
-            "-each", "proto=uci", "tc=inf", f"nodes={nodes}",
-            "-games", "2", "-rounds", str(games // 2), "-repeat",
-            "-openings", f"file={epd}", "format=epd", "order=sequential",
-            "-concurrency", "1"]
+        return [
+            tool,
+            "-engine",
+            *engine,
+            "name=sf1",
+            "-engine",
+            *engine,
+            "name=sf2",
+            "-each",
+            "tc=inf",
+            f"nodes={nodes}",
+            "-rounds",
+            str(games // 2),
+            "-games",
+            "2",
+            "-repeat",
+            "-openings",
+            f"file={epd}",
+            "format=epd",
+            "order=sequential",
+            "-concurrency",
+            "1",
+        ]
+    return [
+        tool,
+        "-engine",
+        *engine,
+        "name=sf1",
+        "-engine",
+        *engine,
+        "name=sf2",
+        "-each",
+        "proto=uci",
+        "tc=inf",
+        f"nodes={nodes}",
+        "-games",
+        "2",
+        "-rounds",
+        str(games // 2),
+        "-repeat",
+        "-openings",
+        f"file={epd}",
+        "format=epd",
+        "order=sequential",
+        "-concurrency",
+        "1",
+    ]
 
 
 def run_peers(games: int, nodes: int, tcecd_wall: float) -> None:
@@ -121,8 +157,13 @@ def run_peers(games: int, nodes: int, tcecd_wall: float) -> None:
             epd = Path(tmp) / "openings.epd"
             epd.write_text("\n".join(EPD_LINES) + "\n", encoding="utf-8")
             start = time.perf_counter()
-            subprocess.run(peer_commands(tool, str(stockfish), games, nodes, epd),
-                           cwd=tmp, capture_output=True, check=False, timeout=600)
+            subprocess.run(
+                peer_commands(tool, str(stockfish), games, nodes, epd),
+                cwd=tmp,
+                capture_output=True,
+                check=False,
+                timeout=600,
+            )
             wall = time.perf_counter() - start
         print(f"{name}: wall {wall:.3f} s; tcecd/{name} = {tcecd_wall / wall:.3f}x")
     if not found:

@@ -1,0 +1,94 @@
+"""Pure helpers of the session and game layers: PV extraction, error
+classification, limits, fault verdicts and score conversion."""
+
+from __future__ import annotations
+
+import chess
+import chess.engine
+import pytest
+
+from tcecd.domain import Color, Result, Termination
+from tcecd.game.clock import GoLimits
+from tcecd.runner.game import Fault, fault_verdict, score_white
+from tcecd.runner.session import FaultKind, classify_engine_error, parse_pv, to_limit
+
+
+def test_parse_pv_reads_moves_after_pv() -> None:
+    line = "info depth 12 seldepth 15 score cp 31 nodes 20000 nps 900000 pv e2e4 e7e5 g1f3"
+    assert [m.uci() for m in parse_pv(line)] == ["e2e4", "e7e5", "g1f3"]
+
+
+def test_parse_pv_stops_at_a_keyword_or_bad_token() -> None:
+    assert [m.uci() for m in parse_pv("info pv e2e4 e7e5 string hello")] == ["e2e4", "e7e5"]
+    assert [m.uci() for m in parse_pv("info pv e2e4 banana e7e5")] == ["e2e4"]
+    assert parse_pv("info depth 3 nodes 10") == []
+    assert parse_pv(None) == []
+
+
+def _engine_error(uci: str) -> chess.engine.EngineError:
+    """The error python-chess raises for ``bestmove <uci>`` in the start position."""
+    try:
+        chess.Board().push_uci(uci)
+    except ValueError as exc:
+        return chess.engine.EngineError(exc)
+    raise AssertionError(f"{uci} is legal")
+
+
+def test_illegal_and_malformed_bestmoves_are_told_apart() -> None:
+    assert classify_engine_error(_engine_error("e2e5")) == (FaultKind.ILLEGAL_MOVE, "e2e5")
+    assert classify_engine_error(_engine_error("!!x")) == (
+        FaultKind.GARBAGE,
+        "malformed move '!!x'",
+    )
+    kind, _ = classify_engine_error(chess.engine.EngineError("Error (unknown command): foo"))
+    assert kind is FaultKind.GARBAGE
+
+
+def test_limits_become_seconds() -> None:
+    limits = GoLimits(
+        wtime_ms=60_000, btime_ms=59_500, winc_ms=600, binc_ms=600, movestogo=40, nodes=20_000
+    )
+    limit = to_limit(limits, clock_id="g")
+    assert (limit.white_clock, limit.black_clock) == (60.0, 59.5)
+    assert (limit.white_inc, limit.black_inc, limit.remaining_moves) == (0.6, 0.6, 40)
+    assert (limit.nodes, limit.time, limit.depth) == (20_000, None, None)
+
+
+@pytest.mark.parametrize(
+    ("kind", "detail", "termination", "text"),
+    [
+        (FaultKind.CRASH, "exit code 3", Termination.ABANDONED, "White disconnects"),
+        (FaultKind.STALL, "no move", Termination.STALLED, "White's connection stalls"),
+        (
+            FaultKind.ILLEGAL_MOVE,
+            "e2e5",
+            Termination.ILLEGAL_MOVE,
+            "White makes an illegal move: e2e5",
+        ),
+        (FaultKind.STARTUP, "x", Termination.ABANDONED, "White fails to start"),
+    ],
+)
+def test_fault_verdicts(kind: FaultKind, detail: str, termination: Termination, text: str) -> None:
+    fault = Fault("eng", Color.WHITE, kind, detail)
+    verdict, replay = fault_verdict(fault, "lose")
+    assert (verdict.result, verdict.termination, verdict.detail) == (
+        Result.BLACK_WINS,
+        termination,
+        text,
+    )
+    assert not replay
+    verdict, replay = fault_verdict(fault, "replay")
+    assert verdict.result is Result.UNFINISHED
+    assert replay
+
+
+def test_scores_are_converted_to_whites_view() -> None:
+    info = {"score": chess.engine.PovScore(chess.engine.Cp(50), chess.BLACK)}
+    score = score_white(info, chess.BLACK)
+    assert score is not None
+    assert score.cp == -50
+    info = {"score": chess.engine.PovScore(chess.engine.Mate(2), chess.BLACK)}
+    score = score_white(info, chess.BLACK)
+    assert score is not None
+    assert score.mate == -2
+    assert score_white({}, chess.BLACK) is None
