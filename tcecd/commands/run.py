@@ -1,4 +1,4 @@
-"""``tcecd run EVENT.yaml [--state-dir DIR] [--mqtt URL]``: run or resume an event.
+"""``tcecd run EVENT.yaml [--state-dir DIR] [--mqtt URL] [--from-pgn PGN]``: run or resume.
 
 Loads and validates the config, applies the command-line overrides, sets up
 logging and hands over to :mod:`tcecd.daemon`. Running the same command again
@@ -28,6 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="MQTT broker URL, e.g. mqtt://host:1883 (overrides the config's mqtt)",
     )
+    parser.add_argument(
+        "--from-pgn",
+        type=Path,
+        default=None,
+        metavar="EVENT.pgn",
+        help="start the state from this event PGN (verified against the rules) when the "
+        "state directory was lost, then continue the event",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,4 +49,13 @@ def run(args: argparse.Namespace) -> int:
     config = apply_overrides(config, state_dir=args.state_dir, mqtt_url=args.mqtt)
     settings = from_config(config)
     configure(settings.log_level, settings.log_format)
+    if args.from_pgn is not None:
+        import structlog
+
+        from tcecd.daemon.recover import import_pgn
+
+        games = import_pgn(settings, config, args.from_pgn)
+        structlog.get_logger("tcecd").info(
+            "state rebuilt from pgn", pgn=str(args.from_pgn), games=games
+        )
     return run_event(settings)

@@ -171,3 +171,22 @@ def test_double_rounds_kill_and_resume(tmp_path: Path) -> None:
         "mid-game:1.3:ply=4;after-store:2.2",
     )
     assert_same_event(got, ref)
+
+
+def test_lost_state_continues_from_the_pgn(tmp_path: Path, reference: Finished) -> None:
+    """``--from-pgn``: the state directory is gone, the PGN of the first three
+    games (one round and a half) is all there is; the event continues to the
+    same end."""
+    games = ["[Event " + g for g in reference.pgn.split("[Event ")[1:]]
+    partial = tmp_path / "saved.pgn"
+    partial.write_text("".join(games[:3]), encoding="utf-8")
+    cfg = write_config(tmp_path / "new")
+    proc = run_tcecd(cfg, "--from-pgn", str(partial))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    state = cfg.parent / "state"
+    got = Finished(state, (state / "event.pgn").read_text(encoding="utf-8"), proc.stdout)
+    assert_same_event(got, reference)
+    # A second --from-pgn on the now existing state is refused.
+    again = run_tcecd(cfg, "--from-pgn", str(partial))
+    assert again.returncode == 2
+    assert "already holds an event" in again.stderr
