@@ -338,3 +338,53 @@ async def test_the_runner_plays_a_clocked_game_with_a_remote_engine(sshd: SshSer
         else:
             assert move.move_time_ms == measured
     assert _wait_gone(token) == []
+
+
+@needs_ssh
+async def test_an_unreachable_engine_host_is_a_startup_fault() -> None:
+    from tcecd.runner.session import EngineFault, EngineSession, FaultKind
+    from tests.fixtures.mosquitto import free_port
+
+    engine = EngineConfig.model_validate(
+        {
+            "name": "far",
+            "command": ["/usr/games/stockfish"],
+            "startup_timeout_ms": 5000,
+            "remote": {"host": "127.0.0.1", "port": free_port()},  # nothing listens
+        }
+    )
+    with pytest.raises(EngineFault) as info:
+        async with EngineSession(engine):
+            pass
+    assert info.value.kind is FaultKind.STARTUP
+
+
+@pytest.fixture
+def sshd_with_wrong_pin(sshd: SshServer, tmp_path: Path) -> SshServer:
+    """``sshd`` whose client-side ``known_hosts`` pins another host key."""
+    other = tmp_path / "other_host_key"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)],
+        check=True,
+        capture_output=True,
+        timeout=30,
+    )
+    kind, key = Path(f"{other}.pub").read_text().split()[:2]
+    sshd.known_hosts.write_text(f"[{sshd.host}]:{sshd.port} {kind} {key}\n")
+    return sshd
+
+
+@needs_stockfish
+@needs_ssh
+async def test_a_changed_host_key_is_refused(sshd_with_wrong_pin: SshServer) -> None:
+    """With the host key pinned (StrictHostKeyChecking=yes), a server showing
+    another key -- a man in the middle, or a reinstalled host -- gets no
+    engine started and the game never begins."""
+    from tcecd.runner.session import EngineFault, EngineSession, FaultKind
+
+    token = f"tok-{uuid.uuid4().hex}"
+    with pytest.raises(EngineFault) as info:
+        async with EngineSession(_remote_engine(sshd_with_wrong_pin, token, [STOCKFISH])):
+            pass
+    assert info.value.kind is FaultKind.STARTUP
+    assert _far_side(token) == []
