@@ -6,6 +6,7 @@ same games)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -76,6 +77,11 @@ def test_reference_event_is_complete(reference: Finished) -> None:
     assert pgn_rounds(reference.pgn) == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
     assert "Final standings" in reference.stdout
     assert all(g[3] is not None for g in schedule_summary(reference.state))
+    # The live game JSON ends with the final document of a round 3 game.
+    live = json.loads((reference.state / "tcec" / "live.json").read_text(encoding="utf-8"))
+    assert live["Headers"]["Round"].startswith("3.")
+    assert live["Headers"]["Result"] in ("1-0", "0-1", "1/2-1/2")
+    assert len(live["Moves"]) == int(live["Headers"]["PlyCount"])
 
 
 @pytest.mark.parametrize(
