@@ -160,9 +160,13 @@ def move_records(game: chess.pgn.Game) -> tuple[MoveRecord, ...]:
     for index, (move, color, san, fen_after, c) in enumerate(plies):
         ply = index + 1
         # The reply an engine expected after this move is what its next
-        # move's pd says it pondered on (None for its last move).
+        # move's pd says it pondered on; after its last move, the second move
+        # of its PV (what `bestmove ... ponder` gives, and what tcecd records).
         later = plies[index + 2][4] if index + 2 < len(plies) else None
-        ponder = later.pondered_san if later is not None and not later.book else None
+        if later is not None and not later.book:
+            ponder = later.pondered_san
+        else:
+            ponder = c.pv_san[1] if len(c.pv_san) > 1 else None
         records.append(
             MoveRecord(
                 ply=ply,
@@ -248,6 +252,21 @@ def parse_time_control_ms(text: str) -> int | None:
     return tc.stages[0].base_ms if tc.stages else None
 
 
+def duration_between_ms(start: str, end: str) -> int | None:
+    """Milliseconds between two ISO 8601 UTC times (``GameStartTime`` and
+    ``GameEndTime`` carry milliseconds, ``GameDuration`` only seconds);
+    None when either is missing or unreadable."""
+    from datetime import datetime
+
+    try:
+        a = datetime.fromisoformat(iso_utc(start).replace("Z", "+00:00"))
+        b = datetime.fromisoformat(iso_utc(end).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    ms = round((b - a).total_seconds() * 1000)
+    return ms if ms >= 0 else None
+
+
 def termination_of(headers: chess.pgn.Headers) -> Termination:
     """The :class:`Termination` of a game from its ``Termination`` tag
     (cutechess vocabulary); games without the tag ended normally."""
@@ -270,6 +289,7 @@ _KNOWN_TAGS = frozenset(
         "Event", "Site", "Date", "Round", "White", "Black", "Result", "FEN", "SetUp",
         "TimeControl", "Termination", "TerminationDetails", "GameStartTime",
         "GameEndTime", "GameDuration", "Opening", "ECO", "WhiteElo", "BlackElo",
+        "PlyCount",
     }
 )  # fmt: skip
 
@@ -299,7 +319,10 @@ def game_record(game: chess.pgn.Game, game_id: GameId) -> GameRecord:
         termination_detail=h.get("TerminationDetails", ""),
         start_time=iso_utc(h.get("GameStartTime", "")),
         end_time=iso_utc(h.get("GameEndTime", "")),
-        duration_ms=parse_duration_ms(h.get("GameDuration", "")),
+        duration_ms=(
+            duration_between_ms(h.get("GameStartTime", ""), h.get("GameEndTime", ""))
+            or parse_duration_ms(h.get("GameDuration", ""))
+        ),
         time_control=time_control,
         opening=opening,
         moves=moves,

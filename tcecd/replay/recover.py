@@ -1,6 +1,7 @@
 """Recovering an event whose state directory was lost, from its PGN alone.
 
-``tcecd run EVENT.yaml --from-pgn EVENT.pgn`` calls :func:`recover_from_pgn`:
+``tcecd run EVENT.yaml --from-pgn EVENT.pgn`` calls :func:`recover_from_pgn`
+and then :func:`restore_state` on the new, empty state:
 the PGN is rebuilt with the config's players, seeds and round format, every
 round is re-paired and must follow the rules (a PGN that deviates cannot be
 continued: the next pairing would rest on a history the rules never gave),
@@ -16,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tcecd.errors import PgnError
+from tcecd.domain import Color, PlayerId, Termination
+from tcecd.errors import PgnError, StateError
 from tcecd.game.record import GameRecord
 from tcecd.pgn.reader import ProgressCallback, iter_games
 from tcecd.replay.event import ReplayedEvent, rebuild_from_pgn
@@ -24,6 +26,15 @@ from tcecd.replay.moves import game_record
 
 if TYPE_CHECKING:
     from tcecd.config.event import EventConfig
+    from tcecd.store.sqlite import EventStore
+
+#: Game endings that cost the loser a strike, as the daemon names the fault.
+_FAULT_KINDS = {
+    Termination.TIME_FORFEIT: "time-forfeit",
+    Termination.ILLEGAL_MOVE: "illegal-move",
+    Termination.ABANDONED: "crash",
+    Termination.STALLED: "stall",
+}
 
 
 def recover_from_pgn(
@@ -80,3 +91,66 @@ def iter_game_records(
             yield game_record(game, gid)
         except ValueError as exc:
             raise PgnError(f"{event.path.name}: game {number}: {exc}") from None
+
+
+def restore_state(
+    store: EventStore,
+    event: ReplayedEvent,
+    *,
+    fingerprint: dict[str, object],
+    rng_seed: int | None = None,
+    progress: ProgressCallback | None = None,
+) -> int:
+    """Fill an empty event state from a recovered event; returns the number
+    of games restored.
+
+    Restored exactly: the players and seeds, the round format, every round's
+    pairing (the rules' pairing, removed history rounds included; for an
+    unfinished last round the whole round, so the daemon plays the rest) and
+    every finished game with its record and PGN text (tcecd's writer renders
+    a tcecd PGN back byte for byte). Restored as far as a PGN tells them:
+    one strike for each game lost by time forfeit, illegal move, crash or
+    stall (faults that led to a replayed game leave no trace in a PGN), and
+    a disqualification for each engine whose games were forfeited (the
+    daemon writes ``"<engine> disqualified"``), from the first such round.
+    """
+    from tcecd.pgn.writer import game_pgn
+
+    if store.initialised:
+        raise StateError(
+            f"{store.path}: the state directory already holds an event; "
+            "--from-pgn needs an empty one"
+        )
+    store.initialise(
+        fingerprint=fingerprint, players=event.players, rng_seed=rng_seed, double=event.double
+    )
+    for pairing in event.pairings():
+        store.save_pairing(pairing)
+    ids = {p.id for p in event.players}
+    disqualified: dict[PlayerId, tuple[int, str]] = {}
+    count = 0
+    for record in iter_game_records(event, progress=progress):
+        gid = record.game_id
+        faults: list[tuple[PlayerId, str, str]] = []
+        kind = _FAULT_KINDS.get(record.termination)
+        winner = record.result.winner
+        if kind is not None and winner is not None:
+            loser = record.black if winner is Color.WHITE else record.white
+            faults.append((loser, kind, record.termination_detail or kind))
+        played = record.termination is not Termination.FORFEIT
+        new_dq: list[tuple[PlayerId, int, str]] = []
+        if not played:
+            detail = record.termination_detail
+            names = (
+                [record.white, record.black]
+                if detail.startswith("both engines")
+                else [n for n in ids if detail == f"{n} disqualified"]
+            )
+            for name in names:
+                if name not in disqualified:
+                    disqualified[name] = (gid.round, f"restored from the PGN (forfeits from {gid})")
+                    new_dq.append((name, *disqualified[name]))
+        store.commit_game(record, game_pgn(record), played=played, faults=faults,
+                          disqualify=new_dq)  # fmt: skip
+        count += 1
+    return count

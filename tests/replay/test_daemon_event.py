@@ -68,3 +68,28 @@ def test_daemon_event_replays_exactly(
 
     event = rebuild_from_pgn(pgn)
     assert "".join(game_pgn(r) for r in iter_game_records(event)) == pgn.read_text()
+
+    # A state restored from the PGN alone is the daemon's state.
+    from tcecd.config.fingerprint import config_fingerprint
+    from tcecd.config.load import load_event
+    from tcecd.replay.recover import recover_from_pgn, restore_state
+    from tcecd.store.sqlite import EventStore
+
+    config = load_event(cfg)
+    recovered = recover_from_pgn(config, pgn)
+    with EventStore(tmp_path / "restored") as new, EventStore(state) as old:
+        assert restore_state(new, recovered, fingerprint=config_fingerprint(config)) == 4
+        assert new.players() == old.players()
+        assert new.fingerprint() == old.fingerprint()
+        assert new.pairings() == old.pairings()
+        assert new.round_records() == old.round_records()
+        assert [(g.game_id, g.played, g.pgn) for g in new.games()] == [
+            (g.game_id, g.played, g.pgn) for g in old.games()
+        ]
+        for restored, original in zip(new.games(), old.games(), strict=True):
+            a, b = json.loads(restored.record_json), json.loads(original.record_json)
+            # The daemon times a game with a monotonic clock; the PGN keeps its
+            # start and end times to the millisecond, so the duration read
+            # back from them can differ by the rounding of each: 1 ms at most.
+            assert abs(a.pop("duration_ms") - b.pop("duration_ms")) <= 1
+            assert a == b

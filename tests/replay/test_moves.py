@@ -171,6 +171,7 @@ def test_cutechess_game_from_a_position(tmp_path: object) -> None:
     ]
     # Black's 1...d6 expected Nc3 in reply: its next move's pd says so.
     assert moves[0].ponder_san == "Nc3"
-    assert moves[1].ponder_san is None  # White moved only once here
+    # White moved only once here: its expectation is its PV's second move.
+    assert moves[1].ponder_san == "c6"
     assert moves[0].score == Score(cp=121)
     assert moves[2].fen_after.startswith("r1bqkbnr/ppp1pp1p/2np2p1/8/3PP3/5N2/")
