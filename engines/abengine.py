@@ -166,28 +166,32 @@ class Search:
             alpha = max(alpha, score)
         return alpha
 
-    def negamax(self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int) -> int:
+    def negamax(
+        self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int
+    ) -> tuple[int, list[chess.Move]]:
+        """Score from the side to move's view and the principal variation below."""
         if board.is_checkmate():
-            return -MATE + ply
+            return -MATE + ply, []
         if board.is_stalemate() or board.is_insufficient_material() or (
             ply > 0 and (board.is_repetition(2) or board.halfmove_clock >= 100)
         ):
-            return 0
+            return 0, []
         if depth == 0:
-            return self.quiesce(board, alpha, beta, QS_DEPTH)
+            return self.quiesce(board, alpha, beta, QS_DEPTH), []
         self.nodes += 1
-        best = -INF
+        best, line = -INF, []
         for move in self._order(board, list(board.legal_moves)):
             board.push(move)
-            score = -self.negamax(board, depth - 1, -beta, -alpha, ply + 1)
+            score, sub = self.negamax(board, depth - 1, -beta, -alpha, ply + 1)
+            score = -score
             board.pop()
             if score > best:
-                best = score
+                best, line = score, [move, *sub]
             if score > alpha:
                 alpha = score
             if alpha >= beta:
                 break
-        return best
+        return best, line
 
     def root(self, board: chess.Board, depth: int,
              first: chess.Move | None) -> tuple[int, list[chess.Move]]:
@@ -196,15 +200,16 @@ class Search:
         if first is not None and first in moves:
             moves.remove(first)
             moves.insert(0, first)
-        alpha, best_move, best_score = -INF, moves[0], -INF
+        alpha, best_line, best_score = -INF, [moves[0]], -INF
         for move in moves:
             board.push(move)
-            score = -self.negamax(board, depth - 1, -INF, -alpha, 1)
+            score, sub = self.negamax(board, depth - 1, -INF, -alpha, 1)
+            score = -score
             board.pop()
             if score > best_score:
-                best_score, best_move = score, move
+                best_score, best_line = score, [move, *sub]
             alpha = max(alpha, score)
-        return best_score, [best_move]
+        return best_score, best_line
 
     def go(self, board: chess.Board, depth: int, out: list[str]) -> chess.Move:
         """Iterative deepening to ``depth`` (or the node limit); ``info`` lines go to ``out``."""
