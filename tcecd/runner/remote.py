@@ -15,8 +15,10 @@ keeps searching or ignores EOF would run on forever, eating the engine host's
 cores during the next game. So the engine is started under a small POSIX ``sh``
 wrapper (:data:`REMOTE_WRAPPER`)::
 
-    trap "exit 0" HUP
-    (trap "" TERM; cat; kill -TERM 0; exec 2>/dev/null; sleep 2; kill -KILL 0) | ("$@"; kill -HUP 0)
+    trap "exit 0" HUP; trap "exit 1" USR1
+    (trap "" TERM; cat; kill -TERM 0; exec 2>/dev/null; sleep 2; kill -KILL 0) |
+    ("$@"; s=$?; [ "$s" -eq 0 ] && kill -HUP 0
+     echo "tcecd-engine: $1 exited with status $s" >&2; kill -USR1 0)
 
 * ``cat`` copies the channel's stdin to the engine. It returns when that stdin
   reaches EOF, which happens both when the ssh client closes it and when the
@@ -32,7 +34,9 @@ wrapper (:data:`REMOTE_WRAPPER`)::
   SIGHUP to the group: ``cat`` dies (it would otherwise wait for a stdin EOF
   that the client sends only after the remote command ended), and the outer
   shell traps HUP to exit 0, so a normal end of game ends the ssh session at
-  once with status 0.
+  once with status 0. An engine that exits with an error (it crashed, or its
+  program is missing on that host: 127) gets a line on stderr naming it and
+  its status, and SIGUSR1 instead, so the session ends with status 1.
 * Traps set to a command are reset in subshells, and the engine inherits the
   default dispositions of HUP and TERM (the TERM-ignore is confined to the
   left-hand subshell), so a well-behaved engine dies on the first signal.
@@ -64,9 +68,10 @@ from tcecd.errors import ConfigError, EngineError
 #: The far-side wrapper (run by ``sh -c``, the engine argv as ``$@``); see the
 #: module docstring for why each piece is there.
 REMOTE_WRAPPER = (
-    'trap "exit 0" HUP; '
+    'trap "exit 0" HUP; trap "exit 1" USR1; '
     '(trap "" TERM; cat; kill -TERM 0; exec 2>/dev/null; sleep 2; kill -KILL 0)'
-    ' | ("$@"; kill -HUP 0)'
+    ' | ("$@"; s=$?; [ "$s" -eq 0 ] && kill -HUP 0;'
+    ' echo "tcecd-engine: $1 exited with status $s" >&2; kill -USR1 0)'
 )
 
 #: ``$0`` of the wrapper shell: what ``ps`` on the engine host shows.

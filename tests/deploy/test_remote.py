@@ -388,3 +388,31 @@ async def test_a_changed_host_key_is_refused(sshd_with_wrong_pin: SshServer) -> 
             pass
     assert info.value.kind is FaultKind.STARTUP
     assert _far_side(token) == []
+
+
+@needs_ssh
+async def test_a_missing_program_on_the_engine_host_is_reported(sshd: SshServer) -> None:
+    token = f"tok-{uuid.uuid4().hex}"
+    remote = _remote_engine(sshd, token, ["/nonexistent/engine"])
+    proc = await asyncio.create_subprocess_exec(
+        *engine_argv(remote),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stdin is not None
+    assert proc.stderr is not None
+    assert proc.stdout is not None
+    proc.stdin.write(b"uci\n")  # and keep stdin open, as python-chess does
+    err, _ = await asyncio.wait_for(
+        asyncio.gather(proc.stderr.read(), proc.stdout.read()), timeout=30
+    )
+    await proc.wait()
+    proc.stdin.close()
+    assert proc.returncode == 1  # not 0: the session did not end normally
+    # The wrapper's line names the program (run through `env` for the token).
+    assert b"tcecd-engine: env exited with status 127" in err
+    assert b"/nonexistent/engine" in err  # env's own message
+    proc._transport.close()  # type: ignore[attr-defined]
+    assert _wait_gone(token) == []
