@@ -104,8 +104,10 @@ async def test_the_new_definitions_play_a_clocked_game_without_faults() -> None:
         game_id=GameId(1, 1),
         event="definitions",
         site="localhost",
-        time_control=TimeControl.parse("3+0.05"),
-        margin_ms=300,
+        # A clock, but a depth limit keeps every move far inside it: a loaded
+        # test machine must not turn this into a time-forfeit test.
+        time_control=TimeControl.parse("60+1 depth=6"),
+        margin_ms=1000,
         adjudication=AdjudicationRules(max_moves=15),
     )
     for white_name, black_name in (("ethereal", "glaurung"), ("glaurung", "toga2")):
