@@ -39,7 +39,11 @@ async def run_event_async(
     structlog.contextvars.bind_contextvars(event_name=settings.event)
     log = structlog.get_logger("tcecd")
     runner = EventRunner(settings, log=log, crash=crash or CrashPoints.from_env())
-    runner.open()
+    try:
+        runner.open()
+    except BaseException:
+        runner.close()
+        raise
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     signals_seen = [0]

@@ -527,6 +527,7 @@ class EventRunner:
         if played and (record.white in disq or record.black in disq):
             # Only with concurrency > 1: an engine was disqualified by an earlier
             # game while this one was running. Forfeit it, as a sequential run would.
+            # Its faults go too: a sequential run would never have played it.
             record, played = self._forfeit(pairing, slot.game, set(disq)), False
             slot = _Slot(slot.game, record, played=False)
         pgn = game_pgn(record)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from tcecd.daemon.live import LiveGame
 from tcecd.domain import Color, GameId, PlayerId, Result, Termination
 from tcecd.events import GameStarted
+from tcecd.game.clock import Clock
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.pairing.base import ScheduledGame
 
@@ -103,6 +104,7 @@ async def play_one(
             tuple(getattr(white, "options", ())),
             tuple(getattr(black, "options", ())),
         )
+        clock = Clock.start(s.time_control, s.margin_ms)
         runner.game_started(
             GameStarted(
                 game_id=gid,
@@ -111,8 +113,8 @@ async def play_one(
                 opening=opening,
                 time_control=s.time_control.pgn_tag(),
                 start_time=start,
-                white_clock_ms=None,
-                black_clock_ms=None,
+                white_clock_ms=clock.remaining_ms(Color.WHITE),
+                black_clock_ms=clock.remaining_ms(Color.BLACK),
             ),
             live,
         )
