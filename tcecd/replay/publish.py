@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess.pgn
 
 from tcecd.bus.settings import MqttSettings
 from tcecd.domain import Color, GameId
-from tcecd.errors import PgnError
+from tcecd.errors import BusError, PgnError
 from tcecd.events import (
     DomainEvent,
     EventFinished,
@@ -35,6 +35,9 @@ from tcecd.pairing.base import RoundRecord, Standing
 from tcecd.pgn.reader import iter_games
 from tcecd.replay.event import ReplayedEvent
 from tcecd.replay.moves import game_record, parse_time_control_ms
+
+if TYPE_CHECKING:
+    from tcecd.bus.publisher import Publisher
 
 #: Standings after the given complete rounds (the caller binds players,
 #: double and tiebreaks).
@@ -153,7 +156,7 @@ async def publish_replay(
     (blocking file I/O, python-chess parsing) runs in a worker thread, one
     game's events at a time, so the loop stays free to talk to the broker.
     """
-    from tcecd.bus.publisher import Publisher  # only when publishing: aiomqtt
+    from tcecd.bus.publisher import Publisher  # imported here: only when publishing
 
     if speed < 0:
         raise PgnError(f"invalid speed: {speed!r} (must be >= 0)")
@@ -181,6 +184,17 @@ async def publish_replay(
             if on_event is not None:
                 on_event(event)
             if pub.pending > _BACKLOG:
-                await pub.flush(flush_timeout_s)
-        await pub.flush(flush_timeout_s)
+                await _drain(pub, settings, flush_timeout_s)
+        await _drain(pub, settings, flush_timeout_s)
     return count
+
+
+async def _drain(pub: Publisher, settings: MqttSettings, timeout_s: float) -> None:
+    """Wait for the broker to take the queue. Unlike the daemon, whose events
+    go on without a broker, a replay exists to publish: a broker that takes
+    nothing for ``timeout_s`` ends it with an error."""
+    if not await pub.flush(timeout_s):
+        raise BusError(
+            f"MQTT broker {settings.redacted_url()} did not take the replay within "
+            f"{timeout_s:g} s ({pub.pending} messages not delivered; is it running?)"
+        )

@@ -14,6 +14,7 @@ import pytest
 from tcecd.bus.settings import MqttSettings
 from tcecd.cli import main
 from tcecd.domain import GameId
+from tcecd.errors import BusError
 from tcecd.events import (
     EventFinished,
     EventStarted,
@@ -214,9 +215,11 @@ async def test_pacing_divides_move_times_by_speed(
 
     monkeypatch.setattr(publish_module, "_sleep", record)
     event = replayed(tmp_path, players=4, rounds=1)
-    # No broker listens there: publishing never blocks on it, messages just queue.
+    # No broker listens there: moves are still paced (the queue takes them),
+    # and the replay ends with an error once it has waited for the broker.
     settings = MqttSettings.from_url(f"mqtt://127.0.0.1:{free_port()}")
-    await publish_replay(event, settings, standings_of(event), speed=4, flush_timeout_s=0.1)
+    with pytest.raises(BusError, match=r"did not take the replay within 0\.1 s \(\d+ messages"):
+        await publish_replay(event, settings, standings_of(event), speed=4, flush_timeout_s=0.1)
     # Two games; in each the book move waits nothing, the engine moves their
     # recorded mt (1002, 1003, 1004 ms) divided by 4.
     assert slept == pytest.approx([1.002 / 4, 1.003 / 4, 1.004 / 4] * 2)
