@@ -339,6 +339,7 @@ class EventRunner:
         self._write_outputs()
         self.pub.publish_crosstable(self.crosstable())
 
+        self._verify_state(system)
         for round_no in range(1, s.rounds + 1):
             if self.stop_requested():
                 return False
@@ -389,6 +390,34 @@ class EventRunner:
         self._write_outputs()
         self.complete = True
         return True
+
+    def _verify_state(self, system: Any) -> None:
+        """On (re)start: every stored pairing must be the one the rules give for
+        the rounds before it, and every stored game must be the scheduled one."""
+        assert self.store is not None
+        history = self._history()
+        for r in sorted(self.pairings):
+            if r - 1 > len(history):
+                raise StateError(f"{self.store.path}: round {r} is paired before round "
+                                 f"{len(history) + 1} finished")  # fmt: skip
+            derived = system.pair(self.players, history[: r - 1], double=self.s.double)
+            if derived != self.pairings[r]:
+                raise StateError(
+                    f"{self.store.path}: stored pairing of round {r} differs from the one the "
+                    "rules give for the recorded results; the state is inconsistent"
+                )
+        for gid, game in self.finished.items():
+            pairing = self.pairings.get(gid.round)
+            scheduled = (
+                None
+                if pairing is None
+                else next((g for g in pairing.games if g.number == gid.number), None)
+            )
+            if scheduled is None or (scheduled.white, scheduled.black) != (game.white, game.black):
+                raise StateError(
+                    f"{self.store.path}: stored game {gid} ({game.white}-{game.black}) is not "
+                    "in the stored schedule; the state is inconsistent"
+                )
 
     async def _play_round(self, pairing: RoundPairing) -> None:
         """Play the round's unfinished games: ``concurrency`` at a time, started

@@ -11,6 +11,7 @@ import random
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 from dataclasses import dataclass
@@ -196,3 +197,28 @@ def test_lost_state_continues_from_the_pgn(tmp_path: Path, reference: Finished) 
     again = run_tcecd(cfg, "--from-pgn", str(partial))
     assert again.returncode == 2
     assert "already holds an event" in again.stderr
+
+
+def test_tampered_state_is_refused(tmp_path: Path, reference: Finished) -> None:
+    """A stored pairing that is not what the rules give (colours swapped by hand)
+    is reported, not played on."""
+    shutil.copytree(reference.state, tmp_path / "state")
+    db = sqlite3.connect(tmp_path / "state" / "event.sqlite")
+    (text,) = db.execute("SELECT pairing FROM rounds WHERE round = 2").fetchone()
+    pairing = json.loads(text)
+    number, white, black, pair_index, leg = pairing["games"][0]
+    pairing["games"][0] = [number, black, white, pair_index, leg]
+    db.execute("UPDATE rounds SET pairing = ? WHERE round = 2", (json.dumps(pairing),))
+    db.commit()
+    db.close()
+    proc = run_tcecd(write_config(tmp_path))
+    assert proc.returncode == 2
+    assert "stored pairing of round 2 differs" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_config_is_one_line_exit_2(tmp_path: Path) -> None:
+    proc = run_tcecd(tmp_path / "missing.yaml")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("tcecd: error:")
