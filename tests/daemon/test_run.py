@@ -25,6 +25,7 @@ from tests.daemon.helpers import (
     tcecd_argv,
     write_config,
 )
+from tests.fixtures.mosquitto import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -89,8 +90,13 @@ def test_replay_policy_replays_then_disqualifies(tmp_path: Path) -> None:
         tmp_path, engines=_engines_with_broken(), strikes="{max: 2, on_fault: replay}",
         rounds=2, concurrency=1,
     )  # fmt: skip
-    proc = run_tcecd(cfg)
+    # No broker listens there: the event runs all the same, with one warning.
+    proc = run_tcecd(cfg, "--mqtt", f"mqtt://127.0.0.1:{free_port()}")
     assert proc.returncode == 0, proc.stderr[-3000:]
+    mqtt_warnings = [
+        line for line in proc.stderr.splitlines() if '"warning"' in line and "mqtt" in line
+    ]
+    assert len(mqtt_warnings) == 1, mqtt_warnings
     state = tmp_path / "state"
     games = _pgn_games((state / "event.pgn").read_text(encoding="utf-8"))
     broken = [g for g in games if "broken-crash" in (g["White"], g["Black"])]
