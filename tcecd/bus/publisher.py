@@ -23,7 +23,6 @@ keeps retrying quietly until it succeeds.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import random
 import ssl
@@ -288,8 +287,9 @@ class Publisher:
                     raise
         finally:
             watch.cancel()
-            with contextlib.suppress(BaseException):
-                await watch
+            await asyncio.wait([watch])  # reap it without swallowing our own cancellation
+            if not watch.cancelled():
+                watch.exception()  # mark a disconnection error as retrieved
 
     async def _send(self, client: aiomqtt.Client, msg: Message,
                     watch: asyncio.Future[aiomqtt.Message]) -> None:
