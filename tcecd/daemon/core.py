@@ -34,7 +34,7 @@ from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.live import LiveGame
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, PlayerId, Result, Termination
-from tcecd.errors import StateError
+from tcecd.errors import EngineError, StateError
 from tcecd.events import (
     DomainEvent,
     EngineDisqualified,
@@ -510,7 +510,13 @@ class EventRunner:
 
         assert self.store is not None
         gid = GameId(pairing.round, game.number)
+        attempts = 0
         while True:
+            attempts += 1
+            if attempts > 2 * self.s.strikes_max + 2:
+                # Every replay costs a strike, so this only happens when the runner
+                # asks for replays without naming a fault: never loop forever.
+                raise EngineError(f"game {gid}: replayed {attempts - 1} times without end")
             disq = set(self.store.disqualified())
             if game.white in disq or game.black in disq:
                 return _Slot(game, self._forfeit(pairing, game, disq), played=False)
