@@ -150,12 +150,16 @@ def _verdict(deviations: Sequence[object], games: int) -> str:
 
 def _publish(args: argparse.Namespace, context: object, replayed: object) -> None:
     from tcecd.bus.settings import MqttSettings
+    from tcecd.logging import configure
     from tcecd.replay.event import ReplayedEvent
     from tcecd.replay.publish import publish_replay
     from tcecd.replay.session import ReplayContext
 
     assert isinstance(context, ReplayContext)
     assert isinstance(replayed, ReplayedEvent)
+    # The publisher logs to stderr: its warnings (broker unreachable), not
+    # its reconnection chatter.
+    configure("warning", "console")
     settings = (
         MqttSettings.from_url(args.mqtt)
         if args.mqtt
