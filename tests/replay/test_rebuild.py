@@ -103,6 +103,29 @@ def test_hand_made_colour_swap_is_reported_exactly(tmp_path: Path) -> None:
     ]
 
 
+def test_hand_made_wrong_order_is_reported_exactly(tmp_path: Path) -> None:
+    games = [*HAND_4[:2], ("2.1", "P1", "P4", "1-0"), ("2.2", "P3", "P2", "1/2-1/2")]
+    event = rebuild_from_pgn(write(tmp_path, "".join(pgn_game(*g) for g in games)))
+    assert [str(d) for d in event.deviations] == [
+        "round 2 game 1: rules give P3 (white) vs P2 (black); "
+        "PGN has P1 (white) vs P4 (black) [wrong order]",
+        "round 2 game 2: rules give P1 (white) vs P4 (black); "
+        "PGN has P3 (white) vs P2 (black) [wrong order]",
+    ]
+
+
+def test_hand_made_wrong_pair_is_reported_exactly(tmp_path: Path) -> None:
+    # P3-P4 met in round 1 already: the rules pair P3-P2 and P1-P4.
+    games = [*HAND_4[:2], ("2.1", "P3", "P4", "1-0"), ("2.2", "P1", "P2", "1/2-1/2")]
+    event = rebuild_from_pgn(write(tmp_path, "".join(pgn_game(*g) for g in games)))
+    assert [str(d) for d in event.deviations] == [
+        "round 2 game 1: rules give P3 (white) vs P2 (black); "
+        "PGN has P3 (white) vs P4 (black) [wrong pair]",
+        "round 2 game 2: rules give P1 (white) vs P4 (black); "
+        "PGN has P1 (white) vs P2 (black) [wrong pair]",
+    ]
+
+
 # Five players, worked out by hand. Round 1: the BYE goes to the last seed,
 # P5; 1.1 P4-P3, 1.2 P2-P1. With P4 and P1 winning, round 2's pairing order is
 # P1, P4, P5 (1 point each, a BYE scores as a win), P2, P3; the BYE goes to
