@@ -86,6 +86,7 @@ def test_installs_every_debian_engine_the_example_configs_use() -> None:
         "ethereal-chess": "ethereal-chess",
         "glaurung": "glaurung",
         "toga2": "toga2",
+        "hoichess": "hoichess",
     }
     used = set()
     for name in ("fast-test.yaml", "tcec-swiss-long.yaml"):
