@@ -1,0 +1,136 @@
+"""The daemon's sequencing, in-process with a scripted game player instead of
+engines: results are committed and published in schedule order whatever order
+games end in, and disqualification forfeits exactly the later games."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tcecd.config.engines import EngineConfig
+from tcecd.daemon import run_event_async
+from tcecd.daemon.core import EventRunner
+from tcecd.daemon.crash import CrashPoints
+from tcecd.daemon.settings import RunSettings
+from tcecd.domain import GameId, Result, Termination
+from tcecd.events import EngineDisqualified, GameFinished
+from tcecd.game.record import GameRecord, Opening
+from tcecd.game.timecontrol import TimeControl
+from tcecd.pairing.base import ScheduledGame
+from tcecd.pairing.seeding import seed_players
+from tcecd.pairing.tcec_swiss import TcecSwiss
+from tcecd.store import EventStore
+
+
+def _settings(tmp_path: Path, **kw: Any) -> RunSettings:
+    engines = tuple(EngineConfig(name=n, command=("true",)) for n in ("a", "b", "c", "d"))
+    base: dict[str, Any] = dict(
+        event="logic", site="here", rounds=2, double=False, engines=engines,
+        time_control=TimeControl.parse("60+1"), state_dir=tmp_path, pgn_path=tmp_path / "e.pgn",
+        json_dir=tmp_path / "tcec",
+    )  # fmt: skip
+    base.update(kw)
+    return RunSettings(**base)
+
+
+class Recorder:
+    """A publisher that remembers what it was given."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def publish(self, event: Any) -> None:
+        self.events.append(event)
+
+    def publish_crosstable(self, table: Any) -> None:
+        del table
+
+
+def _record(gid: GameId, game: ScheduledGame) -> GameRecord:
+    return GameRecord(
+        game_id=gid, event="logic", site="here", white=game.white, black=game.black,
+        result=Result.WHITE_WINS, termination=Termination.ADJUDICATION,
+        termination_detail="scripted", start_time="2026-11-22T00:00:00.000Z",
+        end_time="2026-11-22T00:00:01.000Z", duration_ms=1000, time_control="60+1",
+        opening=Opening(name=None, fen=None), moves=(),
+    )  # fmt: skip
+
+
+Script = dict[str, tuple[float, str | None]]
+
+
+async def _run(
+    settings: RunSettings, monkeypatch: pytest.MonkeyPatch, script: Script
+) -> tuple[Recorder, list[str]]:
+    """Run the event; ``script[r.g] = (seconds, faulty engine or None)``."""
+    played: list[str] = []
+
+    async def fake_play_one(runner: Any, gid: GameId, game: ScheduledGame, opening: Opening) -> Any:
+        played.append(str(gid))
+        delay, faulty = script.get(str(gid), (0.0, None))
+        await asyncio.sleep(delay)
+        faults = () if faulty is None else ((faulty, "crash", "scripted crash"),)
+        return _record(gid, game), faults, False
+
+    import tcecd.daemon.play
+
+    monkeypatch.setattr(tcecd.daemon.play, "play_one", fake_play_one)
+    recorder = Recorder()
+    original_init = EventRunner.__init__
+
+    def init(self: EventRunner, *args: Any, **kw: Any) -> None:
+        original_init(self, *args, **kw)
+        self.pub = recorder  # no MQTT in these settings: record the stream instead
+
+    monkeypatch.setattr(EventRunner, "__init__", init)
+    out = io.StringIO()
+    rc = await run_event_async(settings, out=out, crash=CrashPoints(), install_signals=False)
+    assert rc == 0
+    return recorder, played
+
+
+async def test_results_are_committed_in_schedule_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = _settings(tmp_path, concurrency=2)
+    # The first game of each round takes longest: the second one ends first.
+    rec, played = await _run(settings, monkeypatch, {"1.1": (0.2, None), "2.1": (0.2, None)})
+    finished = [str(e.game_id) for e in rec.events if isinstance(e, GameFinished)]
+    assert finished == ["1.1", "1.2", "2.1", "2.2"]
+    assert sorted(played) == finished
+    pgn = (tmp_path / "e.pgn").read_text(encoding="utf-8")
+    assert [line for line in pgn.splitlines() if line.startswith("[Round")] == [
+        '[Round "1.1"]', '[Round "1.2"]', '[Round "2.1"]', '[Round "2.2"]',
+    ]  # fmt: skip
+
+
+async def test_game_running_when_its_engine_is_disqualified_is_forfeited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Double round, all four games at once: game 1.1's crash disqualifies its
+    white (max 1 strike) while the reverse game 1.3 of the same pair is still
+    running; 1.3 is recorded as a forfeit, as a one-game-at-a-time run would."""
+    settings = _settings(tmp_path, double=True, rounds=1, concurrency=4, strikes_max=1)
+    # Which engine has white in game 1.1 is the pairing core's business: ask it.
+    players = seed_players([(n, n, None) for n in "abcd"], "explicit")
+    white = TcecSwiss().pair(players, [], double=True).games[0].white
+    rec, _ = await _run(settings, monkeypatch, {"1.1": (0.3, white)})
+    dq = [e for e in rec.events if isinstance(e, EngineDisqualified)]
+    assert [e.engine for e in dq] == [white]
+    ends = {str(e.game_id): e.record for e in rec.events if isinstance(e, GameFinished)}
+    assert ends["1.1"].termination is Termination.ADJUDICATION  # played, counts
+    assert ends["1.3"].termination is Termination.FORFEIT
+    assert ends["1.3"].moves == ()
+    assert ends["1.3"].result.winner is not None
+    assert {ends["1.3"].white, ends["1.3"].black} == {ends["1.1"].white, ends["1.1"].black}
+    loser_is_white = ends["1.3"].white == white
+    assert ends["1.3"].result is (Result.BLACK_WINS if loser_is_white else Result.WHITE_WINS)
+    with EventStore(tmp_path) as store:
+        assert set(store.disqualified()) == {white}
+        assert store.strikes() == {white: 1}  # the forfeited game's own faults do not count
+        [g13] = [g for g in store.games() if str(g.game_id) == "1.3"]
+        assert not g13.played
