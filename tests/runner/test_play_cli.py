@@ -156,3 +156,19 @@ def test_elo_estimate_extremes() -> None:
     assert elo_estimate(3, 0, 0) == (math.inf, math.inf)
     assert elo_estimate(0, 3, 0) == (-math.inf, math.inf)
     assert format_elo(0, 0, 0) == "n/a"
+
+
+def test_play_accepts_a_path_to_an_engine_program(tmp_path: Path) -> None:
+    """ENGINE may be a program path (a .py script runs under this interpreter)."""
+    program = Path(__file__).resolve().parents[2] / "engines" / "abengine.py"
+    pgn = tmp_path / "path.pgn"
+    proc = tcecd(
+        "play", "ab-d1", str(program), "--games", "2", "--depth", "1", "--pgn", str(pgn),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Score of ab-d1 vs abengine: " in proc.stdout
+    games = read_games(pgn)
+    assert len(games) == 2
+    assert {g.headers["White"] for g in games} == {"ab-d1", "abengine"}
+    assert all(g.headers["TimeControl"] == "-" for g in games)
