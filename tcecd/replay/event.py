@@ -400,15 +400,9 @@ def rebuild_from_pgn(
     is_double = _infer_double(rounds) if double is None else double
     seeds_inferred = players is None
     if players is None:
+        # The field is whoever plays round 1 (plus the BYE): a round 1 that the
+        # PGN cuts short cannot be told from a smaller field (docs/replay.md).
         field = _infer_players(p, rounds, is_double)
-        expected_first = _games_per_round(len(field), is_double)
-        if len(rounds[0]) != expected_first:
-            raise _error(
-                p,
-                rounds[0][-1].number,
-                f"round 1 has {len(rounds[0])} games where {len(field)} players play "
-                f"{expected_first}: seeds cannot be inferred (give --config)",
-            )
     else:
         field = tuple(sorted(players, key=lambda pl: pl.seed))
         seeds = [pl.seed for pl in field]
