@@ -23,6 +23,7 @@ from tcecd.pairing.base import ScheduledGame
 
 if TYPE_CHECKING:
     from tcecd.daemon.core import EventRunner, FaultTuple
+    from tcecd.runner.session import EngineSession
 
 
 def _headers(runner: EventRunner, gid: GameId, game: ScheduledGame, opening: Opening,
@@ -84,7 +85,7 @@ async def play_one(
     s = runner.s
     pool: SessionPool = runner.pool
     start = utc_now()
-    sessions: dict[Color, object] = {}
+    sessions: dict[Color, EngineSession] = {}
     try:
         for color, name in ((Color.WHITE, game.white), (Color.BLACK, game.black)):
             try:
@@ -99,10 +100,7 @@ async def play_one(
                 return record, faults, False
         white, black = sessions[Color.WHITE], sessions[Color.BLACK]
         live = LiveGame(
-            _headers(runner, gid, game, opening, start),
-            opening,
-            tuple(getattr(white, "options", ())),
-            tuple(getattr(black, "options", ())),
+            _headers(runner, gid, game, opening, start), opening, white.options, black.options
         )
         clock = Clock.start(s.time_control, s.margin_ms)
         runner.game_started(
@@ -133,7 +131,7 @@ async def play_one(
             opening=opening,
             fault_policy=s.on_fault,
         )
-        outcome = await play_game(setup, white, black, on_move=on_move)  # type: ignore[arg-type]
+        outcome = await play_game(setup, white, black, on_move=on_move)
         faults = tuple(_fault_tuple(f) for f in outcome.faults)
         if outcome.replay:
             return None, faults, True
@@ -149,13 +147,13 @@ async def play_one(
         # Cancelled (shutdown) or a bug: never keep these engines, kill them.
         for session in sessions.values():
             with contextlib.suppress(Exception):
-                await session.close(graceful=False)  # type: ignore[attr-defined]
+                await session.close(graceful=False)
         sessions.clear()
         raise
     finally:
         for session in sessions.values():
             with contextlib.suppress(Exception):
-                await pool.release(session)  # type: ignore[arg-type]
+                await pool.release(session)
 
 
 def _fault_tuple(fault: object) -> FaultTuple:
