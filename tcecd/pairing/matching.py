@@ -148,6 +148,56 @@ class ViabilityMatcher:
         match[v], match[b] = b, v
         return False
 
+    def viable_partners(self, u: int) -> set[int]:
+        """Every active ``v`` such that the active vertices other than ``u``
+        and ``v`` still have a perfect matching (edges to ``u`` aside).
+
+        With ``u`` removed, ``a = M(u)`` is the only exposed vertex, so the
+        matching is maximum and the vertices some maximum matching leaves
+        exposed are exactly those an even alternating path reaches from ``a``
+        (Gallai-Edmonds): the outer vertices of one blossom search from ``a``.
+        ``v`` is one of them iff the graph without ``u`` and ``v`` has a
+        perfect matching. One search answers for every candidate at once.
+        """
+        match = self.match
+        a = match[u]
+        if a == -1:
+            raise ValueError("viable_partners needs a perfect matching")
+        self._dead[u] = 1
+        match[u] = match[a] = -1
+        outer: set[int] = set()
+        try:
+            if self._augment(a, (), outer):  # pragma: no cover - a is the only exposed vertex
+                raise AssertionError("augmenting path in a maximum matching")
+        finally:
+            self._dead[u] = 0
+            match[u], match[a] = a, u
+        return outer
+
+    def pair_first(self, u: int) -> int | None:
+        """STEP 4 for ``u``: pair it with the first active vertex after it (in
+        order) that it may meet and that keeps a perfect matching of the rest;
+        return that partner, or None if there is none.
+
+        The first allowed candidate is tested on its own (usually ``u``'s mate,
+        or one short path away); only if it fails does one full search
+        (:meth:`viable_partners`) settle every remaining candidate.
+        """
+        edge = self.graph.edge
+        candidates = (v for v in self.active[1:] if v != u and edge(u, v))
+        first = next(candidates, None)
+        if first is None:
+            return None
+        if self.try_pair(u, first):
+            return first
+        viable = self.viable_partners(u)
+        for v in candidates:
+            if v in viable:
+                if not self.try_pair(u, v):  # pragma: no cover - viable_partners said so
+                    raise AssertionError("viable partner failed its test")
+                return v
+        return None
+
     def _remove(self, u: int, v: int) -> None:
         self._dead[u] = self._dead[v] = 1
         self.match[u] = self.match[v] = -1
@@ -194,7 +244,7 @@ class ViabilityMatcher:
                     return True
         return False
 
-    def _augment(self, root: int, targets: Sequence[int]) -> bool:
+    def _augment(self, root: int, targets: Sequence[int], outer: set[int] | None = None) -> bool:
         """Search an augmenting path from exposed ``root``; augment along it.
 
         ``targets`` are the other exposed vertices: each vertex taken from the
@@ -206,6 +256,8 @@ class ViabilityMatcher:
         Gabow's O(V^3) formulation), with dictionaries so that a search costs
         what it explores, not O(n). ``parent`` holds the tree edge into each
         odd vertex (and, after a blossom is shrunk, the way back through it).
+        When the search fails and ``outer`` is given, it receives the outer
+        (even) vertices of the final tree.
         """
         graph = self.graph
         forbidden = graph.forbidden
@@ -301,4 +353,6 @@ class ViabilityMatcher:
                     tree.append(mate_to)
                     even.add(mate_to)
                     queue.append(mate_to)
+        if outer is not None:
+            outer |= even
         return False

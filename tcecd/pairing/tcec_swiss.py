@@ -103,14 +103,12 @@ class TcecSwiss:
         formed: list[tuple[int, int]] = []
         while matcher.active:
             first = matcher.active[0]
-            for second in matcher.active[1:]:
-                if graph.edge(first, second) and matcher.try_pair(first, second):
-                    formed.append((first, second))
-                    break
-            else:  # pragma: no cover - a perfect matching always offers the mate
+            second = matcher.pair_first(first)
+            if second is None:  # pragma: no cover - a perfect matching always offers the mate
                 raise PairingError(
                     f"round {round_number}: internal error: no partner for {field[first].id!r}"
                 )
+            formed.append((first, second))
 
         pairs = tuple(Pair(field[a].id, field[b].id) for a, b in formed)
         games = self._schedule(round_number, field, totals, formed, double)

@@ -59,6 +59,17 @@ def _check(graph: PairingGraph, order: list[int], rng: random.Random, short_path
     # order, comparing each answer with networkx on the rest of the graph.
     while matcher.active:
         first = matcher.active[0]
+        # One search names every vertex whose removal (with ``first``) leaves
+        # a perfect matching.
+        others = [x for x in matcher.active if x != first]
+        expected_viable = {
+            v
+            for v in others
+            if 2 * _nx_size(graph, [x for x in others if x != v]) == len(others) - 1
+        }
+        before = list(matcher.match)
+        assert matcher.viable_partners(first) == expected_viable
+        assert matcher.match == before
         candidates = [v for v in matcher.active[1:] if graph.edge(first, v)]
         rng.shuffle(candidates)
         for v in candidates:
