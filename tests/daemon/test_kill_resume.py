@@ -153,12 +153,15 @@ def test_resume_refuses_changed_engines(tmp_path: Path, reference: Finished) -> 
 def test_resume_accepts_a_new_mqtt_url(tmp_path: Path, reference: Finished) -> None:
     """A harmless change (the broker URL; nothing listens there) is accepted:
     the finished event is reported again, nothing is replayed."""
-    shutil.copytree(reference.state, tmp_path / "state")
+    elsewhere = tmp_path / "moved-state"
+    shutil.copytree(reference.state, elsewhere)
     cfg = write_config(tmp_path)
-    proc = run_tcecd(cfg, "--mqtt", "mqtt://127.0.0.1:9")
+    # The state directory was moved: --state-dir points at it.
+    proc = run_tcecd(cfg, "--mqtt", "mqtt://127.0.0.1:9", "--state-dir", str(elsewhere))
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert standings_block(proc.stdout) == standings_block(reference.stdout)
-    assert (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8") == reference.pgn
+    assert (elsewhere / "event.pgn").read_text(encoding="utf-8") == reference.pgn
+    assert not (tmp_path / "state").exists()
 
 
 def test_double_rounds_kill_and_resume(tmp_path: Path) -> None:
