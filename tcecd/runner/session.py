@@ -305,6 +305,11 @@ class EngineSession:
         except chess.engine.EngineError as exc:
             await self.close(graceful=False)
             raise self._fault(FaultKind.STARTUP, str(exc)) from None
+        except BaseException:
+            # Cancelled while starting (shutdown, Ctrl-C): nobody owns this
+            # process yet, so kill it here.
+            await self.close(graceful=False)
+            raise
         self.state = SessionState.READY
 
     async def _configure(self, protocol: chess.engine.Protocol) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import chess
@@ -172,3 +174,44 @@ def test_play_accepts_a_path_to_an_engine_program(tmp_path: Path) -> None:
     assert len(games) == 2
     assert {g.headers["White"] for g in games} == {"ab-d1", "abengine"}
     assert all(g.headers["TimeControl"] == "-" for g in games)
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(x) for x in out.stdout.split()]
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def test_ctrl_c_stops_the_match_and_its_engines(tmp_path: Path) -> None:
+    """SIGINT (Ctrl-C) mid-match: exit 130 with one line, every engine process gone."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tcecd", "play", "ab-d2", "ab-d3", "--games", "20",
+         "--tc", "60+1", "--concurrency", "2", "--pgn", str(tmp_path / "int.pgn")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # A background shell ignores SIGINT for its children: restore the default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        engines: list[int] = []
+        for _ in range(200):  # up to 20 s for the four engines to start
+            engines = _children(proc.pid)
+            if len(engines) >= 4:
+                break
+            time.sleep(0.1)
+        assert len(engines) >= 4
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130
+    assert err.strip() == "tcecd: interrupted"
+    assert [pid for pid in engines if _running(pid)] == []
