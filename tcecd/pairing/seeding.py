@@ -108,6 +108,8 @@ def seed_players(
         else:
             strength = _by_strength(entries, method)
         count = len(strength)
+        if count < 2 and groups is None:
+            return _numbered(strength)  # a lone player: nothing to group
         n_groups = default_groups(count) if groups is None else groups
         if n_groups < 2 or n_groups % 2:
             raise ConfigError(f"group seeding needs an even number of groups >= 2, not {n_groups}")
@@ -122,6 +124,11 @@ def seed_players(
     else:
         known = ", ".join(SEEDING_METHODS)
         raise ConfigError(f"unknown seeding method: {method!r} (known: {known})")
+    return _numbered(ordered)
+
+
+def _numbered(ordered: Sequence[Entry]) -> tuple[Player, ...]:
+    """Seeds 1..P in the given order."""
     return tuple(
         Player(id=pid, name=name, seed=seed, rating=rating)
         for seed, (pid, name, rating) in enumerate(ordered, start=1)

@@ -66,10 +66,10 @@ def _simple_values(totals: dict[PlayerId, Tally]) -> dict[str, Callable[[Tally],
         return totals[pid].score_half / 2
 
     def sonneborn_berger(t: Tally) -> float:
-        return sum(half / 2 * score(opp) for opp, half in t.results)
+        return sum((half / 2 * score(opp) for opp, half in t.results), 0.0)
 
     def buchholz(t: Tally) -> float:
-        return sum(score(opp) for opp, _ in t.results)
+        return sum((score(opp) for opp, _ in t.results), 0.0)
 
     def buchholz_cut1(t: Tally) -> float:
         scores = [score(opp) for opp, _ in t.results]
@@ -138,5 +138,5 @@ def _direct_encounter(
     result: dict[PlayerId, float] = {}
     for p in players:
         group = groups[keys[p.id]]
-        result[p.id] = sum(half for opp, half in totals[p.id].results if opp in group) / 2
+        result[p.id] = sum(half for opp, half in totals[p.id].results if opp in group) / 2.0
     return result

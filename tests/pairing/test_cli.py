@@ -231,3 +231,15 @@ def test_simulate_rejects_bad_arguments(
     code, _, err = _run(capsys, "simulate", *argv)
     assert code == 2
     assert message in err
+
+
+def test_simulate_tiny_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    # One player: a BYE every round (a win each). Two players: they meet every
+    # round, each time after the previous round is removed from the history.
+    doc = _simulate(capsys, "--players", "1", "--rounds", "2")
+    assert [r["bye"] for r in doc["rounds"]] == ["P01", "P01"]
+    assert doc["standings"][0]["score"] == 2.0
+    doc = _simulate(capsys, "--players", "2", "--rounds", "3")
+    assert [r["removed_history_rounds"] for r in doc["rounds"]] == [[], [1], [2]]
+    # Tiebreak values are always floats in the document (0.0, never 0).
+    assert all(isinstance(v, float) for s in doc["standings"] for v in s["tiebreaks"].values())
