@@ -159,6 +159,29 @@ class _UciProtocol(chess.engine.UciProtocol):
             self.last_pv_line = line
 
 
+_NO_SETBOARD = re.compile(r"(?<=\s)setboard=0(?=\s|$)")
+
+
+class _XBoardProtocol(chess.engine.XBoardProtocol):
+    """python-chess's xboard protocol, accepting engines without ``setboard``.
+
+    python-chess refuses an engine that declares ``setboard=0`` (Fairy-Max does),
+    although it only needs ``setboard`` for games that do not start from the
+    standard position. Such an engine is accepted here and a game from another
+    position becomes a ``startup`` fault (see :meth:`EngineSession.think`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lacks_setboard = False
+
+    def _line_received(self, line: str) -> None:
+        if line.startswith("feature") and _NO_SETBOARD.search(line):
+            self.lacks_setboard = True
+            line = _NO_SETBOARD.sub("setboard=1", line)
+        super()._line_received(line)
+
+
 def parse_pv(line: str | None) -> list[chess.Move]:
     """The moves after ``pv`` in a raw UCI ``info`` line (syntax only; the game
     layer checks legality when it converts them to SAN)."""
@@ -279,7 +302,7 @@ class EngineSession:
         argv = engine_argv(self.config)
         cls: type[chess.engine.Protocol] = _UciProtocol
         if self.config.protocol == "xboard":
-            cls = chess.engine.XBoardProtocol
+            cls = _XBoardProtocol
         try:
             transport, protocol = await cls.popen(argv, **spawn_kwargs(self.config))
         except OSError as exc:
@@ -397,6 +420,16 @@ class EngineSession:
         assert self.state is SessionState.READY, self.state
         protocol = self._protocol
         assert protocol is not None
+        if (
+            isinstance(protocol, _XBoardProtocol)
+            and protocol.lacks_setboard
+            and board.root().fen() != chess.STARTING_FEN
+        ):
+            raise self._fault(
+                FaultKind.STARTUP,
+                "cannot set up a position (no xboard 'setboard'): "
+                "use openings given as moves from the start position",
+            )
         limit = to_limit(limits, self._game)
         uci = protocol if isinstance(protocol, _UciProtocol) else None
         if uci is not None:

@@ -19,12 +19,13 @@ import chess.pgn
 import pytest
 
 from tcecd.config.engines import EngineConfig
-from tcecd.domain import GameId, Result, Termination
+from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import AdjudicationRules
+from tcecd.game.record import Opening
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameSetup, play_game
 from tcecd.runner.match import MatchSpec, run_match, unique_names
-from tcecd.runner.session import EngineSession
+from tcecd.runner.session import EngineSession, FaultKind
 
 ConfigFactory = Callable[..., EngineConfig]
 
@@ -120,6 +121,54 @@ async def test_xboard_engine_plays_a_legal_game(
     board = chess.Board()
     for move in record.moves:
         board.push_uci(move.uci)  # raises if illegal
-    white_moves = [m for m in record.moves if m.color.value == "white"]
+    white_moves = [m for m in record.moves if m.color is Color.WHITE]
     assert all(m.move_time_ms is not None for m in white_moves)
     assert any(m.depth for m in white_moves)  # xboard "post" output was parsed
+
+
+async def test_fairymax_plays_from_the_start_position(
+    fairymax_config: EngineConfig, engine_config: ConfigFactory
+) -> None:
+    """Fairy-Max lacks xboard 'setboard': book moves from the standard start
+    position are sent as moves, so the game is played normally."""
+    setup = GameSetup(
+        game_id=GameId(1, 1),
+        event="xboard",
+        site="test",
+        time_control=TimeControl.parse("5+0.05"),
+        opening=Opening(name=None, fen=None, moves=("e2e4", "c7c5")),
+        adjudication=AdjudicationRules(max_moves=25),
+    )
+    async with asyncio.timeout(120):
+        async with EngineSession(engine_config("ab-d1")) as w, EngineSession(fairymax_config) as b:
+            outcome = await play_game(setup, w, b)
+    record = outcome.record
+    assert outcome.faults == ()
+    assert record.result is not Result.UNFINISHED
+    assert [m.uci for m in record.moves[:2]] == ["e2e4", "c7c5"]
+    board = chess.Board()
+    for move in record.moves:
+        board.push_uci(move.uci)
+    black_moves = [m for m in record.moves[2:] if m.color is Color.BLACK]
+    assert black_moves
+    assert all(m.depth for m in black_moves)
+
+
+async def test_fairymax_cannot_start_from_a_fen(
+    fairymax_config: EngineConfig, engine_config: ConfigFactory
+) -> None:
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    setup = GameSetup(
+        game_id=GameId(1, 1),
+        event="xboard",
+        site="test",
+        time_control=TimeControl.parse("5+0.05"),
+        opening=Opening(name=None, fen=fen),
+    )
+    async with asyncio.timeout(60):
+        async with EngineSession(engine_config("ab-d1")) as w, EngineSession(fairymax_config) as b:
+            outcome = await play_game(setup, w, b)
+    assert outcome.record.result is Result.WHITE_WINS
+    assert outcome.record.termination is Termination.ABANDONED
+    assert [f.kind for f in outcome.faults] == [FaultKind.STARTUP]
+    assert "setboard" in outcome.faults[0].detail
