@@ -243,3 +243,23 @@ def test_simulate_tiny_fields(capsys: pytest.CaptureFixture[str]) -> None:
     assert [r["removed_history_rounds"] for r in doc["rounds"]] == [[], [1], [2]]
     # Tiebreak values are always floats in the document (0.0, never 0).
     assert all(isinstance(v, float) for s in doc["standings"] for v in s["tiebreaks"].values())
+
+
+def test_pair_reads_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(BASE)))
+    code, out, err = _run(capsys, "pair", "-")
+    assert code == 0, err
+    # Round 2 of a two-player event: they met in round 1, so round 1 leaves the
+    # history. B won with white, so B leads the pairing order (first-of-pair)
+    # and has the greater WGD (+1 against -1): B gets black.
+    assert json.loads(out) == {
+        "round": 2,
+        "bye": None,
+        "removed_history_rounds": [1],
+        "games": [{"white": "A", "black": "B"}],
+        "pairs": [{"first": "B", "second": "A"}],
+    }
