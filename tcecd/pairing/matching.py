@@ -12,7 +12,14 @@ augmenting-path search:
 * otherwise, with ``a = M(u)`` and ``b = M(v)``, the graph without ``u`` and
   ``v`` has a perfect matching iff ``M - {ua, vb}`` (which leaves exactly ``a``
   and ``b`` exposed) has an augmenting path, which must run from ``a`` to
-  ``b`` (Berge's theorem). One Edmonds blossom search from ``a`` answers that.
+  ``b`` (Berge's theorem). One Edmonds blossom search from ``a`` answers that,
+  after a cheap look for the paths of length 1 and 3 that real events nearly
+  always offer;
+* if that first candidate fails, one search from ``a`` in the graph without
+  ``u`` settles all the others at once: ``v`` keeps a perfect matching iff an
+  even alternating path reaches it from ``a`` (Gallai-Edmonds), so STEP 4
+  runs at most three searches per player (the failed one, this one, and the
+  augmentation for the partner it names).
 
 The graph is never materialised: an edge ``x-y`` exists iff ``y`` is not in
 ``forbidden[x]`` (the encounter history) and ``|wgd[x] + wgd[y]| <= limit``
