@@ -109,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--tc: {exc}") from None
     if not (tc.stages or tc.movetime_ms or tc.nodes or tc.depth):
         raise ConfigError("tcecd play: give a limit: --tc, --nodes, --depth or --movetime")
+    try:
+        args.pgn.parent.mkdir(parents=True, exist_ok=True)
+        args.pgn.write_text("", encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--pgn: cannot write {str(args.pgn)!r}: {exc.strerror}") from None
     engines = unique_names([load_engine(ref) for ref in args.engines])
     openings = load_openings(args.openings, plies=args.plies) if args.openings else ()
     options = dict(parse_option(text) for text in args.option)

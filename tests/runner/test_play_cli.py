@@ -215,3 +215,12 @@ def test_ctrl_c_stops_the_match_and_its_engines(tmp_path: Path) -> None:
     assert proc.returncode == 130
     assert err.strip() == "tcecd: interrupted"
     assert [pid for pid in engines if _running(pid)] == []
+
+
+def test_play_reports_an_unwritable_pgn_in_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    proc = tcecd("play", "ab-d1", "ab-d2", "--depth", "1", "--pgn", "file/out.pgn", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("tcecd: error: --pgn: cannot write 'file/out.pgn': ")
+    assert "Traceback" not in proc.stderr
