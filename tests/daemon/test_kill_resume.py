@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from tcecd.game.openings import load_openings
 from tests.daemon.helpers import (
+    OPENINGS,
     ROOT,
     crosstable_summary,
     normalise_pgn,
@@ -78,6 +80,10 @@ def test_reference_event_is_complete(reference: Finished) -> None:
     assert pgn_rounds(reference.pgn) == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
     assert "Final standings" in reference.stdout
     assert all(g[3] is not None for g in schedule_summary(reference.state))
+    # Single rounds take the openings in file order, one per game.
+    openings = load_openings(OPENINGS)
+    fens = re.findall(r'^\[FEN "([^"]+)"\]', reference.pgn, re.M)
+    assert fens == [o.fen for o in openings[:6]]
     # The live game JSON ends with the final document of a round 3 game.
     live = json.loads((reference.state / "tcec" / "live.json").read_text(encoding="utf-8"))
     assert live["Headers"]["Round"].startswith("3.")
