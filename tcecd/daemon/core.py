@@ -34,7 +34,7 @@ from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.live import LiveGame
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, PlayerId, Result, Termination
-from tcecd.errors import EngineError, StateError
+from tcecd.errors import EngineError, StateError, TcecdError
 from tcecd.events import (
     DomainEvent,
     EngineDisqualified,
@@ -428,8 +428,28 @@ class EventRunner:
         if not todo:
             return
         sem = asyncio.Semaphore(max(1, self.s.concurrency))
-        previous: asyncio.Event | None = None
         broken = [False]  # an earlier slot ended without committing: later ones must not
+        try:
+            await self._start_slots(pairing, todo, sem, broken)
+        except BaseExceptionGroup as group:
+            # A user-facing error in one game (e.g. an engine that cannot be run
+            # at all) should reach the CLI as that one-line error, not a group.
+            user = group.subgroup(lambda e: isinstance(e, TcecdError))
+            if user is not None:
+                leaf: BaseException = user
+                while isinstance(leaf, BaseExceptionGroup):
+                    leaf = leaf.exceptions[0]
+                raise leaf from None
+            raise
+
+    async def _start_slots(
+        self,
+        pairing: RoundPairing,
+        todo: list[ScheduledGame],
+        sem: asyncio.Semaphore,
+        broken: list[bool],
+    ) -> None:
+        previous: asyncio.Event | None = None
         async with asyncio.TaskGroup() as tg:
             for game in todo:
                 if self.stop_requested():
@@ -594,7 +614,9 @@ class EventRunner:
         self._write_outputs()
         if self._live_owner == gid and self.s.json_dir is not None:
             atomic_write_json(
-                self.s.json_dir / "live.json", LiveGame.finished(record, pgn).document()
+                self.s.json_dir / "live.json",
+                LiveGame.finished(record, pgn).document(),
+                indent=None,
             )
             self._live_owner = None
         self._live.pop(gid, None)
@@ -618,7 +640,7 @@ class EventRunner:
         if self._live_owner is None or self._live_owner not in self._live:
             self._live_owner = event.game_id
         if self._live_owner == event.game_id and self.s.json_dir is not None:
-            atomic_write_json(self.s.json_dir / "live.json", live.document())
+            atomic_write_json(self.s.json_dir / "live.json", live.document(), indent=None)
         self.pub.publish(event)
         self.log.info(
             "game started",
@@ -635,7 +657,7 @@ class EventRunner:
         if live is not None:
             live.add(move)
             if self._live_owner == gid and self.s.json_dir is not None:
-                atomic_write_json(self.s.json_dir / "live.json", live.document())
+                atomic_write_json(self.s.json_dir / "live.json", live.document(), indent=None)
         self.pub.publish(MovePlayed(gid, move, white_ms, black_ms))
         if self.crash.active:
             self.crash.hit(f"mid-game:{gid}:ply={move.ply}")

@@ -52,9 +52,9 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = False) -> None:
         _fsync_dir(path.parent)
 
 
-def atomic_write_json(path: Path, value: Any) -> None:
-    """Write ``value`` as indented UTF-8 JSON, atomically."""
-    atomic_write_text(path, json.dumps(value, indent=1, ensure_ascii=False) + "\n")
+def atomic_write_json(path: Path, value: Any, *, indent: int | None = 1) -> None:
+    """Write ``value`` as UTF-8 JSON (``indent`` None: compact), atomically."""
+    atomic_write_text(path, json.dumps(value, indent=indent, ensure_ascii=False) + "\n")
 
 
 class PgnFile:

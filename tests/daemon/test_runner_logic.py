@@ -17,6 +17,7 @@ from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, Result, Termination
+from tcecd.errors import EngineError
 from tcecd.events import EngineDisqualified, GameFinished
 from tcecd.game.record import GameRecord, Opening
 from tcecd.game.timecontrol import TimeControl
@@ -134,3 +135,24 @@ async def test_game_running_when_its_engine_is_disqualified_is_forfeited(
         assert store.strikes() == {white: 1}  # the forfeited game's own faults do not count
         [g13] = [g for g in store.games() if str(g.game_id) == "1.3"]
         assert not g13.played
+
+
+async def test_a_user_error_in_a_game_surfaces_as_that_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not as an exception group: the CLI prints TcecdErrors as one line."""
+
+    async def failing(runner: Any, gid: GameId, game: ScheduledGame, opening: Opening) -> Any:
+        raise EngineError(f"game {gid}: cannot run")
+
+    import tcecd.daemon.play
+
+    monkeypatch.setattr(tcecd.daemon.play, "play_one", failing)
+    with pytest.raises(EngineError, match=r"game 1\.1: cannot run"):
+        await run_event_async(
+            _settings(tmp_path), out=io.StringIO(), crash=CrashPoints(), install_signals=False
+        )
+    # The state is intact and unlocked: nothing was recorded for the game.
+    with EventStore(tmp_path) as store:
+        assert store.games() == []
+        assert store.pairing(1) is not None
