@@ -26,7 +26,7 @@ import enum
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -84,6 +84,27 @@ class ThinkResult:
     started_ns: int
     finished_ns: int
     resigned: bool = False
+
+
+def _retrieve(task: asyncio.Future[None]) -> None:
+    """Done-callback: mark a shielded task's outcome as seen (no asyncio warning)."""
+    if not task.cancelled():
+        task.exception()
+
+
+async def _uncancellable(coro: Coroutine[Any, Any, None]) -> None:
+    """Await ``coro`` without ever cancelling it.
+
+    python-chess commands must not be cancelled while the engine may still
+    answer: a cancelled ``ping`` (or ``uci``) whose ``readyok`` (``uciok``)
+    arrives later makes python-chess set a result on a cancelled future, an
+    ``InvalidStateError`` logged from inside the event loop. A timeout or a
+    cancellation here abandons the wait instead; the caller then kills the
+    engine, which ends the command with ``EngineTerminatedError`` (retrieved).
+    """
+    task = asyncio.ensure_future(coro)
+    task.add_done_callback(_retrieve)
+    await asyncio.shield(task)
 
 
 class SessionState(enum.Enum):
@@ -312,9 +333,7 @@ class EngineSession:
         self.pid = transport.get_pid()
         try:
             async with asyncio.timeout(self.startup_timeout_s):
-                await protocol.initialize()
-                await self._configure(protocol)
-                await protocol.ping()
+                await _uncancellable(self._handshake(protocol))
         except TimeoutError:
             await self.close(graceful=False)
             raise self._fault(
@@ -334,6 +353,11 @@ class EngineSession:
             await self.close(graceful=False)
             raise
         self.state = SessionState.READY
+
+    async def _handshake(self, protocol: chess.engine.Protocol) -> None:
+        await protocol.initialize()
+        await self._configure(protocol)
+        await protocol.ping()
 
     async def _configure(self, protocol: chess.engine.Protocol) -> None:
         wanted: dict[str, OptionValue] = {}
@@ -391,13 +415,13 @@ class EngineSession:
             async with asyncio.timeout(self.startup_timeout_s):
                 if isinstance(protocol, chess.engine.UciProtocol):
                     protocol.send_line("ucinewgame")
-                    await protocol.ping()
+                    await _uncancellable(protocol.ping())
                     # Tell python-chess the game is already set up, so play()
                     # sends position + go at once (no second ucinewgame/isready).
                     protocol.game = self._game
                     protocol.first_game = False
                 else:
-                    await protocol.ping()
+                    await _uncancellable(protocol.ping())
         except TimeoutError:
             raise self._fault(
                 FaultKind.STALL, f"no readyok within {self.config.startup_timeout_ms} ms"

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
+
+import pytest
 
 from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId
@@ -12,7 +15,7 @@ from tcecd.game.record import MoveRecord, Opening
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameSetup, play_game
 from tcecd.runner.process import group_members
-from tcecd.runner.session import SessionPool
+from tcecd.runner.session import EngineSession, SessionPool
 
 ConfigFactory = Callable[..., EngineConfig]
 OPENING = Opening(name=None, fen=None, moves=("d2d4", "d7d5"))
@@ -88,3 +91,23 @@ async def test_on_move_streams_every_ply_with_both_clocks(engine_config: ConfigF
     first = seen[2][0]
     assert first.move_time_ms is not None
     assert first.clock_left_ms == 20_000 - first.move_time_ms + 200
+
+
+async def test_cancelling_new_game_leaves_no_error_behind(
+    engine_config: ConfigFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A shutdown that cancels ``new_game`` while the engine is about to send
+    ``readyok`` must not leave python-chess failing inside the event loop."""
+    session = EngineSession(engine_config("ab-d1"))
+    async with asyncio.timeout(30):
+        await session.start()
+        try:
+            task = asyncio.create_task(session.new_game())
+            await asyncio.sleep(0)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await asyncio.sleep(0.3)  # the engine's readyok arrives meanwhile
+        finally:
+            await session.abort()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
