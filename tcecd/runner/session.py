@@ -320,7 +320,10 @@ class EngineSession:
         ``isready``/``readyok`` within ``startup_timeout_ms``.
         """
         assert self.state is SessionState.NEW, self.state
-        argv = engine_argv(self.config)
+        try:
+            argv = engine_argv(self.config)
+        except EngineError as exc:  # e.g. the program is not installed
+            raise self._fault(FaultKind.STARTUP, str(exc)) from None
         cls: type[chess.engine.Protocol] = _UciProtocol
         if self.config.protocol == "xboard":
             cls = _XBoardProtocol

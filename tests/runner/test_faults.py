@@ -278,3 +278,11 @@ def test_flag_fall_result(fen: str, loser: Color, result: Result) -> None:
     verdict = flag_verdict(chess.Board(fen), loser)
     assert verdict.result is result
     assert verdict.termination is Termination.TIME_FORFEIT
+
+
+async def test_program_not_installed_is_a_startup_fault(engine_config: ConfigFactory) -> None:
+    config = engine_config("ab-d1", command=("no-such-engine-xyz",))
+    with pytest.raises(EngineFault) as caught:
+        await EngineSession(config).start()
+    assert caught.value.kind is FaultKind.STARTUP
+    assert "program 'no-such-engine-xyz' not found" in caught.value.detail

@@ -92,3 +92,34 @@ def test_scores_are_converted_to_whites_view() -> None:
     assert score is not None
     assert score.mate == -2
     assert score_white({}, chess.BLACK) is None
+
+
+def test_bare_program_names_are_found_in_debian_dirs() -> None:
+    from tcecd.config.engines import EngineConfig
+    from tcecd.config.load import find_executable
+    from tcecd.runner.process import engine_argv, spawn_kwargs
+
+    config = EngineConfig(
+        name="sf", command=("stockfish", "--x"), workdir="/tmp", env={"TCECD_TEST": "1"}
+    )
+    found = find_executable("stockfish")
+    if found is None:
+        pytest.skip("stockfish is not installed")
+    assert engine_argv(config) == [str(found), "--x"]
+    kwargs = spawn_kwargs(config)
+    assert kwargs["start_new_session"] is True
+    assert kwargs["cwd"] == "/tmp"
+    assert kwargs["env"]["TCECD_TEST"] == "1"
+    assert "PATH" in kwargs["env"]  # the environment is extended, not replaced
+
+
+def test_missing_bare_program_is_one_clear_error() -> None:
+    from tcecd.config.engines import EngineConfig
+    from tcecd.errors import EngineError
+    from tcecd.runner.process import engine_argv
+
+    config = EngineConfig(name="ghost", command=("no-such-engine-xyz",))
+    with pytest.raises(
+        EngineError, match=r"engine 'ghost': program 'no-such-engine-xyz' not found"
+    ):
+        engine_argv(config)
