@@ -23,7 +23,7 @@ from tcecd.game.clock import GoLimits
 from tcecd.game.record import Opening
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import Fault, GameOutcome, GameSetup, flag_verdict, play_game
-from tcecd.runner.match import Job, Match, MatchSpec
+from tcecd.runner.match import MAX_REPLAYS, Job, Match, MatchSpec
 from tcecd.runner.process import group_members
 from tcecd.runner.session import EngineFault, EngineSession, FaultKind
 
@@ -286,3 +286,27 @@ async def test_program_not_installed_is_a_startup_fault(engine_config: ConfigFac
         await EngineSession(config).start()
     assert caught.value.kind is FaultKind.STARTUP
     assert "program 'no-such-engine-xyz' not found" in caught.value.detail
+
+
+async def test_match_replays_a_faulted_game_then_scores_it(
+    engine_config: ConfigFactory, tmp_path: Path
+) -> None:
+    """Under "replay" a match plays a faulted game again, at most MAX_REPLAYS
+    times; the last attempt is scored (the offender loses) so a match always ends."""
+    spec = MatchSpec(
+        engines=(engine_config("ab-d1"), engine_config("broken-crash")),
+        games=1,
+        time_control=TimeControl.parse("10+0.1"),
+        pgn_path=tmp_path / "replay.pgn",
+        fault_policy="replay",
+    )
+    lines: list[str] = []
+    async with asyncio.timeout(OUTER_TIMEOUT_S):
+        result = await Match(spec, progress=lines.append).run()
+    assert result.replays == MAX_REPLAYS
+    assert sum(line.startswith("Replaying game 1 of 1") for line in lines) == MAX_REPLAYS
+    [outcome] = result.outcomes
+    assert outcome.record.result is Result.WHITE_WINS
+    assert outcome.record.termination_detail == "Black disconnects"
+    assert result.faults[("broken-crash", "crash")] == MAX_REPLAYS + 1
+    assert (tmp_path / "replay.pgn").read_text(encoding="utf-8").count("[Event ") == 1
