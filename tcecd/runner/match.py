@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.domain import Color, GameId, Result
+from tcecd.errors import TcecdError
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.openings import select_opening
 from tcecd.game.record import Opening
@@ -242,6 +243,13 @@ class Match:
             async with asyncio.TaskGroup() as tg:
                 for i in range(max(1, self.spec.concurrency)):
                     tg.create_task(self._worker(jobs), name=f"match-worker-{i + 1}")
+        except ExceptionGroup as group:
+            # A user error (e.g. a limit an engine cannot take) stops the match:
+            # surface it alone, so the CLI prints one line instead of a group.
+            user_error = _first_user_error(group)
+            if user_error is None:
+                raise
+            raise user_error from None
         finally:
             await self.pool.aclose()
         return self.result
@@ -311,6 +319,17 @@ class Match:
             self.progress(f"  fault: {fault.engine} ({fault.kind}): {fault.detail}")
         if tally is not None:
             self.progress(tally.line())
+
+
+def _first_user_error(group: BaseExceptionGroup[BaseException]) -> TcecdError | None:
+    for exc in group.exceptions:
+        if isinstance(exc, TcecdError):
+            return exc
+        if isinstance(exc, BaseExceptionGroup):
+            found = _first_user_error(exc)
+            if found is not None:
+                return found
+    return None
 
 
 async def run_match(

@@ -35,7 +35,7 @@ import chess
 import chess.engine
 
 from tcecd.config.engines import EngineConfig, OptionValue
-from tcecd.errors import EngineError
+from tcecd.errors import ConfigError, EngineError
 from tcecd.game.clock import GoLimits
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs
 
@@ -456,6 +456,16 @@ class EngineSession:
                 FaultKind.STARTUP,
                 "cannot set up a position (no xboard 'setboard'): "
                 "use openings given as moves from the start position",
+            )
+        if (
+            isinstance(protocol, chess.engine.XBoardProtocol)
+            and limits.nodes is not None
+            and (limits.wtime_ms is not None or limits.movetime_ms is not None)
+        ):
+            # python-chess (and the xboard protocol's "nps" trick) cannot combine them.
+            raise ConfigError(
+                f"engine {self.name!r}: an xboard engine cannot combine a node limit "
+                "with a clock or a move time"
             )
         limit = to_limit(limits, self._game)
         uci = protocol if isinstance(protocol, _UciProtocol) else None

@@ -224,3 +224,19 @@ def test_play_reports_an_unwritable_pgn_in_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.startswith("tcecd: error: --pgn: cannot write 'file/out.pgn': ")
     assert "Traceback" not in proc.stderr
+
+
+def test_xboard_node_limit_with_clock_is_a_one_line_error(tmp_path: Path) -> None:
+    from tcecd.config.load import find_executable
+
+    if find_executable("hoichess") is None:
+        pytest.skip("hoichess is not installed")
+    proc = tcecd(
+        "play", "hoichess", "ab-d1", "--tc", "10+0.1", "--nodes", "1000", "--pgn", "x.pgn",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "tcecd: error: engine 'hoichess': an xboard engine cannot combine a node limit "
+        "with a clock or a move time"
+    )
