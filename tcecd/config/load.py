@@ -178,7 +178,8 @@ def engine_from_mapping(
             expand_placeholders(item, here) if isinstance(item, str) else item for item in command
         ]
     workdir = raw.get("workdir")
-    if isinstance(workdir, str):
+    # A remote engine's workdir is a path on the far host: leave it as written.
+    if isinstance(workdir, str) and raw.get("remote") is None:
         expanded = Path(expand_placeholders(workdir, here))
         raw["workdir"] = str(expanded if expanded.is_absolute() else here / expanded)
     try:

@@ -60,7 +60,9 @@ def spawn_kwargs(config: EngineConfig) -> dict[str, Any]:
     """Keyword arguments for ``loop.subprocess_exec`` (through python-chess's
     ``popen``): own session/process group, working directory, environment."""
     kwargs: dict[str, Any] = {"start_new_session": True}
-    if config.workdir is not None:
+    # A remote engine's workdir lives on the far host (remote_command does the
+    # `cd` there); the local ssh client keeps our own working directory.
+    if config.workdir is not None and config.remote is None:
         kwargs["cwd"] = config.workdir
     if config.env:
         kwargs["env"] = {**os.environ, **config.env}

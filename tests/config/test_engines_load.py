@@ -110,3 +110,16 @@ def test_non_executable_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_engine(str(data))
     assert str(info.value) == f"engine '{data}': {data} is neither YAML nor executable"
+
+
+def test_remote_workdir_is_kept_as_written(tmp_path: Path) -> None:
+    """Relative workdirs resolve against the YAML's folder for local engines
+    only; for a remote engine the path belongs to the far host."""
+    (tmp_path / "far.yaml").write_text(
+        "command: [./sf]\nworkdir: engines/sf\nremote: {host: engine-box}\n"
+    )
+    (tmp_path / "near.yaml").write_text(
+        f"command: [{sys.executable!r}]\nworkdir: engines/sf\n"
+    )
+    assert load_engine_file(tmp_path / "far.yaml").workdir == "engines/sf"
+    assert load_engine_file(tmp_path / "near.yaml").workdir == str(tmp_path / "engines/sf")

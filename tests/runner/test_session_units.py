@@ -123,3 +123,21 @@ def test_missing_bare_program_is_one_clear_error() -> None:
         EngineError, match=r"engine 'ghost': program 'no-such-engine-xyz' not found"
     ):
         engine_argv(config)
+
+
+def test_remote_engine_workdir_is_on_the_far_host_not_local() -> None:
+    """A remote engine's workdir names a folder on the far host: the local ssh
+    client must not try to chdir there (it would fail to start with a
+    misleading error); the remote command does the `cd` instead."""
+    from tcecd.config.engines import EngineConfig, RemoteConfig
+    from tcecd.runner.process import spawn_kwargs
+    from tcecd.runner.remote import remote_command
+
+    config = EngineConfig(
+        name="far",
+        command=("/opt/engines/sf",),
+        workdir="/srv/only-on-the-far-host",
+        remote=RemoteConfig(host="engine-box", user="tcec"),
+    )
+    assert "cwd" not in spawn_kwargs(config)
+    assert "cd /srv/only-on-the-far-host" in remote_command(config)
