@@ -215,3 +215,85 @@ async def test_live_stream_through_real_mosquitto(tmp_path: Path, mosquitto: Any
                 assert len(doc["rows"]) == 4
                 break
 
+
+
+async def _collect_reconnecting(
+    host: str, port: int, topic: str, out: dict[str, Any]
+) -> None:
+    """A subscriber that, like a real viewer, reconnects when the broker goes
+    away and keeps everything it ever received (retained re-deliveries too)."""
+    while True:
+        try:
+            async with aiomqtt.Client(host, port) as client:
+                await client.subscribe(topic, qos=1)
+                out["connections"] += 1
+                async for msg in client.messages:
+                    payload = msg.payload.decode() if isinstance(msg.payload, bytes) else ""
+                    doc = json.loads(payload) if payload else None
+                    out["msgs"].append((str(msg.topic), doc))
+                    if str(msg.topic).endswith("/end") and doc:
+                        out["first_end"].set()
+                    if str(msg.topic).endswith("/finished"):
+                        return
+        except aiomqtt.MqttError:
+            await asyncio.sleep(0.2)
+
+
+@pytest.mark.mosquitto
+async def test_broker_restart_mid_event_loses_no_result(tmp_path: Path, mosquitto: Any) -> None:
+    """The broker dies (abruptly, losing its retained state) after the first
+    game of a real event and comes back on the same port: the event goes on
+    untouched, and a reconnecting subscriber ends with every game's result and
+    the final retained standings, which agree with the event's own PGN."""
+    cfg = write_config(tmp_path, rounds=3, max_moves=60, concurrency=1)
+    root = "tcecd/kill-test"
+    out: dict[str, Any] = {"msgs": [], "first_end": asyncio.Event(), "connections": 0}
+    collector = asyncio.create_task(
+        _collect_reconnecting(mosquitto.host, mosquitto.port, f"{root}/#", out)
+    )
+    proc = await asyncio.create_subprocess_exec(
+        *tcecd_argv(cfg, "--mqtt", mosquitto.url), cwd=ROOT, env=run_env(),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    communicate = asyncio.create_task(proc.communicate())
+    await asyncio.wait_for(out["first_end"].wait(), 60)
+    mosquitto.kill()
+    await asyncio.sleep(1.5)  # games go on while the broker is away
+    mosquitto.start()
+    _, err = await asyncio.wait_for(communicate, 120)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    await asyncio.wait_for(collector, 30)
+    assert out["connections"] >= 2  # the subscriber really lost the broker
+
+    pgn = (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")
+    pgn_results = dict(
+        zip(
+            re.findall(r'^\[Round "([^"]+)"\]', pgn, re.M),
+            re.findall(r'^\[Result "([^"]+)"\]', pgn, re.M),
+            strict=True,
+        )
+    )
+    assert len(pgn_results) == 6
+    seen = {doc["game"]: doc["result"] for t, doc in out["msgs"] if t.endswith("/end") and doc}
+    assert seen == pgn_results
+
+    # Final standings, retained on the restarted broker, as a late viewer sees them.
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as late:
+        await late.subscribe(f"{root}/standings", qos=1)
+        async with asyncio.timeout(10):
+            async for msg in late.messages:
+                assert isinstance(msg.payload, bytes)
+                doc = json.loads(msg.payload)
+                break
+    assert doc["final"] is True
+    points: dict[str, float] = {}
+    for rnd, res in pgn_results.items():
+        block = pgn.split(f'[Round "{rnd}"]')[1]
+        white = re.search(r'^\[White "([^"]+)"\]', block, re.M)
+        black = re.search(r'^\[Black "([^"]+)"\]', block, re.M)
+        assert white
+        assert black
+        w = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[res]
+        points[white[1]] = points.get(white[1], 0) + w
+        points[black[1]] = points.get(black[1], 0) + 1 - w
+    assert {row["id"]: row["score"] for row in doc["rows"]} == points
