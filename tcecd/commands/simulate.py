@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tcecd.outputs.text import standings_table
 from tcecd.pairing.base import Player, RoundRecord, Standing
 
 HELP = "simulate a whole TCEC Swiss event with synthetic players"
@@ -92,13 +93,5 @@ def render_text(
                 f"  {g.result.value:^7}  {g.black:<{width}} ({by_id[g.black].rating})"
             )
         lines.append("")
-    names = [name for name, _ in table[0].tiebreaks] if table else []
-    width = max(width, len("Player"))
-    header = f"{'Rank':>4}  {'Player':<{width}}  {'Seed':>4}  {'Score':>5}  {'BYEs':>4}"
-    header += "".join(f"  {n:>{max(len(n), 6)}}" for n in names)
-    lines += ["Final standings", header]
-    for s in table:
-        row = f"{s.rank:>4}  {s.id:<{width}}  {by_id[s.id].seed:>4}  {s.score:>5g}  {s.byes:>4}"
-        row += "".join(f"  {v:>{max(len(n), 6)}g}" for n, v in s.tiebreaks)
-        lines.append(row)
+    lines += ["Final standings", standings_table(table, players)]
     return "\n".join(lines) + "\n"

@@ -13,52 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tcecd.domain import Color, PlayerId, Result
+from tcecd.outputs.text import points as _points
+from tcecd.outputs.text import render_table as _render
+from tcecd.outputs.text import standings_table as _standings_table
 from tcecd.pairing.base import Player, RoundRecord, Standing
 from tcecd.replay.event import ReplayedGame
 
 
-def _render(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
-    widths = [len(h) for h in header]
-    for row in rows:
-        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
-
-    def line(cells: Sequence[str]) -> str:
-        out = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in
-               enumerate(zip(cells, widths, strict=True))]  # fmt: skip
-        return "  ".join(out).rstrip()
-
-    sep = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), sep, *(line(r) for r in rows)])
-
-
-def _points(half: int) -> str:
-    return f"{half // 2}" + ("½" if half % 2 else "")
-
-
-def _tiebreak(value: float) -> str:
-    return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
-
-
 def standings_table(players: Sequence[Player], standings: Sequence[Standing]) -> str:
     """Rank, player, seed, score, BYEs, games, then each configured tiebreak."""
-    seed = {p.id: p.seed for p in players}
-    name = {p.id: p.name for p in players}
-    tb_names = [n for n, _ in standings[0].tiebreaks] if standings else []
-    header = ["#", "Player", "Seed", "Score", "BYEs", "Games", *tb_names]
-    rows = [
-        [
-            str(s.rank),
-            name.get(s.id, s.id),
-            str(seed.get(s.id, "")),
-            _points(s.score_half),
-            str(s.byes),
-            str(s.games),
-            *(_tiebreak(v) for _, v in s.tiebreaks),
-        ]
-        for s in sorted(standings, key=lambda s: s.rank)
-    ]
-    right = {0, 2, 3, 4, 5, *range(6, 6 + len(tb_names))}
-    return _render(header, rows, right)
+    return _standings_table(standings, players)
 
 
 _MARK = {2: "1", 1: "=", 0: "0"}
