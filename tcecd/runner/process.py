@@ -16,6 +16,7 @@ code); orphaned grandchildren are re-parented to init, which reaps them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -73,6 +74,24 @@ def kill_group(pgid: int) -> None:
     """SIGKILL every process in group ``pgid``; a group already gone is fine."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+async def wait_group_gone(pgid: int, timeout_s: float) -> bool:
+    """After :func:`kill_group`: wait until no process of group ``pgid`` runs.
+
+    SIGKILL is delivered asynchronously: a helper the engine forked may still
+    be scheduled for a moment after ``killpg`` returns, and reaping the leader
+    says nothing about it. Polls ``/proc`` (in a worker thread: it reads a
+    file per process) and repeats the kill; True when the group is gone.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while await asyncio.to_thread(group_members, pgid):
+        if loop.time() >= deadline:
+            return False
+        kill_group(pgid)
+        await asyncio.sleep(0.01)
+    return True
 
 
 def _proc_stat(pid: int) -> tuple[str, int] | None:

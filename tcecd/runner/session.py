@@ -37,7 +37,7 @@ import chess.engine
 from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError, EngineError
 from tcecd.game.clock import GoLimits
-from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs
+from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
 
 LOG = logging.getLogger(__name__)
 
@@ -402,6 +402,8 @@ class EngineSession:
                 LOG.warning("engine %s (pid %s) not reaped after SIGKILL", self.name, self.pid)
             finally:
                 transport.close()
+            if not await asyncio.shield(wait_group_gone(self.pid, REAP_TIMEOUT_S)):
+                LOG.warning("engine %s: process group %s survives SIGKILL", self.name, self.pid)
 
     # -- games -----------------------------------------------------------
 
