@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -64,6 +64,20 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+class EventSink(Protocol):
+    """What the runner needs of the live stream: :class:`tcecd.bus.publisher.Publisher`
+    (or :class:`NullPublisher`). ``publish`` must never block or raise for a
+    broker's sake: games never wait for viewers."""
+
+    def publish(self, event: DomainEvent) -> None: ...
+
+    def publish_crosstable(self, table: dict[str, Any]) -> None: ...
+
+    def restore_finished(self, records: Iterable[GameRecord]) -> None: ...
+
+    async def flush(self, timeout_s: float) -> bool: ...
+
+
 class NullPublisher:
     """Stands in for the MQTT publisher when the config has no ``mqtt``."""
 
@@ -72,6 +86,9 @@ class NullPublisher:
 
     def publish_crosstable(self, table: dict[str, Any]) -> None:
         del table
+
+    def restore_finished(self, records: Iterable[GameRecord]) -> None:
+        del records
 
     async def flush(self, timeout_s: float) -> bool:
         del timeout_s
@@ -114,12 +131,12 @@ class EventRunner:
         settings: RunSettings,
         *,
         log: Any,
-        publisher: Any = None,
+        publisher: EventSink | None = None,
         crash: CrashPoints | None = None,
     ) -> None:
         self.s = settings
         self.log = log
-        self.pub: Any = publisher if publisher is not None else NullPublisher()
+        self.pub: EventSink = publisher if publisher is not None else NullPublisher()
         self.crash = crash or CrashPoints()
         self.store: EventStore | None = None
         self.players: tuple[Player, ...] = ()
@@ -330,10 +347,11 @@ class EventRunner:
         )
         for r in sorted(self.pairings):
             self.pub.publish(RoundPaired(self.pairings[r]))
-        restore = getattr(self.pub, "restore_finished", None)
-        if restore is not None and self.records:
+        if self.records:
             # Resumed: the live schedule/crosstable include the games already played.
-            restore([self.records[gid] for gid in sorted(self.records, key=_gid_key)])
+            self.pub.restore_finished(
+                [self.records[gid] for gid in sorted(self.records, key=_gid_key)]
+            )
         history = self._history()
         self.pub.publish(StandingsUpdated(len(history), self.standings(history)))
         self._write_outputs()
