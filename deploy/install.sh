@@ -32,7 +32,11 @@ missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ! python3 -m venv --help >/dev/null 2>&1; then
+# Python 3.11+ with venv: a minimal Debian may lack python3, and Debian splits
+# ensurepip (needed to create a venv) into python3-venv.
+if ! command -v python3 >/dev/null 2>&1; then
+    missing+=(python3 python3-venv)
+elif ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
     missing+=(python3-venv)
 fi
 if (( ${#missing[@]} )); then
@@ -47,6 +51,10 @@ fi
 # Python environment.
 if [[ ! -x .venv/bin/python ]]; then
     python3 -m venv .venv
+fi
+if ! .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    echo "install.sh: tcecd needs Python 3.11 or newer (.venv has $(.venv/bin/python -V))" >&2
+    exit 1
 fi
 extra=""
 (( dev )) && extra="[dev]"
