@@ -16,27 +16,33 @@ Each finished game is one store transaction (record, PGN text, its strikes
 and any disqualification together), then a PGN append (fsync'd), then the
 JSON outputs, then the live stream. A crash anywhere leaves a state that the
 next start resumes from without losing or duplicating a game.
+
+Once the event runs, nothing here blocks the event loop: store commits and
+the PGN append are awaited in a worker thread (in that order, one game at a
+time), the JSON files go through the single :class:`~tcecd.daemon.outputs.FileWriter`,
+and what the store holds is read from its in-memory mirror
+(:class:`~tcecd.daemon.book.EventBook`). See docs/state.md.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
 from tcecd.config.fingerprint import diff_fingerprints
+from tcecd.daemon.book import EventBook, FaultTuple, default_fingerprint, gid_key, utc_now
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.live import LiveGame
+from tcecd.daemon.outputs import EventSink, FileWriter, NullPublisher, json_text
 from tcecd.daemon.settings import RunSettings
-from tcecd.domain import GameId, PlayerId, Result, Termination
+from tcecd.domain import GameId, PlayerId
 from tcecd.errors import EngineError, StateError, TcecdError
 from tcecd.events import (
-    DomainEvent,
     EngineDisqualified,
     EngineFault,
     EventFinished,
@@ -48,51 +54,18 @@ from tcecd.events import (
     StandingsUpdated,
 )
 from tcecd.game.record import GameRecord, MoveRecord, Opening
-from tcecd.outputs import tcec_json
-from tcecd.outputs.files import PgnFile, atomic_write_json
+from tcecd.outputs.files import PgnFile
 from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame, Standing
-from tcecd.store import EventStore, StoredGame, round_record
+from tcecd.store import EventStore, StoredGame
 
-FaultTuple = tuple[PlayerId, str, str]  # engine, kind, detail
-
-
-def _gid_key(gid: GameId) -> tuple[int, int]:
-    return (gid.round, gid.number)
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-class EventSink(Protocol):
-    """What the runner needs of the live stream: :class:`tcecd.bus.publisher.Publisher`
-    (or :class:`NullPublisher`). ``publish`` must never block or raise for a
-    broker's sake: games never wait for viewers."""
-
-    def publish(self, event: DomainEvent) -> None: ...
-
-    def publish_crosstable(self, table: dict[str, Any]) -> None: ...
-
-    def restore_finished(self, records: Iterable[GameRecord]) -> None: ...
-
-    async def flush(self, timeout_s: float) -> bool: ...
-
-
-class NullPublisher:
-    """Stands in for the MQTT publisher when the config has no ``mqtt``."""
-
-    def publish(self, event: DomainEvent) -> None:
-        del event
-
-    def publish_crosstable(self, table: dict[str, Any]) -> None:
-        del table
-
-    def restore_finished(self, records: Iterable[GameRecord]) -> None:
-        del records
-
-    async def flush(self, timeout_s: float) -> bool:
-        del timeout_s
-        return True
+__all__ = [
+    "EventRunner",
+    "EventSink",
+    "FaultTuple",
+    "NullPublisher",
+    "default_fingerprint",
+    "utc_now",
+]
 
 
 @dataclass
@@ -103,24 +76,6 @@ class _Slot:
     record: GameRecord | None = None
     played: bool = True
     faults: tuple[FaultTuple, ...] = ()
-
-
-def default_fingerprint(s: RunSettings) -> dict[str, object]:
-    """The history-relevant parts of the settings (used when the config layer
-    gave none, e.g. settings built directly in tests)."""
-    return {
-        "engines": [
-            {"name": e.name, "command": list(e.command), "protocol": e.protocol,
-             "options": dict(sorted(e.options.items()))}
-            for e in s.engines
-        ],
-        "pairing.rounds": s.rounds,
-        "pairing.double": s.double,
-        "pairing.seeding": [s.seeding, s.seeding_groups, s.seeding_seed],
-        "pairing.tiebreaks": list(s.tiebreaks),
-        "time_control": s.time_control.pgn_tag(),
-        "openings": [str(s.openings_file), s.openings_order, s.openings_seed, s.openings_plies],
-    }  # fmt: skip
 
 
 class EventRunner:
@@ -139,12 +94,8 @@ class EventRunner:
         self.pub: EventSink = publisher if publisher is not None else NullPublisher()
         self.crash = crash or CrashPoints()
         self.store: EventStore | None = None
-        self.players: tuple[Player, ...] = ()
-        self.engines = {e.name: e for e in settings.engines}
-        self.pairings: dict[int, RoundPairing] = {}
-        self.finished: dict[GameId, StoredGame] = {}
-        self.records: dict[GameId, GameRecord] = {}
-        self.openings: tuple[Opening, ...] = ()
+        self.book = EventBook(settings)
+        self.engines = self.book.engines
         self.probe: Callable[..., Any] | None = None
         self._close_probe: Callable[[], None] | None = None
         self.pgn = PgnFile(
@@ -153,6 +104,7 @@ class EventRunner:
             if self.crash.active
             else None,
         )
+        self.files = FileWriter()
         #: Set by the first signal: start no new game.
         self.stopping = False
         self._game_tasks: set[asyncio.Task[None]] = set()
@@ -163,10 +115,40 @@ class EventRunner:
         #: Engine sessions (keep-alive engines stay here between games).
         self.pool: Any = None
 
+    # The bookkeeping, under the names the rest of the daemon (and its tests) use.
+
+    @property
+    def players(self) -> tuple[Player, ...]:
+        return self.book.players
+
+    @property
+    def pairings(self) -> dict[int, RoundPairing]:
+        return self.book.pairings
+
+    @property
+    def finished(self) -> dict[GameId, StoredGame]:
+        return self.book.finished
+
+    @property
+    def records(self) -> dict[GameId, GameRecord]:
+        return self.book.records
+
+    @property
+    def openings(self) -> tuple[Opening, ...]:
+        return self.book.openings
+
+    def standings(self, records: list[RoundRecord]) -> tuple[Standing, ...]:
+        return self.book.standings(records)
+
+    def crosstable(self) -> dict[str, Any]:
+        return self.book.crosstable()
+
     # -- set-up ---------------------------------------------------------------------
 
     def open(self) -> None:
-        """Open (or create) the state, check it against the config, repair the PGN."""
+        """Open (or create) the state, check it against the config, repair the PGN.
+
+        Runs before any game or task exists (blocking here holds up nothing)."""
         s = self.s
         store = EventStore(s.state_dir)
         self.store = store
@@ -191,17 +173,13 @@ class EventRunner:
                 double=s.double,
             )
             self.log.info("new event", state_dir=str(s.state_dir), players=len(players))
-        self.players = store.players()
-        self.pairings = {p.round: p for p in store.pairings()}
-        for g in store.games():
-            self.finished[g.game_id] = g
-            self.records[g.game_id] = g.record
+        self.book.load(store)
         if self.pgn.sync([g.pgn for g in self.finished.values()]):
             self.log.warning("pgn file repaired from the event state", path=str(s.pgn_path))
         if s.openings_file is not None:
             from tcecd.game.openings import load_openings
 
-            self.openings = load_openings(
+            self.book.openings = load_openings(
                 s.openings_file, fmt=s.openings_format, plies=s.openings_plies
             )
         from tcecd.runner.session import SessionPool
@@ -240,98 +218,35 @@ class EventRunner:
             self.store.close()
             self.store = None
 
-    # -- helpers ----------------------------------------------------------------------
-
-    def _history(self) -> list[RoundRecord]:
-        """Finished rounds in order, as the pairing core reads them."""
-        out: list[RoundRecord] = []
-        for r in sorted(self.pairings):
-            pairing = self.pairings[r]
-            games = {gid.number: g for gid, g in self.finished.items() if gid.round == r}
-            if len(games) < len(pairing.games):
-                break
-            out.append(round_record(pairing, games))
-        return out
-
-    def _records_so_far(self) -> list[RoundRecord]:
-        """Every round paired so far, the current one partially (for live standings)."""
-        out: list[RoundRecord] = []
-        for r in sorted(self.pairings):
-            games = {gid.number: g for gid, g in self.finished.items() if gid.round == r}
-            out.append(round_record(self.pairings[r], games))
-        return out
-
-    def standings(self, records: list[RoundRecord]) -> tuple[Standing, ...]:
-        from tcecd.pairing.standings import standings
-
-        return tuple(
-            standings(self.players, records, double=self.s.double, tiebreaks=self.s.tiebreaks)
-        )
-
-    def _opening_for(self, pairing: RoundPairing, game: ScheduledGame) -> Opening:
-        """Openings are taken in order: one per game in single rounds, one per
-        pair in double rounds (both legs of a pair share it)."""
-        if not self.openings:
-            return Opening(name=None, fen=None)
-        from tcecd.game.openings import select_opening
-
-        before = 0
-        for r in range(1, pairing.round):
-            p = self.pairings[r]
-            before += len(p.pairs) if self.s.double else len(p.games)
-        if self.s.double:
-            first_leg = [g for g in pairing.games if g.leg == 1]
-            position = next(i for i, g in enumerate(first_leg) if g.pair_index == game.pair_index)
-        else:
-            position = game.number - 1
-        return select_opening(
-            self.openings,
-            before + position,
-            order=self.s.openings_order,
-            seed=self.s.openings_seed,
-        )
+    # -- outputs ----------------------------------------------------------------------
 
     def _write_outputs(self) -> None:
-        """Rewrite schedule.json and crosstable.json (atomically)."""
+        """Hand schedule.json and crosstable.json to the file writer."""
         if self.s.json_dir is None:
             return
-        pairings = [self.pairings[r] for r in sorted(self.pairings)]
-        names = {p.id: p.name for p in self.players}
-        atomic_write_json(
-            self.s.json_dir / "schedule.json",
-            tcec_json.schedule_json(pairings, self.records, names=names),
-        )
-        atomic_write_json(self.s.json_dir / "crosstable.json", self.crosstable())
+        self.files.submit(self.s.json_dir / "schedule.json", json_text(self.book.schedule()))
+        self.files.submit(self.s.json_dir / "crosstable.json", json_text(self.crosstable()))
 
-    def crosstable(self) -> dict[str, Any]:
-        assert self.store is not None
-        ordinal = 0
-        games: list[tcec_json.CrossGame] = []
-        for r in sorted(self.pairings):
-            for g in self.pairings[r].games:
-                ordinal += 1
-                done = self.finished.get(GameId(r, g.number))
-                if done is not None:
-                    games.append(
-                        tcec_json.CrossGame(
-                            ordinal, done.white, done.black, done.result, done.played
-                        )
-                    )
-        return tcec_json.crosstable_json(
-            self.s.event,
-            self.players,
-            games,
-            self.standings(self._records_so_far()),
-            strikes=self.store.strikes(),
-        )
+    def _write_live(self, live: LiveGame) -> None:
+        if self.s.json_dir is not None:
+            text = json_text(live.document(), indent=None)
+            self.files.submit(self.s.json_dir / "live.json", text)
 
     # -- the event --------------------------------------------------------------------
 
     async def run(self) -> bool:
         """Play the event from where the state left it; True when it is complete."""
+        async with self.files:
+            try:
+                return await self._run()
+            finally:
+                structlog.contextvars.unbind_contextvars("round")
+
+    async def _run(self) -> bool:
         from tcecd.pairing.tcec_swiss import TcecSwiss
 
-        assert self.store is not None
+        store = self.store
+        assert store is not None
         s = self.s
         system = TcecSwiss()
         self.pub.publish(
@@ -350,27 +265,27 @@ class EventRunner:
         if self.records:
             # Resumed: the live schedule/crosstable include the games already played.
             self.pub.restore_finished(
-                [self.records[gid] for gid in sorted(self.records, key=_gid_key)]
+                [self.records[gid] for gid in sorted(self.records, key=gid_key)]
             )
-        history = self._history()
+        history = self.book.history()
         self.pub.publish(StandingsUpdated(len(history), self.standings(history)))
         self._write_outputs()
         self.pub.publish_crosstable(self.crosstable())
 
-        self._verify_state(system)
+        self.book.verify(system, store.path)
         for round_no in range(1, s.rounds + 1):
             if self.stop_requested():
                 return False
             structlog.contextvars.bind_contextvars(round=round_no)
-            history = self._history()
+            history = self.book.history()
             if len(history) >= round_no:
                 continue  # finished before a restart
             if len(history) != round_no - 1:
-                raise StateError(f"{self.store.path}: round {len(history) + 1} is unfinished")
+                raise StateError(f"{store.path}: round {len(history) + 1} is unfinished")
             derived = system.pair(self.players, history, double=s.double)
             stored = self.pairings.get(round_no)
             if stored is None:
-                self.store.save_pairing(derived)
+                await asyncio.to_thread(store.save_pairing, derived)
                 self.pairings[round_no] = derived
                 self.crash.hit(f"after-pairing:{round_no}")
                 self.pub.publish(RoundPaired(derived))
@@ -384,13 +299,13 @@ class EventRunner:
                 )
             elif stored != derived:
                 raise StateError(
-                    f"{self.store.path}: stored pairing of round {round_no} differs from the "
+                    f"{store.path}: stored pairing of round {round_no} differs from the "
                     "one the rules give for the recorded results; the state is inconsistent"
                 )
             await self._play_round(self.pairings[round_no])
-            if self.stop_requested() and len(self._history()) < round_no:
+            if self.stop_requested() and len(self.book.history()) < round_no:
                 return False
-            history = self._history()
+            history = self.book.history()
             table = self.standings(history)
             self.pub.publish(StandingsUpdated(round_no, table))
             self.pub.publish_crosstable(self.crosstable())
@@ -400,49 +315,20 @@ class EventRunner:
                 leader=table[0].id if table else None,
                 score=table[0].score if table else None,
             )
-        final = self.standings(self._history())
+        final = self.standings(self.book.history())
         self.final_standings = final
-        if not self.store.finished:
-            self.store.mark_finished()
+        if not store.finished:
+            await asyncio.to_thread(store.mark_finished)
         self.pub.publish(EventFinished(final))
         self._write_outputs()
+        await self.files.flush()
         self.complete = True
         return True
-
-    def _verify_state(self, system: Any) -> None:
-        """On (re)start: every stored pairing must be the one the rules give for
-        the rounds before it, and every stored game must be the scheduled one."""
-        assert self.store is not None
-        history = self._history()
-        for r in sorted(self.pairings):
-            if r - 1 > len(history):
-                raise StateError(f"{self.store.path}: round {r} is paired before round "
-                                 f"{len(history) + 1} finished")  # fmt: skip
-            derived = system.pair(self.players, history[: r - 1], double=self.s.double)
-            if derived != self.pairings[r]:
-                raise StateError(
-                    f"{self.store.path}: stored pairing of round {r} differs from the one the "
-                    "rules give for the recorded results; the state is inconsistent"
-                )
-        for gid, game in self.finished.items():
-            pairing = self.pairings.get(gid.round)
-            scheduled = (
-                None
-                if pairing is None
-                else next((g for g in pairing.games if g.number == gid.number), None)
-            )
-            if scheduled is None or (scheduled.white, scheduled.black) != (game.white, game.black):
-                raise StateError(
-                    f"{self.store.path}: stored game {gid} ({game.white}-{game.black}) is not "
-                    "in the stored schedule; the state is inconsistent"
-                )
 
     async def _play_round(self, pairing: RoundPairing) -> None:
         """Play the round's unfinished games: ``concurrency`` at a time, started
         and committed in playing order."""
-        todo = [
-            g for g in pairing.games if GameId(pairing.round, g.number) not in self.finished
-        ]
+        todo = self.book.unfinished(pairing)
         if not todo:
             return
         sem = asyncio.Semaphore(max(1, self.s.concurrency))
@@ -512,41 +398,10 @@ class EventRunner:
 
     # -- one game ----------------------------------------------------------------------
 
-    def _forfeit(self, pairing: RoundPairing, game: ScheduledGame, disq: set[str]) -> GameRecord:
-        """The record of a game not played because an engine is disqualified."""
-        gid = GameId(pairing.round, game.number)
-        w_out, b_out = game.white in disq, game.black in disq
-        if w_out and b_out:
-            result, detail = Result.DRAW, "both engines disqualified"
-        elif w_out:
-            result, detail = Result.BLACK_WINS, f"{game.white} disqualified"
-        else:
-            result, detail = Result.WHITE_WINS, f"{game.black} disqualified"
-        now = utc_now()
-        return GameRecord(
-            game_id=gid,
-            event=self.s.event,
-            site=self.s.site,
-            white=game.white,
-            black=game.black,
-            result=result,
-            termination=Termination.FORFEIT,
-            termination_detail=detail,
-            start_time=now,
-            end_time=now,
-            duration_ms=0,
-            time_control=self.s.time_control.pgn_tag(),
-            opening=self._opening_for(pairing, game),
-            moves=(),
-            white_elo=self.engines[game.white].rating if game.white in self.engines else None,
-            black_elo=self.engines[game.black].rating if game.black in self.engines else None,
-        )
-
     async def _produce(self, pairing: RoundPairing, game: ScheduledGame) -> _Slot:
         """Play the game (replaying it after faults when so configured) or forfeit it."""
         from tcecd.daemon.play import play_one
 
-        assert self.store is not None
         gid = GameId(pairing.round, game.number)
         attempts = 0
         while True:
@@ -555,34 +410,37 @@ class EventRunner:
                 # Every replay costs a strike, so this only happens when the runner
                 # asks for replays without naming a fault: never loop forever.
                 raise EngineError(f"game {gid}: replayed {attempts - 1} times without end")
-            disq = set(self.store.disqualified())
+            disq = self.book.disqualified
             if game.white in disq or game.black in disq:
-                return _Slot(game, self._forfeit(pairing, game, disq), played=False)
-            opening = self._opening_for(pairing, game)
+                return _Slot(game, self.book.forfeit(pairing, game), played=False)
+            opening = self.book.opening_for(pairing, game)
             record, faults, replay = await play_one(self, gid, game, opening)
             if not replay:
                 assert record is not None
                 return _Slot(game, record, played=True, faults=faults)
             # Replay policy: the faults count now (durably), then the game starts again.
             for engine, kind, detail in faults:
-                self._record_fault(engine, gid, kind, detail, store=True)
+                await self._store_fault(engine, gid, kind, detail)
             self.log.warning("game will be replayed after a fault", game=str(gid))
 
-    def _record_fault(
-        self, engine: PlayerId, gid: GameId, kind: str, detail: str, *, store: bool
-    ) -> int:
-        assert self.store is not None
-        if store:
-            strikes = self.store.add_fault(engine, gid, kind, detail)
-        else:
-            strikes = self.store.strikes().get(engine, 0)
+    async def _store_fault(self, engine: PlayerId, gid: GameId, kind: str, detail: str) -> None:
+        """A fault of a game that will be replayed: one strike, committed now
+        (and the disqualification it may cause), then announced."""
+        store = self.store
+        assert store is not None
+        await asyncio.to_thread(store.add_fault, engine, gid, kind, detail)
+        strikes = self.book.add_strike(engine)
+        self._announce_fault(engine, gid, kind, detail)
+        if strikes >= self.s.strikes_max and engine not in self.book.disqualified:
+            reason = f"{strikes} strikes (last: {kind}: {detail})"
+            await asyncio.to_thread(store.disqualify, engine, gid.round, reason)
+            self.book.disqualify(engine, gid.round, reason)
+            self._announce_disqualified(engine, reason, gid.round)
+
+    def _announce_fault(self, engine: PlayerId, gid: GameId, kind: str, detail: str) -> None:
+        strikes = self.book.strikes.get(engine, 0)
         self.pub.publish(EngineFault(engine, gid, kind, detail, strikes))
         self.log.warning("engine fault", engine=engine, kind=kind, detail=detail, strikes=strikes)
-        if store and strikes >= self.s.strikes_max and engine not in self.store.disqualified():
-            reason = f"{strikes} strikes (last: {kind}: {detail})"
-            self.store.disqualify(engine, gid.round, reason)
-            self._announce_disqualified(engine, reason, gid.round)
-        return strikes
 
     def _announce_disqualified(self, engine: PlayerId, reason: str, round_no: int) -> None:
         self.pub.publish(EngineDisqualified(engine, reason, round_no))
@@ -592,52 +450,52 @@ class EventRunner:
         """Record a finished game: store (one transaction), PGN, JSON, stream."""
         from tcecd.pgn.writer import game_pgn
 
-        assert self.store is not None
+        store = self.store
+        assert store is not None
         assert slot.record is not None
         record, played = slot.record, slot.played
         gid = record.game_id
-        disq = self.store.disqualified()
+        disq = set(self.book.disqualified)
         if played and (record.white in disq or record.black in disq):
             # Only with concurrency > 1: an engine was disqualified by an earlier
             # game while this one was running. Forfeit it, as a sequential run would.
             # Its faults go too: a sequential run would never have played it.
-            record, played = self._forfeit(pairing, slot.game, set(disq)), False
+            record, played = self.book.forfeit(pairing, slot.game), False
             slot = _Slot(slot.game, record, played=False)
         pgn = game_pgn(record)
         new_dq: list[tuple[PlayerId, str]] = []
-        strikes = self.store.strikes()
+        strikes = dict(self.book.strikes)
         for engine, kind, detail in slot.faults:
             strikes[engine] = strikes.get(engine, 0) + 1
             out = strikes[engine] >= self.s.strikes_max and engine not in disq
             if out and engine not in [e for e, _ in new_dq]:
                 new_dq.append((engine, f"{strikes[engine]} strikes (last: {kind}: {detail})"))
         await asyncio.to_thread(
-            self.store.commit_game,
+            store.commit_game,
             record,
             pgn,
             played=played,
             faults=[(e, k, d) for e, k, d in slot.faults],
             disqualify=[(e, gid.round, why) for e, why in new_dq],
         )
-        self.finished[gid] = StoredGame(
-            gid, record.white, record.black, record.result, record.termination, played, pgn, ""
-        )
-        self.records[gid] = record
+        # The mirror follows the commit (the order the store's readers would see).
+        self.book.add_game(record, pgn, played=played)
+        for engine, _, _ in slot.faults:
+            self.book.add_strike(engine)
+        for engine, why in new_dq:
+            self.book.disqualify(engine, gid.round, why)
         self.crash.hit(f"after-store:{gid}")
         await asyncio.to_thread(self.pgn.append, pgn, tag=str(gid))
         for engine, kind, detail in slot.faults:
-            self._record_fault(engine, gid, kind, detail, store=False)
+            self._announce_fault(engine, gid, kind, detail)
         for engine, why in new_dq:
             self._announce_disqualified(engine, why, gid.round)
         self._write_outputs()
-        if self._live_owner == gid and self.s.json_dir is not None:
-            atomic_write_json(
-                self.s.json_dir / "live.json",
-                LiveGame.finished(record, pgn).document(),
-                indent=None,
-            )
+        if self._live_owner == gid:
+            self._write_live(LiveGame.finished(record, pgn))
             self._live_owner = None
         self._live.pop(gid, None)
+        await self.files.flush()
         self.pub.publish(GameFinished(record, pgn))
         self.log.info(
             "game finished",
@@ -657,8 +515,8 @@ class EventRunner:
         self._live[event.game_id] = live
         if self._live_owner is None or self._live_owner not in self._live:
             self._live_owner = event.game_id
-        if self._live_owner == event.game_id and self.s.json_dir is not None:
-            atomic_write_json(self.s.json_dir / "live.json", live.document(), indent=None)
+        if self._live_owner == event.game_id:
+            self._write_live(live)
         self.pub.publish(event)
         self.log.info(
             "game started",
@@ -674,8 +532,8 @@ class EventRunner:
         live = self._live.get(gid)
         if live is not None:
             live.add(move)
-            if self._live_owner == gid and self.s.json_dir is not None:
-                atomic_write_json(self.s.json_dir / "live.json", live.document(), indent=None)
+            if self._live_owner == gid:
+                self._write_live(live)
         self.pub.publish(MovePlayed(gid, move, white_ms, black_ms))
         if self.crash.active:
             self.crash.hit(f"mid-game:{gid}:ply={move.ply}")
@@ -694,4 +552,3 @@ class EventRunner:
         if abort:
             for task in list(self._game_tasks):
                 task.cancel()
-

@@ -22,7 +22,8 @@ from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.pairing.base import ScheduledGame
 
 if TYPE_CHECKING:
-    from tcecd.daemon.core import EventRunner, FaultTuple
+    from tcecd.daemon.book import FaultTuple
+    from tcecd.daemon.core import EventRunner
     from tcecd.runner.session import EngineSession
 
 
@@ -51,7 +52,7 @@ def _headers(runner: EventRunner, gid: GameId, game: ScheduledGame, opening: Ope
 
 def _abandoned(runner: EventRunner, gid: GameId, game: ScheduledGame, opening: Opening,
                loser: Color, detail: str, start: str) -> GameRecord:  # fmt: skip
-    from tcecd.daemon.core import utc_now
+    from tcecd.daemon.book import utc_now
 
     return GameRecord(
         game_id=gid,
@@ -78,7 +79,7 @@ async def play_one(
 ) -> tuple[GameRecord | None, tuple[FaultTuple, ...], bool]:
     """Play ``game`` once. Returns (record, faults, replay): ``replay`` True
     means the game must be played again (record None then)."""
-    from tcecd.daemon.core import utc_now
+    from tcecd.daemon.book import utc_now
     from tcecd.runner.game import GameSetup, play_game
     from tcecd.runner.session import EngineFault, SessionPool
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tcecd.daemon.core import default_fingerprint
+from tcecd.daemon.book import default_fingerprint
 from tcecd.daemon.settings import RunSettings
 from tcecd.errors import StateError
 from tcecd.store import EventStore

@@ -1,0 +1,159 @@
+"""Where the daemon's results go besides the store: the live stream and the files.
+
+* :class:`EventSink` is what the runner needs of the live stream (the MQTT
+  :class:`tcecd.bus.publisher.Publisher`, or :class:`NullPublisher` without a
+  broker). Publishing never blocks and never raises for a broker's sake.
+* :class:`FileWriter` is the single writer of the TCEC JSON files
+  (``schedule.json``, ``crosstable.json``, ``live.json``). The event loop only
+  serialises a document and hands the text over (:meth:`FileWriter.submit`,
+  a plain call, so that the per-move hook stays synchronous); one task writes
+  it atomically (temp file + rename) in a worker thread. Writes to the same
+  file are coalesced: a file is always written with the newest text handed
+  over for it, so a slow disk delays ``live.json`` but never makes it go
+  backwards, and never stalls a game. :meth:`FileWriter.flush` waits until
+  everything handed over is on disk (the daemon flushes after each game, so
+  a finished game's JSON files are written before the next game starts).
+
+The PGN append and the store commits are not here: they are awaited in order
+by the commit step itself (see :mod:`tcecd.daemon.core` and docs/state.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol
+
+from tcecd.events import DomainEvent
+from tcecd.game.record import GameRecord
+from tcecd.outputs.files import atomic_write_text
+
+
+class EventSink(Protocol):
+    """What the runner needs of the live stream: :class:`tcecd.bus.publisher.Publisher`
+    (or :class:`NullPublisher`). ``publish`` must never block or raise for a
+    broker's sake: games never wait for viewers."""
+
+    def publish(self, event: DomainEvent) -> None: ...
+
+    def publish_crosstable(self, table: dict[str, Any]) -> None: ...
+
+    def restore_finished(self, records: Iterable[GameRecord]) -> None: ...
+
+    async def flush(self, timeout_s: float) -> bool: ...
+
+
+class NullPublisher:
+    """Stands in for the MQTT publisher when the config has no ``mqtt``."""
+
+    def publish(self, event: DomainEvent) -> None:
+        del event
+
+    def publish_crosstable(self, table: dict[str, Any]) -> None:
+        del table
+
+    def restore_finished(self, records: Iterable[GameRecord]) -> None:
+        del records
+
+    async def flush(self, timeout_s: float) -> bool:
+        del timeout_s
+        return True
+
+
+def json_text(value: Any, *, indent: int | None = 1) -> str:
+    """``value`` as the JSON files hold it (as :func:`tcecd.outputs.files.atomic_write_json`)."""
+    return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
+
+
+def _write_all(batch: dict[Path, str]) -> None:
+    for path, text in batch.items():
+        atomic_write_text(path, text)
+
+
+class FileWriter:
+    """The one writer of the JSON output files (see the module docstring).
+
+    Use as ``async with writer:``; the writing task lives exactly as long as
+    the block and everything handed over is written when it ends (also when
+    it ends by an exception or a cancellation). Outside the block
+    :meth:`submit` writes at once, on the caller's thread. A failed write is
+    raised again by the next :meth:`submit` or :meth:`flush`, so a full disk
+    stops the event as loudly as it did when the loop wrote the files itself.
+    """
+
+    def __init__(self) -> None:
+        self._pending: dict[Path, str] = {}
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._error: BaseException | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def submit(self, path: Path, text: str) -> None:
+        """Have ``path`` replaced by ``text`` (atomically); returns at once."""
+        self._raise_error()
+        if self._task is None:
+            atomic_write_text(path, text)
+            return
+        self._pending[path] = text
+        self._idle.clear()
+        self._wake.set()
+
+    async def flush(self) -> None:
+        """Wait until every text handed over so far is written."""
+        if self._task is not None:
+            await self._idle.wait()
+        self._raise_error()
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending, {}
+            if batch:
+                try:
+                    await asyncio.to_thread(_write_all, batch)
+                except Exception as exc:  # re-raised by submit/flush
+                    self._error = exc
+            if not self._pending:
+                self._idle.set()
+
+    async def __aenter__(self) -> FileWriter:
+        self._task = asyncio.create_task(self._run(), name="tcecd-file-writer")
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        task, self._task = self._task, None
+        try:
+            if task is not None and exc_type is None:
+                await self._drain(task)
+            elif task is not None:
+                # Leaving by an error or an abort: still write what the last
+                # game left (best effort; the original exception wins).
+                with contextlib.suppress(Exception):
+                    await self._drain(task)
+        finally:
+            if task is not None:
+                task.cancel()
+                # asyncio.wait, not ``await task``: a cancellation of *this*
+                # task must propagate, not be swallowed with the writer's.
+                await asyncio.wait([task])
+
+    async def _drain(self, task: asyncio.Task[None]) -> None:
+        if not task.done():
+            await self._idle.wait()
+        self._raise_error()
