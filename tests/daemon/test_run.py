@@ -179,6 +179,8 @@ async def _collect(url_host: str, port: int, topic: str, out: dict[str, Any]) ->
         await client.subscribe(topic, qos=1)
         out["ready"].set()
         async for msg in client.messages:
+            if "/_" in str(msg.topic):
+                continue  # the publisher's own markers (e.g. its retained-state sweep)
             payload = msg.payload.decode() if isinstance(msg.payload, bytes) else ""
             out["msgs"].append((str(msg.topic), json.loads(payload) if payload else None))
             if str(msg.topic).endswith("/finished"):
@@ -228,6 +230,8 @@ async def _collect_reconnecting(
                 await client.subscribe(topic, qos=1)
                 out["connections"] += 1
                 async for msg in client.messages:
+                    if "/_" in str(msg.topic):
+                        continue  # the publisher's own markers (retained-state sweep)
                     payload = msg.payload.decode() if isinstance(msg.payload, bytes) else ""
                     doc = json.loads(payload) if payload else None
                     out["msgs"].append((str(msg.topic), doc))
