@@ -260,15 +260,16 @@ class OpeningsConfig(_Section):
     """The openings book: each pair (both games of a double round) gets one."""
 
     file: Path
-    """The book: an EPD or PGN file, relative to the config file."""
-    format: Literal["epd", "pgn"] | None = None
-    """epd or pgn (null: from the file's suffix)."""
+    """The book: an EPD or PGN file, or a Polyglot .bin book, relative to the config file."""
+    format: Literal["epd", "pgn", "polyglot"] | None = None
+    """epd, pgn or polyglot (null: from the file's suffix: .epd, .pgn, .bin)."""
     order: Literal["sequential", "random"] = "sequential"
-    """Use the openings in the file's order, or shuffled with `seed`."""
+    """Use the openings in the file's order, or shuffled with `seed` (not used by polyglot)."""
     seed: int | None = None
-    """Random order only: the shuffle's seed."""
+    """Random order: the shuffle's seed. Polyglot: the seed of the weighted book choice."""
     plies: Annotated[int, Field(ge=0)] | None = None
-    """PGN books: keep at most this many plies of each opening (null: all)."""
+    """PGN books: keep at most this many plies of each opening (null: all).
+    Polyglot: the book depth in plies, as cutechess's -bookdepth (null: while in book)."""
 
     @field_validator("file")
     @classmethod
@@ -282,17 +283,19 @@ class OpeningsConfig(_Section):
     def _format_from_suffix(cls, data: object) -> object:
         if isinstance(data, dict) and data.get("format") is None and "file" in data:
             suffix = Path(str(data["file"])).suffix.lower().lstrip(".")
-            if suffix not in ("epd", "pgn"):
+            formats = {"epd": "epd", "pgn": "pgn", "bin": "polyglot"}
+            if suffix not in formats:
                 raise ValueError(
                     f"file: cannot tell the format of {str(data['file'])!r}; "
+                    # .bin (a Polyglot book) is recognised too; any other name sets 'format'
                     "expected a .epd or .pgn file, or set 'format'"
                 )
-            data = {**data, "format": suffix}
+            data = {**data, "format": formats[suffix]}
         return data
 
     @model_validator(mode="after")
     def _seed_needs_random(self) -> OpeningsConfig:
-        if self.seed is not None and self.order != "random":
+        if self.seed is not None and self.order != "random" and self.format != "polyglot":
             raise ValueError(f"seed: {self.seed!r} is only used with order 'random'")
         return self
 

@@ -43,7 +43,7 @@ class RunSettings:
     adjudication: AdjudicationRules = field(default_factory=AdjudicationRules)
     tablebase_path: str | None = None  # directories joined by os.pathsep
     openings_file: Path | None = None
-    openings_format: Literal["epd", "pgn"] | None = None
+    openings_format: Literal["epd", "pgn", "polyglot"] | None = None
     openings_order: Literal["sequential", "random"] = "sequential"
     openings_seed: int = 0
     openings_plies: int | None = None

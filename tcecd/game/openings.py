@@ -1,4 +1,4 @@
-"""Openings: load EPD or PGN files and pick the opening for a game.
+"""Openings: load EPD or PGN files or a Polyglot book and pick the opening for a game.
 
 :func:`load_openings` is the (small) I/O part: it reads and validates every
 line or game up front, so a bad file fails when the event starts, naming the
@@ -6,13 +6,21 @@ file, the line or game, and the bad text. :func:`select_opening` is pure and
 deterministic, so a resumed event picks exactly the same openings again; the
 runner passes the same index for both games of a double-round pair so they
 share an opening.
+
+A Polyglot book (``tcecd.game.polyglot``) either is the openings file itself
+(``fmt="polyglot"``: every game starts from the standard position and follows
+the book for ``plies`` plies) or extends the EPD/PGN openings
+(``book=``): the book line is appended to the chosen opening's moves. Either
+way :func:`select_opening` returns an :class:`Opening` whose ``moves`` hold the
+whole line, so the game records it and both games of a pair share it.
 """
 
 from __future__ import annotations
 
 import io
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -20,36 +28,64 @@ import chess
 import chess.pgn
 
 from tcecd.errors import OpeningsError
+from tcecd.game.polyglot import PolyglotBook, book_line, is_finished, read_book
 from tcecd.game.record import Opening
 
 #: EPD opcodes that can name an opening, in order of preference.
 _NAME_OPCODES = ("id", "c0", "opening")
 
 
+class OpeningSet(tuple[Opening, ...]):
+    """The openings of a file (a plain tuple of :class:`Opening`), plus the
+    Polyglot book that extends each of them, if any. :func:`select_opening`
+    applies the book, so code that stores and passes the loaded openings
+    around needs nothing else."""
+
+    book: PolyglotBook | None
+
+    def __new__(cls, openings: Iterable[Opening], book: PolyglotBook | None = None) -> OpeningSet:
+        self = super().__new__(cls, openings)
+        self.book = book
+        return self
+
+
+#: File suffixes and the format they imply.
+_SUFFIXES = {"epd": "epd", "pgn": "pgn", "bin": "polyglot"}
+
+
 def load_openings(
     path: Path,
     *,
-    fmt: Literal["epd", "pgn"] | None = None,
+    fmt: Literal["epd", "pgn", "polyglot"] | None = None,
     plies: int | None = None,
-) -> tuple[Opening, ...]:
-    """Read every opening of an EPD or PGN file.
+    book: PolyglotBook | None = None,
+) -> OpeningSet:
+    """Read every opening of an EPD or PGN file, or a Polyglot book.
 
-    ``fmt`` None: from the suffix (``.epd``, ``.pgn``). ``plies`` keeps at most
-    that many book plies of each PGN game (EPD openings have none).
-    ``Opening.index`` is the opening's 0-based position in the file. Raises
-    :class:`OpeningsError` naming ``file:line`` (EPD) or ``file: game N``
-    (PGN) and quoting the bad text.
+    ``fmt`` None: from the suffix (``.epd``, ``.pgn``, ``.bin``). ``plies``
+    keeps at most that many book plies of each PGN game (EPD openings have
+    none); for a Polyglot file it is the book depth (cutechess's
+    ``-bookdepth``), and the result is the standard start position with the
+    book attached. ``book``: a Polyglot book (:func:`read_book`) that extends
+    every EPD/PGN opening. ``Opening.index`` is the opening's 0-based position
+    in the file. Raises :class:`OpeningsError` naming ``file:line`` (EPD) or
+    ``file: game N`` (PGN) and quoting the bad text.
     """
     if plies is not None and plies < 0:
         raise OpeningsError(f"{path}: invalid opening ply limit {plies!r}")
     if fmt is None:
         suffix = path.suffix.lower().lstrip(".")
-        if suffix not in ("epd", "pgn"):
+        if suffix not in _SUFFIXES:
             raise OpeningsError(
                 f"{path}: cannot tell the openings format from the suffix {path.suffix!r}"
-                " (use .epd or .pgn, or set the format)"
+                " (use .epd, .pgn or .bin, or set the format)"
             )
-        fmt = "epd" if suffix == "epd" else "pgn"
+        fmt = "epd" if suffix == "epd" else "pgn" if suffix == "pgn" else "polyglot"
+    if fmt == "polyglot":
+        if book is not None:
+            raise OpeningsError(f"{path}: a Polyglot openings file cannot take another book")
+        polyglot = read_book(path, depth=plies)
+        return OpeningSet((Opening(name=None, fen=None),), polyglot)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -57,7 +93,7 @@ def load_openings(
     openings = _parse_epd(path, text) if fmt == "epd" else _parse_pgn(path, text, plies)
     if not openings:
         raise OpeningsError(f"{path}: no openings in file")
-    return openings
+    return OpeningSet(openings, book)
 
 
 def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
@@ -72,7 +108,7 @@ def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
             raise OpeningsError(f"{path}:{lineno}: invalid EPD {line!r} ({exc})") from None
         if not board.is_valid():
             raise OpeningsError(f"{path}:{lineno}: illegal position {line!r} ({board.status()!r})")
-        if board.is_game_over(claim_draw=False):
+        if is_finished(board):
             raise OpeningsError(f"{path}:{lineno}: the game is already over in {line!r}")
         name: str | None = None
         for opcode in _NAME_OPCODES:
@@ -120,13 +156,19 @@ def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
             if plies is not None and len(moves) >= plies:
                 break
             moves.append(move.uci())
+            board.push(move)
+        if is_finished(board):
+            raise OpeningsError(
+                f"{path}: game {number}: the game is already over after the opening"
+                f" ({board.fen()!r})"
+            )
         name_parts = [headers.get(tag, "") for tag in ("Opening", "Variation")]
         name = ", ".join(part for part in name_parts if part and part != "?") or None
         eco = headers.get("ECO")
         openings.append(
             Opening(
                 name=name,
-                fen=board.fen() if "FEN" in headers else None,
+                fen=game.board().fen() if "FEN" in headers else None,
                 moves=tuple(moves),
                 eco=eco if eco and eco != "?" else None,
                 index=len(openings),
@@ -147,6 +189,11 @@ def select_opening(
     ``sequential``: the file's order. ``random``: a permutation of the file
     seeded with ``seed`` (the same seed always gives the same sequence). Both
     cycle from the beginning when the openings are exhausted.
+
+    When ``openings`` carries a Polyglot book (an :class:`OpeningSet`), the
+    book line from the opening's end position is appended to its moves; the
+    book's weighted choice is seeded by the book's seed (else ``seed``) and
+    ``index``, so each slot gets its own line and the same slot the same one.
     """
     if not openings:
         raise OpeningsError("no openings to choose from")
@@ -154,9 +201,26 @@ def select_opening(
         raise ValueError(f"invalid opening index: {index!r}")
     position = index % len(openings)
     if order == "sequential":
-        return openings[position]
-    if order == "random":
+        opening = openings[position]
+    elif order == "random":
         permutation = list(range(len(openings)))
         random.Random(seed).shuffle(permutation)
-        return openings[permutation[position]]
-    raise ValueError(f"invalid opening order: {order!r}")
+        opening = openings[permutation[position]]
+    else:
+        raise ValueError(f"invalid opening order: {order!r}")
+    book = getattr(openings, "book", None)
+    if not isinstance(book, PolyglotBook):
+        return opening
+    return extend_with_book(opening, book, seed=seed, slot=index)
+
+
+def extend_with_book(opening: Opening, book: PolyglotBook, *, seed: int, slot: int) -> Opening:
+    """``opening`` with the Polyglot book line from its end position appended
+    to its moves (see :func:`tcecd.game.polyglot.book_line`)."""
+    board = chess.Board(opening.fen) if opening.fen else chess.Board()
+    for uci in opening.moves:
+        board.push_uci(uci)
+    line = book_line(book, board, seed=seed, slot=slot)
+    if not line:
+        return opening
+    return replace(opening, moves=opening.moves + line)
