@@ -1,7 +1,8 @@
 """``tcecd play``: a quick match from the command line, as with cutechess-cli or fastchess.
 
     tcecd play ENGINE ENGINE [...] [--games N] [--tc 40/7200|60+0.6] [--nodes N]
-               [--depth D] [--movetime MS] [--openings FILE] [--concurrency M]
+               [--depth D] [--movetime MS] [--openings FILE] [--plies N]
+               [--book BIN] [--book-depth N] [--concurrency M]
                [--option NAME=VALUE ...] --pgn FILE
 
 ENGINE is a definition name from ``engines/`` (``stockfish``, ``ab-d2``), a path
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from tcecd.config.engines import OptionValue
 from tcecd.errors import ConfigError
+from tcecd.game.record import Opening
 
 HELP = "play a quick match between engines (cutechess-cli style)"
 
@@ -35,8 +37,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=int, help="node limit per move")
     parser.add_argument("--depth", type=int, help="depth limit per move")
     parser.add_argument("--movetime", type=int, metavar="MS", help="fixed time per move (ms)")
-    parser.add_argument("--openings", type=Path, metavar="FILE", help="EPD or PGN openings")
+    parser.add_argument(
+        "--openings", type=Path, metavar="FILE", help="EPD or PGN openings (or a Polyglot .bin)"
+    )
     parser.add_argument("--plies", type=int, help="book plies to take from PGN openings")
+    parser.add_argument(
+        "--book",
+        type=Path,
+        metavar="BIN",
+        help="Polyglot book followed from the start position or the --openings position",
+    )
+    parser.add_argument(
+        "--book-depth", type=int, metavar="N", help="at most N Polyglot book plies (default: all)"
+    )
     parser.add_argument("--concurrency", type=int, default=1, help="games at a time (default 1)")
     parser.add_argument(
         "--option",
@@ -82,19 +95,32 @@ def parse_option(text: str) -> tuple[str, OptionValue]:
     return name.strip(), parsed
 
 
+def _openings(args: argparse.Namespace) -> tuple[Opening, ...]:
+    """The match's openings: --openings, extended by the --book line if given
+    (cutechess's -book/-bookdepth); each pair of games shares one."""
+    from tcecd.game.openings import OpeningSet, load_openings
+    from tcecd.game.polyglot import read_book
+
+    book = read_book(args.book, depth=args.book_depth) if args.book else None
+    if args.openings:
+        return load_openings(args.openings, plies=args.plies, book=book)
+    if book is not None:
+        return OpeningSet((Opening(name=None, fen=None),), book)
+    return ()
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the engines and openings, play the match, print the summary."""
     from tcecd.config.load import load_engine
-    from tcecd.game.openings import load_openings
     from tcecd.game.timecontrol import TimeControl
     from tcecd.runner.match import MatchSpec, run_match, unique_names
 
     if len(args.engines) < 2:
         raise ConfigError(f"tcecd play: need at least two engines, got {args.engines!r}")
-    for name in ("games", "concurrency", "nodes", "depth", "movetime", "plies"):
+    for name in ("games", "concurrency", "nodes", "depth", "movetime", "plies", "book_depth"):
         value = getattr(args, name)
         if value is not None and value < 1:
-            raise ConfigError(f"--{name}: must be at least 1, got {value!r}")
+            raise ConfigError(f"--{name.replace('_', '-')}: must be at least 1, got {value!r}")
     if args.margin_ms < 0:
         raise ConfigError(f"--margin-ms: must be >= 0, got {args.margin_ms!r}")
     try:
@@ -115,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise ConfigError(f"--pgn: cannot write {str(args.pgn)!r}: {exc.strerror}") from None
     engines = unique_names([load_engine(ref) for ref in args.engines])
-    openings = load_openings(args.openings, plies=args.plies) if args.openings else ()
+    openings = _openings(args)
     options = dict(parse_option(text) for text in args.option)
     spec = MatchSpec(
         engines=engines,
