@@ -286,8 +286,14 @@ def _check_round(
         if p.id == record.bye:
             if count:
                 raise rd.fail(f"{path}.bye", f"BYE player {p.id!r} also plays")
-        elif count != legs:
+        elif count == 0:
             raise rd.fail(f"{path}.games", f"player {p.id!r} is not paired in this round")
+        elif count != legs:
+            # A double round with one of a pair's two games missing.
+            raise rd.fail(
+                f"{path}.games",
+                f"player {p.id!r} plays {count} game(s); a double round needs {legs}",
+            )
     if double:
         for pid, (j1, j2) in games_of.items():
             g1, g2 = record.games[j1], record.games[j2]
