@@ -23,7 +23,7 @@ written as the king taking its own rook (e1h1 for e1g1). Entries of weight
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -40,12 +40,19 @@ from tcecd.game.adjudication import rules_verdict
 Selection = Literal["weighted", "best"]
 
 
+#: One Polyglot entry: key, move, weight, learn (big-endian).
+_ENTRY = struct.Struct(">QHHI")
+_KEY = struct.Struct(">Q")
+
+
 @dataclass(frozen=True, slots=True)
 class PolyglotBook:
-    """A Polyglot book held in memory, and how to follow it."""
+    """A Polyglot book held in memory (its bytes, as in the file: compact,
+    and looked up by binary search like any Polyglot reader), and how to
+    follow it."""
 
-    entries: Mapping[int, tuple[tuple[int, int], ...]] = field(repr=False)
-    """Zobrist key -> (raw move, weight) in file order, weight > 0 only."""
+    data: bytes = field(repr=False)
+    """The book's 16-byte entries, sorted by key."""
     depth: int | None = None
     """At most this many book plies (None: as long as the book has a move)."""
     selection: Selection = "weighted"
@@ -53,6 +60,26 @@ class PolyglotBook:
     """Seed of the weighted choice (None: the seed the caller passes)."""
     name: str | None = None
     """The book file's name, for messages."""
+
+    def entries(self, key: int) -> list[tuple[int, int]]:
+        """(raw move, weight) of the entries for ``key`` with weight > 0, in
+        file order."""
+        data, size = self.data, _ENTRY.size
+        lo, hi = 0, len(data) // size
+        while lo < hi:  # the first entry whose key is >= key
+            mid = (lo + hi) // 2
+            if _KEY.unpack_from(data, mid * size)[0] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        out: list[tuple[int, int]] = []
+        for offset in range(lo * size, len(data), size):
+            entry_key, raw, weight, _learn = _ENTRY.unpack_from(data, offset)
+            if entry_key != key:
+                break
+            if weight > 0:
+                out.append((raw, weight))
+        return out
 
 
 def read_book(
@@ -70,30 +97,42 @@ def read_book(
         raise OpeningsError(f"{path}: invalid book depth {depth!r}")
     if selection not in ("weighted", "best"):
         raise OpeningsError(f"{path}: invalid book selection {selection!r}")
-    entries: dict[int, list[tuple[int, int]]] = {}
     try:
+        # open_reader checks the size is a whole number of entries.
         with chess.polyglot.open_reader(path) as reader:
-            previous = -1
-            for number, entry in enumerate(reader, start=1):
-                if entry.key < previous:
-                    raise OpeningsError(
-                        f"{path}: entry {number}: Polyglot book not sorted by key"
-                        f" ({entry.key:#018x} after {previous:#018x})"
-                    )
-                previous = entry.key
-                if entry.weight > 0:
-                    entries.setdefault(entry.key, []).append((entry.raw_move, entry.weight))
+            data = bytes(reader.mmap)
     except OSError as exc:
         raise OpeningsError(f"{path}: cannot read Polyglot book ({exc})") from None
-    if not entries:
-        raise OpeningsError(f"{path}: no moves in Polyglot book")
-    return PolyglotBook(
-        entries={key: tuple(moves) for key, moves in entries.items()},
-        depth=depth,
-        selection=selection,
-        seed=seed,
-        name=path.name,
+    return book_from_bytes(
+        data, depth=depth, selection=selection, seed=seed, name=path.name, where=str(path)
     )
+
+
+def book_from_bytes(
+    data: bytes,
+    *,
+    depth: int | None = None,
+    selection: Selection = "weighted",
+    seed: int | None = None,
+    name: str | None = None,
+    where: str = "Polyglot book",
+) -> PolyglotBook:
+    """Check a book's bytes (sorted by key, some move of positive weight) and
+    wrap them; ``where`` starts the :class:`OpeningsError` messages."""
+    if len(data) % _ENTRY.size:
+        raise OpeningsError(f"{where}: not a whole number of 16-byte Polyglot entries")
+    previous, usable = -1, False
+    for number, (key, _raw, weight, _learn) in enumerate(_ENTRY.iter_unpack(data), start=1):
+        if key < previous:
+            raise OpeningsError(
+                f"{where}: entry {number}: Polyglot book not sorted by key"
+                f" ({key:#018x} after {previous:#018x})"
+            )
+        previous = key
+        usable = usable or weight > 0
+    if not usable:
+        raise OpeningsError(f"{where}: no moves in Polyglot book")
+    return PolyglotBook(data=data, depth=depth, selection=selection, seed=seed, name=name)
 
 
 def decode_move(board: chess.Board, raw: int) -> chess.Move | None:
@@ -133,7 +172,7 @@ def book_moves(book: PolyglotBook, board: chess.Board) -> list[tuple[chess.Move,
     Moves that would end the game at once are left out: an opening must leave
     a game to play."""
     out: list[tuple[chess.Move, int]] = []
-    for raw, weight in book.entries.get(chess.polyglot.zobrist_hash(board), ()):
+    for raw, weight in book.entries(chess.polyglot.zobrist_hash(board)):
         move = decode_move(board, raw)
         if move is None or any(move == m for m, _ in out):
             continue
