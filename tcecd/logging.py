@@ -8,6 +8,11 @@ each line says which event, round and game it belongs to.
 
 Note: structlog's own ``event`` key is the message; the event *name* is bound as
 ``event_name`` to avoid the clash.
+
+Libraries that log through the standard library (python-chess, aiomqtt) go
+through the same renderer (:class:`structlog.stdlib.ProcessorFormatter`) with
+the same bound context, so that off a terminal *every* stderr line is one JSON
+object, never a bare ``name: message`` line that a log shipper cannot parse.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from typing import Literal, TextIO
 import structlog
 
 LogFormat = Literal["auto", "json", "console"]
+
+_HANDLER_NAME = "tcecd-structlog"
 
 _LEVELS = {
     "debug": logging.DEBUG,
@@ -40,23 +47,37 @@ def configure(
         renderer = structlog.processors.JSONRenderer(sort_keys=False)
     else:
         renderer = structlog.dev.ConsoleRenderer(colors=isatty)
-    processors: list[structlog.types.Processor] = [
+    shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
-    if use_json:
-        processors.append(structlog.processors.format_exc_info)
-    processors.append(renderer)
+    tail: list[structlog.types.Processor] = (
+        [structlog.processors.format_exc_info, renderer] if use_json else [renderer]
+    )
     structlog.configure(
-        processors=processors,
+        processors=[*shared, *tail],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(level.lower(), 20)),
         logger_factory=structlog.WriteLoggerFactory(file=out),
         cache_logger_on_first_use=False,
     )
-    # python-chess and aiomqtt log through the stdlib; route warnings and up to stderr
-    # in one line each so that engine garbage does not flood the daemon's log.
-    logging.basicConfig(level=logging.WARNING, stream=out, format="%(name)s: %(message)s")
+    # python-chess and aiomqtt log through the stdlib: warnings and up, rendered like
+    # ours (one JSON line each off a terminal, with the bound context and the
+    # logger's name); chess.engine only from ERROR up, so that engine garbage does
+    # not flood the daemon's log.
+    handler = logging.StreamHandler(out)
+    handler.set_name(_HANDLER_NAME)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *tail],
+        )
+    )
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
+        root.removeHandler(old)  # idempotent: the last call wins
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
 
 

@@ -65,6 +65,8 @@ class EventBook:
         #: Mirrors of the store's ``faults`` (counted) and ``disqualified`` tables.
         self.strikes: dict[PlayerId, int] = {}
         self.disqualified: dict[PlayerId, tuple[int, str]] = {}
+        #: The store's ``finished`` mark: the final standings were published.
+        self.marked_finished = False
 
     def load(self, store: EventStore) -> None:
         """Read everything back from the store (start-up only)."""
@@ -75,6 +77,7 @@ class EventBook:
             self.records[g.game_id] = g.record
         self.strikes = store.strikes()
         self.disqualified = store.disqualified()
+        self.marked_finished = store.finished
 
     # -- recording (called right after the matching store commit) --------------------
 

@@ -317,8 +317,9 @@ class EventRunner:
             )
         final = self.standings(self.book.history())
         self.final_standings = final
-        if not store.finished:
+        if not self.book.marked_finished:
             await asyncio.to_thread(store.mark_finished)
+            self.book.marked_finished = True
         self.pub.publish(EventFinished(final))
         self._write_outputs()
         await self.files.flush()

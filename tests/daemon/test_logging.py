@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import re
 from collections.abc import Iterator
 
@@ -16,8 +17,12 @@ from tcecd.logging import configure, get_logger
 
 @pytest.fixture(autouse=True)
 def _restore_structlog() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
     yield
     structlog.reset_defaults()  # configure() is global: leave other tests the default
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 class FakeTerminal(io.StringIO):
@@ -51,3 +56,39 @@ def test_console_lines_on_a_terminal() -> None:
     assert "round paired" in text
     assert "round=2" in text
     assert not text.lstrip().startswith("{")
+
+
+def test_stdlib_library_lines_are_json_with_the_bound_context_too() -> None:
+    """python-chess and aiomqtt log through the stdlib: off a terminal their
+    lines must be JSON as well, naming the event, round and game."""
+    out = io.StringIO()
+    configure("info", "auto", stream=out)
+    structlog.contextvars.clear_contextvars()
+    structlog.contextvars.bind_contextvars(event_name="Ev", round=2, game="2.1")
+    try:
+        logging.getLogger("aiomqtt").warning("connection lost: %s", "reset")
+        logging.getLogger("chess.engine").warning("filtered: below ERROR for chess.engine")
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError:
+            logging.getLogger("chess.engine").exception("engine protocol error")
+    finally:
+        structlog.contextvars.clear_contextvars()
+    lines = out.getvalue().splitlines()
+    docs = [json.loads(line) for line in lines]  # every line is JSON
+    assert [d["event"] for d in docs] == ["connection lost: reset", "engine protocol error"]
+    for doc in docs:
+        assert (doc["event_name"], doc["round"], doc["game"]) == ("Ev", 2, "2.1")
+        assert doc["timestamp"].endswith("Z")
+    assert (docs[0]["level"], docs[0]["logger"]) == ("warning", "aiomqtt")
+    assert docs[1]["level"] == "error"
+    assert "RuntimeError: boom" in docs[1]["exception"]
+
+
+def test_configure_twice_leaves_one_stdlib_handler() -> None:
+    first, second = io.StringIO(), io.StringIO()
+    configure("info", "json", stream=first)
+    configure("info", "json", stream=second)
+    logging.getLogger("aiomqtt").warning("once")
+    assert first.getvalue() == ""
+    assert [json.loads(line)["event"] for line in second.getvalue().splitlines()] == ["once"]

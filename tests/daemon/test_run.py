@@ -46,13 +46,28 @@ def _pgn_games(pgn: str) -> list[dict[str, str]]:
     return games
 
 
-def test_strikes_disqualify_and_forfeit_the_remaining_games(tmp_path: Path) -> None:
+@pytest.mark.mosquitto
+async def test_strikes_disqualify_and_forfeit_the_remaining_games(
+    tmp_path: Path, mosquitto: Any
+) -> None:
+    """A disqualified engine's remaining games are forfeited, and this is said
+    in the state (SQLite), the PGN, the TCEC JSON, the log and the live stream."""
     cfg = write_config(
         tmp_path, engines=_engines_with_broken(), strikes="{max: 1, on_fault: lose}",
         concurrency=1,
     )  # fmt: skip
-    proc = run_tcecd(cfg)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    out: dict[str, Any] = {"msgs": [], "ready": asyncio.Event()}
+    root = "tcecd/kill-test"
+    collector = asyncio.create_task(_collect(mosquitto.host, mosquitto.port, f"{root}/#", out))
+    await asyncio.wait_for(out["ready"].wait(), 15)
+    proc = await asyncio.create_subprocess_exec(
+        *tcecd_argv(cfg, "--mqtt", mosquitto.url), cwd=ROOT, env=run_env(),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err_bytes = await asyncio.wait_for(proc.communicate(), 120)
+    stderr = err_bytes.decode()
+    assert proc.returncode == 0, stderr[-3000:]
+    await asyncio.wait_for(collector, 20)
     state = tmp_path / "state"
     games = _pgn_games((state / "event.pgn").read_text(encoding="utf-8"))
     assert [g["Round"] for g in games] == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
@@ -66,23 +81,50 @@ def test_strikes_disqualify_and_forfeit_the_remaining_games(tmp_path: Path) -> N
     # ... and with max 1 strike, every later game is forfeited, unplayed.
     for g in rest:
         assert g["Termination"] == "forfeit"
+        assert g["TerminationDetails"] == "broken-crash disqualified"
         assert g["PlyCount"] == "0"
         assert g["Result"] == ("0-1" if g["White"] == "broken-crash" else "1-0")
+    forfeited = [g["Round"] for g in rest]
     # The state says so.
     db = sqlite3.connect(state / "event.sqlite")
     assert db.execute("SELECT engine FROM disqualified").fetchall() == [("broken-crash",)]
     assert db.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 1
+    rows = db.execute(
+        "SELECT round || '.' || number, termination, played FROM games "
+        "WHERE white = 'broken-crash' OR black = 'broken-crash' ORDER BY round, number"
+    ).fetchall()
     db.close()
+    assert rows[1:] == [(r, "forfeit", 0) for r in forfeited]
+    assert rows[0][1:] == ("abandoned", 1)
     # schedule.json marks the forfeits the TCEC way.
     sched = schedule_summary(state)
     canceled = [s for s in sched if s[4] == "Canceled"]
-    assert [s[0] for s in canceled] == [g["Round"] for g in rest]
-    logs = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
-    assert any(e["event"] == "engine disqualified" and e["engine"] == "broken-crash" for e in logs)
-    # Every log line names the event; game lines name their game and round.
+    assert [s[0] for s in canceled] == forfeited
+    # The live stream: the disqualification, then each forfeit's end message.
+    topics = [t for t, _ in out["msgs"]]
+    assert f"{root}/engine/broken-crash/disqualified" in topics
+    ends = {doc["game"]: doc for t, doc in out["msgs"] if t.endswith("/end") and doc}
+    assert list(ends) == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
+    for gid in forfeited:
+        end = ends[gid]
+        assert (end["termination"], end["termination_detail"], end["plies"]) == (
+            "forfeit", "broken-crash disqualified", 0,
+        )  # fmt: skip
+        assert end["result"] == ("0-1" if end["white"] == "broken-crash" else "1-0")
+        assert '[Termination "forfeit"]' in end["pgn"]
+    # Logs: every stderr line is a JSON object naming the event; the lines about
+    # one game name it and its round, the round lines name their round.
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    logs = [json.loads(line) for line in lines]
     assert all(e.get("event_name") == "kill test" for e in logs)
-    finished = [e for e in logs if e["event"] == "game finished"]
-    assert all("game" in e and "round" in e for e in finished)
+    assert any(e["event"] == "engine disqualified" and e["engine"] == "broken-crash" for e in logs)
+    per_game = {"game started", "game finished", "engine fault", "engine disqualified"}
+    game_lines = [e for e in logs if e["event"] in per_game]
+    assert len(game_lines) >= 6 + 6 + 1 + 1 - 2  # forfeits have no "game started"
+    for e in game_lines:
+        assert e["game"].startswith(f"{e['round']}."), e
+    round_lines = [e for e in logs if e["event"] in ("round paired", "round finished")]
+    assert sorted(e["round"] for e in round_lines) == [1, 1, 2, 2, 3, 3]
 
 
 def test_replay_policy_replays_then_disqualifies(tmp_path: Path) -> None:
@@ -97,6 +139,8 @@ def test_replay_policy_replays_then_disqualifies(tmp_path: Path) -> None:
         line for line in proc.stderr.splitlines() if '"warning"' in line and "mqtt" in line
     ]
     assert len(mqtt_warnings) == 1, mqtt_warnings
+    assert json.loads(mqtt_warnings[0])["event"].startswith("mqtt broker unreachable")
+    assert "Final standings" in proc.stdout  # ... and the event finished
     state = tmp_path / "state"
     games = _pgn_games((state / "event.pgn").read_text(encoding="utf-8"))
     broken = [g for g in games if "broken-crash" in (g["White"], g["Black"])]
@@ -133,13 +177,16 @@ def _start_and_wait_for_game(cfg: Path) -> tuple[subprocess.Popen[str], list[str
     return proc, lines
 
 
-@pytest.mark.parametrize("mode", ["finish-game", "abort"])
+@pytest.mark.parametrize(
+    ("mode", "sig"),
+    [("finish-game", signal.SIGTERM), ("abort", signal.SIGTERM), ("finish-game", signal.SIGINT)],
+)
 def test_sigterm_stops_cleanly_and_resume_completes(
-    tmp_path: Path, reference_pgn: str, mode: str
+    tmp_path: Path, reference_pgn: str, mode: str, sig: signal.Signals
 ) -> None:
     cfg = write_config(tmp_path, on_signal=mode)
     proc, _ = _start_and_wait_for_game(cfg)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err[-2000:]
     assert "signal received" in err
@@ -156,18 +203,26 @@ def test_sigterm_stops_cleanly_and_resume_completes(
     assert normalise_pgn(final) == normalise_pgn(reference_pgn)
 
 
-def test_second_signal_aborts_at_once(tmp_path: Path, reference_pgn: str) -> None:
+@pytest.mark.parametrize(
+    ("first", "second"), [(signal.SIGTERM, signal.SIGTERM), (signal.SIGINT, signal.SIGINT)]
+)
+def test_second_signal_aborts_at_once(
+    tmp_path: Path, reference_pgn: str, first: signal.Signals, second: signal.Signals
+) -> None:
     cfg = write_config(tmp_path, max_moves=60)  # long games: the first signal would wait
     proc, _ = _start_and_wait_for_game(cfg)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(first)
     assert proc.stderr is not None
     for line in proc.stderr:  # signals do not queue: wait until the first is handled
         if "signal received" in line:
+            assert json.loads(line)["signal"] == first.name
             break
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(second)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err[-2000:]
     assert "second signal" in err
+    assert "Traceback" not in err
+    assert "KeyboardInterrupt" not in err
     assert pgn_rounds((tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")) == []
 
 

@@ -1,0 +1,118 @@
+"""No blocking I/O on the event loop: the JSON file writer, and where the
+daemon's store commits, PGN appends and file writes actually run."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tcecd.daemon.outputs as outputs
+from tcecd.daemon.outputs import FileWriter, json_text
+from tcecd.outputs.files import PgnFile
+from tcecd.store import EventStore
+from tests.daemon.test_runner_logic import _run, _settings
+
+
+async def test_writer_writes_the_newest_text_of_each_file_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop_thread = threading.get_ident()
+    writes: list[tuple[str, str, bool]] = []
+    real = outputs.atomic_write_text
+
+    def spy(path: Path, text: str, *, durable: bool = False) -> None:
+        writes.append((path.name, text, threading.get_ident() == loop_thread))
+        real(path, text, durable=durable)
+
+    monkeypatch.setattr(outputs, "atomic_write_text", spy)
+    live, sched = tmp_path / "live.json", tmp_path / "schedule.json"
+    async with FileWriter() as writer:
+        for ply in range(1, 51):  # fifty moves handed over without a single await
+            writer.submit(live, json_text({"ply": ply}))
+        writer.submit(sched, json_text(["s"]))
+        await writer.flush()
+        assert json.loads(live.read_text(encoding="utf-8")) == {"ply": 50}
+        assert json.loads(sched.read_text(encoding="utf-8")) == ["s"]
+        writer.submit(live, json_text({"final": True}))
+    # Leaving the block writes what is still pending.
+    assert json.loads(live.read_text(encoding="utf-8")) == {"final": True}
+    assert writes, "nothing written"
+    assert not any(on_loop for _, _, on_loop in writes)
+    # Coalesced, never backwards: each file's writes are in submission order.
+    plies = [json.loads(text).get("ply", 99) for name, text, _ in writes if name == "live.json"]
+    assert plies == sorted(plies)
+    assert len(plies) <= 51
+
+
+async def test_a_failed_write_is_raised_by_the_next_flush(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x", encoding="utf-8")
+    async with FileWriter() as writer:
+        writer.submit(blocker / "schedule.json", "[]\n")  # its parent is a file
+        with pytest.raises(FileExistsError):  # mkdir of the parent
+            await writer.flush()
+        writer.submit(tmp_path / "ok.json", "[]\n")  # the writer goes on
+        await writer.flush()
+    assert (tmp_path / "ok.json").read_text(encoding="utf-8") == "[]\n"
+
+
+async def test_the_daemon_commits_appends_and_writes_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole (scripted) event with a replayed game, a disqualification and
+    forfeits: every store write, PGN append and JSON file write runs in a
+    worker thread, and the store is not read at all once the event runs."""
+    loop_thread = threading.get_ident()
+    calls: list[tuple[str, bool]] = []
+    running = [False]
+
+    def spy(owner: Any, name: str) -> None:
+        real = getattr(owner, name)
+
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            if running[0]:
+                calls.append((name, threading.get_ident() == loop_thread))
+            return real(*args, **kw)
+
+        monkeypatch.setattr(owner, name, wrapper)
+
+    for name in ("commit_game", "save_pairing", "mark_finished", "add_fault", "disqualify",
+                 "_query"):  # fmt: skip
+        spy(EventStore, name)
+    spy(PgnFile, "append")
+    spy(outputs, "atomic_write_text")
+    import tcecd.daemon.core as core
+
+    real_run = core.EventRunner._run
+
+    async def flagged(self: Any) -> bool:
+        running[0] = True
+        try:
+            return await real_run(self)
+        finally:
+            running[0] = False
+
+    monkeypatch.setattr(core.EventRunner, "_run", flagged)
+    settings = _settings(tmp_path, concurrency=2, strikes_max=1)
+    # Game 1.1's white crashes (one strike: disqualified); its round-2 game is a forfeit.
+    from tcecd.pairing.seeding import seed_players
+    from tcecd.pairing.tcec_swiss import TcecSwiss
+
+    players = seed_players([(n, n, None) for n in "abcd"], "explicit")
+    white = TcecSwiss().pair(players, [], double=False).games[0].white
+    await _run(settings, monkeypatch, {"1.1": (0.05, white)})
+    names = {name for name, _ in calls}
+    assert {"commit_game", "save_pairing", "mark_finished", "append",
+            "atomic_write_text"} <= names  # fmt: skip
+    assert "_query" not in names  # reads come from the in-memory mirror
+    on_loop = [name for name, loop in calls if loop]
+    assert on_loop == []
+    with EventStore(tmp_path) as store:
+        assert set(store.disqualified()) == {white}
+        forfeits = [g for g in store.games() if not g.played]
+        assert forfeits
+        assert all(white in (g.white, g.black) for g in forfeits)
