@@ -117,6 +117,17 @@ def random_event(rng: random.Random, n: int, rounds: int, double: bool) -> int:
             played = rng.random() > 0.05
             games.append(PlayedGame(g.white, g.black, result, played))
         history.append(RoundRecord(got.round, got.bye, got.removed_history_rounds, tuple(games)))
+        if not double:
+            # Rule text, STEP 5 notes: every player always has at most 2 more
+            # games with one colour than with the other (forfeits never played
+            # included: they give no colour at all).
+            wgd = dict.fromkeys((p.id for p in players), 0)
+            for r in history:
+                for pg in r.games:
+                    if pg.played:
+                        wgd[pg.white] += 1
+                        wgd[pg.black] -= 1
+            assert all(abs(w) <= 2 for w in wgd.values())
     return checked
 
 
