@@ -3,6 +3,7 @@ daemon's store commits, PGN appends and file writes actually run."""
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 from pathlib import Path
@@ -11,10 +12,16 @@ from typing import Any
 import pytest
 
 import tcecd.daemon.outputs as outputs
+import tcecd.daemon.play
+from tcecd.daemon import run_event_async
+from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.outputs import FileWriter, json_text
+from tcecd.domain import GameId
+from tcecd.game.record import Opening
 from tcecd.outputs.files import PgnFile
+from tcecd.pairing.base import ScheduledGame
 from tcecd.store import EventStore
-from tests.daemon.test_runner_logic import _run, _settings
+from tests.daemon.test_runner_logic import _record, _run, _settings
 
 
 async def test_writer_writes_the_newest_text_of_each_file_off_the_loop(
@@ -116,3 +123,41 @@ async def test_the_daemon_commits_appends_and_writes_off_the_loop(
         forfeits = [g for g in store.games() if not g.played]
         assert forfeits
         assert all(white in (g.white, g.black) for g in forfeits)
+
+
+async def test_replay_faults_and_disqualification_are_committed_off_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ``on_fault: replay`` a fault is committed before the replay (and a
+    disqualification with it): from a worker thread, and the mirror follows."""
+    loop_thread = threading.get_ident()
+    calls: list[tuple[str, bool]] = []
+    for name in ("add_fault", "disqualify"):
+        real = getattr(EventStore, name)
+
+        def wrapper(*args: Any, _real: Any = real, _name: str = name, **kw: Any) -> Any:
+            calls.append((_name, threading.get_ident() == loop_thread))
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(EventStore, name, wrapper)
+
+    attempts: dict[str, int] = {}
+
+    async def play_one(runner: Any, gid: GameId, game: ScheduledGame, opening: Opening) -> Any:
+        attempts[str(gid)] = attempts.get(str(gid), 0) + 1
+        if str(gid) == "1.1" and attempts["1.1"] == 1:
+            return None, ((game.white, "crash", "scripted"),), True  # replay
+        return _record(gid, game), (), False
+
+    monkeypatch.setattr(tcecd.daemon.play, "play_one", play_one)
+    settings = _settings(tmp_path, rounds=1, strikes_max=1, on_fault="replay", concurrency=1)
+    assert await run_event_async(
+        settings, out=io.StringIO(), crash=CrashPoints(), install_signals=False
+    ) == 0
+    assert calls == [("add_fault", False), ("disqualify", False)]
+    assert attempts["1.1"] == 1  # disqualified by its one strike: not replayed, forfeited
+    with EventStore(tmp_path) as store:
+        [g11] = [g for g in store.games() if str(g.game_id) == "1.1"]
+        assert not g11.played
+        assert g11.termination.value == "forfeit"
+        assert len(store.disqualified()) == 1
