@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -30,7 +30,6 @@ from tcecd.cli import COMMANDS, main
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-TCECD = Path(sys.executable).parent / "tcecd"
 
 _COMMAND = re.compile(
     r"(?:^|(?<=[\s`(/]))tcecd (" + "|".join(COMMANDS) + r")(?![\w.-])(.*)$"
@@ -191,7 +190,6 @@ def test_doc_example_runs(example: DocCommand, tmp_path: Path) -> None:
     """Run the example with bash in a temp dir (``configs/`` linked in), so
     pipes and redirections work as a user types them."""
     (tmp_path / "configs").symlink_to(ROOT / "configs")
-    env = {**os.environ, "PATH": f"{TCECD.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     script = example.text
     if example.command == "pair" and not (tmp_path / "event.json").exists():
         # A `tcecd pair FILE` example reads the state a simulate example wrote.
@@ -199,7 +197,9 @@ def test_doc_example_runs(example: DocCommand, tmp_path: Path) -> None:
             if c.command == "simulate" and ">" in c.text:
                 script = f"{c.text} && {script}"
                 break
-    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+    # `tcecd` is this interpreter's tcecd, whatever is on PATH.
+    shim = f'tcecd() {{ {shlex.quote(sys.executable)} -m tcecd "$@"; }}\n'
+    done = subprocess.run(["bash", "-c", shim + script], cwd=tmp_path, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, f"{example.source}: {script!r}: {done.stderr}"
 
