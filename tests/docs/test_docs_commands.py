@@ -2,12 +2,14 @@
 against the real command line.
 
 * every option shown for a subcommand exists in that subcommand's parser;
-* every option of every subcommand is documented somewhere;
+* every option of every subcommand is documented: in a command line of the docs, or
+  as a code span on a page that shows the subcommand (an options table);
 * ``tcecd <cmd> --help`` works for every subcommand the docs mention;
 * the examples that are safe and fast to run (``simulate``, ``pair``,
   ``schema``, ``validate`` of the bundled configs) run and exit 0;
-* every repository path the docs name (``configs/...``, ``engines/...``,
-  ``tcecd/...``, ...) exists.
+* every repository path the prose names (``configs/...``, ``engines/...``,
+  ``tcecd/...``, ...) exists, every relative link resolves, and docs/index.md
+  lists every guide.
 
 Commands are taken from fenced code blocks, indented code blocks and inline
 code spans of README.md and docs/*.md.
