@@ -40,4 +40,5 @@ def import_pgn(settings: RunSettings, config: EventConfig, pgn: Path) -> int:
             event,
             fingerprint=settings.fingerprint or default_fingerprint(settings),
             rng_seed=settings.seeding_seed,
+            max_strikes=settings.strikes_max,
         )

@@ -100,6 +100,7 @@ def restore_state(
     fingerprint: dict[str, object],
     rng_seed: int | None = None,
     progress: ProgressCallback | None = None,
+    max_strikes: int | None = None,
 ) -> int:
     """Fill an empty event state from a recovered event; returns the number
     of games restored.
@@ -112,7 +113,10 @@ def restore_state(
     one strike for each game lost by time forfeit, illegal move, crash or
     stall (faults that led to a replayed game leave no trace in a PGN), and
     a disqualification for each engine whose games were forfeited (the
-    daemon writes ``"<engine> disqualified"``), from the first such round.
+    daemon writes ``"<engine> disqualified"``), from the first such round,
+    and, given ``max_strikes``, for each engine whose restored strikes reach
+    it (as the daemon would have disqualified it: its later games must be
+    forfeited, not played, even when the PGN shows no forfeit yet).
     """
     from tcecd.pgn.writer import game_pgn
 
@@ -128,6 +132,7 @@ def restore_state(
         store.save_pairing(pairing)
     ids = {p.id for p in event.players}
     disqualified: dict[PlayerId, tuple[int, str]] = {}
+    strikes: dict[PlayerId, int] = {}
     count = 0
     for record in iter_game_records(event, progress=progress):
         gid = record.game_id
@@ -150,6 +155,19 @@ def restore_state(
                 if name not in disqualified:
                     disqualified[name] = (gid.round, f"restored from the PGN (forfeits from {gid})")
                     new_dq.append((name, *disqualified[name]))
+        for engine, kind_, detail_ in faults:
+            strikes[engine] = strikes.get(engine, 0) + 1
+            if (
+                max_strikes is not None
+                and strikes[engine] >= max_strikes
+                and engine not in disqualified
+            ):
+                reason = (
+                    f"{strikes[engine]} strikes (last: {kind_}: {detail_}; "
+                    "restored from the PGN)"
+                )
+                disqualified[engine] = (gid.round, reason)
+                new_dq.append((engine, gid.round, reason))
         store.commit_game(record, game_pgn(record), played=played, faults=faults,
                           disqualify=new_dq)  # fmt: skip
         count += 1
