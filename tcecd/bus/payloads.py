@@ -160,9 +160,12 @@ class Projection:
     """Turns the domain-event stream into messages under ``root``
     (``<prefix>/<event-slug>``). Keeps only what multi-event documents need."""
 
-    def __init__(self, root: str, event_name: str | None = None) -> None:
+    def __init__(self, root: str, event_name: str | None = None, *,
+                 run_id: str | None = None) -> None:
         self.root = root.rstrip("/")
         self.event_name = event_name
+        #: Identity of a freshly started event instance (``event`` document); None on a resume.
+        self.run_id = run_id
         self.schedule: dict[str, dict[str, Any]] = {}  # "r.g" -> entry, playing order
         self.results: list[tuple[str, str, str, Result]] = []  # (game, white, black, result)
         self.strikes: dict[str, int] = {}
@@ -261,6 +264,7 @@ class Projection:
             doc = self._doc(
                 "event", ts, name=event.event, site=event.site, system=event.system,
                 double=event.double, rounds=event.rounds, time_control=event.time_control,
+                run_id=self.run_id,
                 players=[{"id": p.id, "name": p.name, "seed": p.seed, "rating": p.rating}
                          for p in event.players],
             )

@@ -16,6 +16,16 @@ reconnects with jittered exponential backoff, and after every reconnect it
 re-publishes the latest message of every retained topic first, so a broker
 restarted without persistence gets the whole retained state back.
 
+A *fresh* event (``fresh_event=True``: the daemon has just created its state,
+this is not a resume) may reuse the topic root of an earlier event with the
+same name. Before anything else on its first successful connection the
+publisher then deletes the retained messages still under ``<root>/#`` (the
+earlier event's pairings, results, ``finished`` ...), so that no viewer ever
+mixes the two events; see :meth:`Publisher._clear_stale`. A fresh event's
+``event`` document also carries a new ``run_id`` that viewers use to notice a
+new event instance. On a resume nothing is cleared: the retained state is the
+event's own.
+
 The first failure to reach the broker is logged once as a warning; the task
 keeps retrying quietly until it succeeds.
 """
@@ -26,6 +36,7 @@ import asyncio
 import dataclasses
 import random
 import ssl
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -42,6 +53,8 @@ from tcecd.game.record import GameRecord
 
 #: Seconds to wait for a CONNACK or a PUBACK before treating the broker as gone.
 _OP_TIMEOUT_S = 5.0
+#: Longest wait for the retained burst of ``<root>/#`` when clearing stale state.
+_SWEEP_TIMEOUT_S = 10.0
 
 
 def utc_now_iso() -> str:
@@ -56,6 +69,9 @@ class Publisher:
     is the second topic level: every topic is ``<topic_prefix>/<slug>/...``.
     ``daemon_info`` goes into the ``status`` payload (pid, host, config ...).
     ``clock`` returns the ``ts`` stamped on payloads (tests pass a fixed one).
+    ``fresh_event`` says that the daemon has just created the event's state (not
+    a resume): stale retained messages under the root are cleared on the first
+    connection and the ``event`` document gets a new ``run_id``.
     """
 
     def __init__(
@@ -69,6 +85,7 @@ class Publisher:
         backoff_initial_s: float = 0.5,
         backoff_max_s: float = 30.0,
         close_timeout_s: float = 2.0,
+        fresh_event: bool = False,
     ) -> None:
         self.settings = settings
         self.slug = slugify(event)
@@ -78,7 +95,12 @@ class Publisher:
         self._clock = clock
         self._backoff = (backoff_initial_s, backoff_max_s)
         self._close_timeout_s = close_timeout_s
-        self._projection = Projection(self.root, event)
+        #: Identity of this event instance (fresh start only; None on a resume).
+        self.run_id: str | None = uuid.uuid4().hex if fresh_event else None
+        self._projection = Projection(self.root, event, run_id=self.run_id)
+        self._sweep_pending = fresh_event
+        #: Stale retained topics of an earlier event deleted at the first connection.
+        self.cleared: list[str] = []
         self._queue = OutQueue(settings.queue_limit)
         self._retained: dict[str, Message] = {}
         self._wakeup = asyncio.Event()
@@ -87,6 +109,7 @@ class Publisher:
         self._broker: Any = None
         self._ssl: ssl.SSLContext | None = None
         self._connected = False
+        self._failed = False  # the latest connection attempt failed (or the connection died)
         self._warned_over_limit = False
         #: Number of successful connections so far (1 after the first connect).
         self.connections = 0
@@ -179,7 +202,10 @@ class Publisher:
     async def __aexit__(self, *exc_info: object) -> None:
         # Say goodbye properly (a clean disconnect does not fire the Last Will).
         self.publish_raw(self._status(online=False))
-        if self._connected:
+        # Also while the first connection is still being made: a run that ends
+        # within moments (resuming a finished event) must still get its messages
+        # out. Only a broker already known to be unreachable is not waited for.
+        if self._connected or not self._failed:
             await self.flush(self._close_timeout_s)
         task, self._task = self._task, None
         if task is not None:
@@ -230,7 +256,7 @@ class Publisher:
             self.attempts += 1
             try:
                 async with self._client() as client:
-                    self._connected = True
+                    self._connected, self._failed = True, False
                     self.connections += 1
                     delay = self._backoff[0]
                     if warned or self.connections > 1:
@@ -252,13 +278,17 @@ class Publisher:
                 # the rest of the event: log it in full and reconnect.
                 self._log.exception("mqtt publisher error; reconnecting")
             finally:
-                self._connected = False
+                self._connected, self._failed = False, True
             await asyncio.sleep(delay * random.uniform(0.5, 1.0))
             delay = min(delay * 2, max_delay)
 
     async def _serve(self, client: aiomqtt.Client) -> None:
-        """Send online status, re-publish retained state, then drain the queue
-        until the connection dies (raises MqttError)."""
+        """Clear stale retained state (fresh event, once), send online status,
+        re-publish retained state, then drain the queue until the connection
+        dies (raises MqttError)."""
+        if self._sweep_pending:
+            await self._clear_stale(client)
+            self._sweep_pending = False
         watch = asyncio.ensure_future(anext(aiter(client.messages)))
         try:
             await self._send(client, self._status(online=True), watch)
@@ -312,3 +342,47 @@ class Publisher:
                 self._retained[msg.topic] = msg
             else:
                 self._retained.pop(msg.topic, None)
+
+    async def _clear_stale(self, client: aiomqtt.Client) -> None:
+        """Delete every retained message under ``<root>/#`` (an earlier event's).
+
+        Subscribes to ``<root>/#``, publishes a marker to its own non-retained
+        topic ``<root>/_sweep/<id>`` and collects the topics that arrive with the
+        retain flag until the marker comes back (a broker sends a subscription's
+        retained messages before anything published later; the same barrier as
+        ``tcecd watch --once``). Then unsubscribes and publishes an empty retained
+        payload to each (the MQTT way to delete a retained message). Runs before
+        this connection publishes anything, so nothing of this event is lost. A
+        dropped connection raises MqttError (the next connection tries again); a
+        marker that never returns (publishing denied) ends the wait after
+        :data:`_SWEEP_TIMEOUT_S` with a warning and clears what arrived."""
+        sub = f"{self.root}/#"
+        marker = f"{self.root}/_sweep/{uuid.uuid4().hex}"
+        stale: list[str] = []
+        messages = aiter(client.messages)
+        await client.subscribe(sub, qos=1)
+        try:
+            await client.publish(marker, b"sweep", qos=1)
+            async with asyncio.timeout(_SWEEP_TIMEOUT_S):
+                while True:
+                    m = await anext(messages)
+                    topic = str(m.topic)
+                    if topic == marker:
+                        break
+                    if m.retain and m.payload and topic not in stale:
+                        stale.append(topic)
+        except TimeoutError:
+            self._log.warning("mqtt: the retained state of the topic root did not arrive in "
+                              "time; stale retained messages may remain", root=self.root,
+                              found=len(stale))
+        # (On any other error the connection is going away; a clean session forgets
+        # the subscription by itself.)
+        await client.unsubscribe(sub)
+        while len(client.messages):  # drop what arrived between the marker and UNSUBACK
+            await anext(messages)
+        for topic in stale:
+            await client.publish(topic, b"", qos=self.settings.qos, retain=True)
+        self.cleared.extend(stale)
+        if stale:
+            self._log.info("mqtt: cleared the retained messages of an earlier event "
+                           "with the same topic root", root=self.root, topics=len(stale))

@@ -81,6 +81,10 @@ async def run_event_async(
                         event=settings.event,
                         log=log,
                         daemon_info={"state_dir": str(settings.state_dir)},
+                        # No round paired yet: a new event (or one that died before
+                        # pairing, whose retained state is all re-published): clear
+                        # an earlier same-named event's retained messages first.
+                        fresh_event=not runner.pairings,
                     )
                 )
                 runner.pub = pub

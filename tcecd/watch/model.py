@@ -6,8 +6,16 @@ daemon status, the current round's pairing, the standings, the running game
 (position, clocks, last evaluation, PV, moves) and recent engine faults. It is
 tolerant: unknown topics, other schema versions and malformed JSON are
 ignored (counted in :attr:`EventView.ignored`), so a newer daemon never
-crashes an older viewer. :class:`Watcher` routes messages of several events
-(``<prefix>/<slug>/...``) to one view each.
+crashes an older viewer.
+
+Two events may use the same topic root one after the other (same event name).
+The view never mixes them: an empty retained payload (how the daemon deletes an
+earlier event's retained state when a new one starts) removes what it held, and
+an ``event`` document whose ``run_id`` differs from the one the view has seen
+starts the view afresh (only the daemon status is kept).
+
+:class:`Watcher` routes messages of several events (``<prefix>/<slug>/...``) to
+one view each.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tcecd.bus.payloads import SCHEMA
+from tcecd.bus.payloads import SCHEMA, topic_segment
 
 #: Faults kept for display.
 MAX_FAULTS = 5
@@ -57,6 +65,7 @@ class EventView:
     engines: dict[str, dict[str, Any]] = field(default_factory=dict)
     faults: list[dict[str, Any]] = field(default_factory=list)
     finished: dict[str, Any] | None = None
+    run_id: str | None = None  # the event instance the view shows (``event`` document)
     ignored: int = 0
     seq: int = 0
 
@@ -95,6 +104,8 @@ class EventView:
         True when the view changed."""
         self.seq += 1
         doc: Any = None
+        if not payload and levels[-1:] != ["live"]:
+            return self._delete(levels)
         if payload:
             try:
                 doc = json.loads(payload)
@@ -110,6 +121,11 @@ class EventView:
             case ["status"] if doc:
                 self.status, self.status_ts = doc.get("state"), doc.get("ts")
             case ["event"] if doc:
+                run_id = doc.get("run_id")
+                if run_id and run_id != self.run_id:
+                    if self.run_id is not None:
+                        self._reset()  # another instance of the event: forget the old one
+                    self.run_id = str(run_id)
                 self.meta = doc
                 self.name = doc.get("name") or self.name
             case ["schedule"] if doc:
@@ -158,6 +174,35 @@ class EventView:
                 self.faults = [*self.faults, doc][-MAX_FAULTS:]
             case _:
                 self.ignored += 1
+                return False
+        return True
+
+    def _reset(self) -> None:
+        """Forget everything but the daemon status (a new event instance began)."""
+        keep = EventView(self.slug, status=self.status, status_ts=self.status_ts,
+                         ignored=self.ignored, seq=self.seq)
+        self.__dict__.update(keep.__dict__)
+
+    def _delete(self, levels: list[str]) -> bool:
+        """An empty retained payload: the daemon deleted that retained document."""
+        match levels:
+            case ["status"]:
+                self.status = self.status_ts = None
+            case ["event"]:
+                self.meta = None
+            case ["schedule"]:
+                self.schedule = []
+            case ["round", n, "pairing"] if n.isdigit():
+                self.pairings.pop(int(n), None)
+            case ["standings"]:
+                self.standings = None
+            case ["finished"]:
+                self.finished = None
+            case ["game", gid, "start" | "end"]:
+                self.games.pop(gid, None)
+            case ["engine", seg, "state"]:
+                self.engines = {k: v for k, v in self.engines.items() if topic_segment(k) != seg}
+            case _:
                 return False
         return True
 

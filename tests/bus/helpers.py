@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import ssl
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -88,3 +89,21 @@ class Collector:
     def last(self, suffix: str) -> Any:
         docs = self.docs(suffix)
         return docs[-1] if docs else None
+
+
+async def retained(host: str, port: int, flt: str = "tcecd/#") -> dict[str, bytes]:
+    """What a subscriber joining now receives as retained: topic -> payload
+    (the end of the burst found with a marker, as ``tcecd watch --once`` does)."""
+    marker = f"probe/{uuid.uuid4().hex}"
+    got: dict[str, bytes] = {}
+    async with aiomqtt.Client(host, port, timeout=5) as c:
+        await c.subscribe(flt, qos=1)
+        await c.subscribe(marker, qos=1)
+        await c.publish(marker, b"x", qos=1)
+        async with asyncio.timeout(20):
+            async for m in c.messages:
+                if str(m.topic) == marker:
+                    break
+                if m.retain:
+                    got[str(m.topic)] = m.payload if isinstance(m.payload, bytes) else b""
+    return got

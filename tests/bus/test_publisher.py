@@ -15,7 +15,7 @@ import pytest
 
 from tcecd.bus.publisher import Publisher
 from tcecd.bus.settings import MqttSettings
-from tests.bus.helpers import Collector, RecordingLog
+from tests.bus.helpers import Collector, RecordingLog, retained
 from tests.bus.sample import GAMES, all_events, round_events, start_events
 from tests.fixtures.mosquitto import MosquittoBroker
 
@@ -234,3 +234,14 @@ async def test_full_queue_drops_moves_but_keeps_every_result(
             assert final_standings(late) == FINAL_SCORES
             pairings = {t for t, _, _ in late.got if t.endswith("/pairing")}
             assert pairings == {"tcecd/bus-test/round/1/pairing", "tcecd/bus-test/round/2/pairing"}
+
+
+async def test_exit_before_the_first_connection_still_delivers(mosquitto: MosquittoBroker) -> None:
+    """A run that ends within moments (resuming a finished event) leaves the
+    publisher before its first connection is up: what it published still goes out."""
+    async with fast(MqttSettings.from_url(mosquitto.url)) as pub:
+        for event in start_events():
+            pub.publish(event)
+    got = await retained("127.0.0.1", mosquitto.port)
+    assert json.loads(got["tcecd/bus-test/event"])["name"] == "Bus Test"
+    assert json.loads(got["tcecd/bus-test/status"])["state"] == "offline"
