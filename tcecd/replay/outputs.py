@@ -25,6 +25,7 @@ from tcecd.pairing.base import Standing
 from tcecd.pgn.reader import ProgressCallback, iter_games
 from tcecd.replay.event import ReplayedEvent
 from tcecd.replay.moves import game_record
+from tcecd.replay.recover import pgn_strikes
 
 
 class StreamedRecords(Mapping[GameId, GameRecord]):
@@ -83,7 +84,13 @@ def build_schedule(
 
 def build_crosstable(replayed: ReplayedEvent, standings: Sequence[Standing]) -> dict[str, Any]:
     """``crosstable.json`` content from the replayed games and standings."""
-    return crosstable_json(replayed.event, replayed.players, cross_games(replayed), standings)
+    return crosstable_json(
+        replayed.event,
+        replayed.players,
+        cross_games(replayed),
+        standings,
+        strikes=pgn_strikes(replayed.games),
+    )
 
 
 def write_outputs(

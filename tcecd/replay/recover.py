@@ -13,15 +13,15 @@ finished games' records (streamed from the PGN by
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tcecd.domain import Color, PlayerId, Termination
+from tcecd.domain import Color, PlayerId, Result, Termination
 from tcecd.errors import PgnError, StateError
 from tcecd.game.record import GameRecord
 from tcecd.pgn.reader import ProgressCallback, iter_games
-from tcecd.replay.event import ReplayedEvent, rebuild_from_pgn
+from tcecd.replay.event import ReplayedEvent, ReplayedGame, rebuild_from_pgn
 from tcecd.replay.moves import game_record
 
 if TYPE_CHECKING:
@@ -35,6 +35,33 @@ _FAULT_KINDS = {
     Termination.ABANDONED: "crash",
     Termination.STALLED: "stall",
 }
+
+
+def strike_of(
+    termination: Termination, result: Result, white: PlayerId, black: PlayerId
+) -> tuple[PlayerId, str] | None:
+    """The (engine, fault kind) a finished game charges a strike to, as far
+    as its PGN tells: the loser of a game lost by time forfeit, illegal move,
+    crash or stall; None for any other game."""
+    kind = _FAULT_KINDS.get(termination)
+    winner = result.winner
+    if kind is None or winner is None:
+        return None
+    return (black if winner is Color.WHITE else white), kind
+
+
+def pgn_strikes(games: Iterable[ReplayedGame]) -> dict[PlayerId, int]:
+    """Strikes per engine over a replayed event's games (see :func:`strike_of`)."""
+    counts: dict[PlayerId, int] = {}
+    for g in games:
+        try:
+            termination = Termination(g.termination.strip().lower())
+        except ValueError:
+            continue
+        hit = strike_of(termination, g.result, g.white, g.black)
+        if hit is not None:
+            counts[hit[0]] = counts.get(hit[0], 0) + 1
+    return counts
 
 
 def recover_from_pgn(
@@ -137,10 +164,9 @@ def restore_state(
     for record in iter_game_records(event, progress=progress):
         gid = record.game_id
         faults: list[tuple[PlayerId, str, str]] = []
-        kind = _FAULT_KINDS.get(record.termination)
-        winner = record.result.winner
-        if kind is not None and winner is not None:
-            loser = record.black if winner is Color.WHITE else record.white
+        hit = strike_of(record.termination, record.result, record.white, record.black)
+        if hit is not None:
+            loser, kind = hit
             faults.append((loser, kind, record.termination_detail or kind))
         played = record.termination is not Termination.FORFEIT
         new_dq: list[tuple[PlayerId, int, str]] = []

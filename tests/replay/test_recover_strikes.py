@@ -5,6 +5,7 @@ to play on and collect a second strike)."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -65,3 +66,25 @@ def test_restored_strikes_disqualify_like_the_original_run(tmp_path: Path) -> No
     # Round 3 either gives broken-crash the BYE (no game) or forfeits its game.
     assert all(g["Termination"] == "forfeit" for g in after), after
     assert "2 strikes" not in longer.stderr
+
+
+def test_replay_out_counts_strikes_like_the_daemon(tmp_path: Path) -> None:
+    """``replay --out`` rebuilds crosstable.json with the strikes a PGN shows
+    (a game lost by a crash is one), equal to the daemon's own file."""
+    cfg = _config(tmp_path / "two.yaml", 2)
+    run = _run(cfg, "--state-dir", tmp_path / "st")
+    assert run.returncode == 0, run.stderr[-2000:]
+    replay = subprocess.run(
+        [sys.executable, "-m", "tcecd", "replay", str(tmp_path / "st" / "event.pgn"),
+         "--config", str(cfg), "--out", str(tmp_path / "out")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert replay.returncode == 0, replay.stderr[-2000:]
+
+    def strikes(path: Path) -> dict[str, int]:
+        table = json.loads(path.read_text(encoding="utf-8"))["Table"]
+        return {name: row["Strikes"] for name, row in table.items()}
+
+    daemon = strikes(tmp_path / "st" / "tcec" / "crosstable.json")
+    assert daemon["broken-crash"] == 1
+    assert strikes(tmp_path / "out" / "crosstable.json") == daemon
