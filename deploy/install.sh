@@ -20,8 +20,8 @@ dev=0
 pkgs=(mosquitto mosquitto-clients stockfish fairymax)
 # The other Debian engines the example configs in configs/ play (binaries in /usr/games).
 pkgs+=(ethereal-chess glaurung toga2)
-# An xboard engine python-chess can drive (Fairy-Max lacks the 'setboard' feature it
-# needs; GNU Chess 6 answers 'protover 2' late), for the runner's xboard tests.
+# An xboard engine tcecd can drive from any position (Fairy-Max lacks 'setboard', so it
+# plays only from the standard start; GNU Chess 6 answers 'protover 2' late).
 pkgs+=(hoichess)
 if (( dev )); then
     pkgs+=(pgn-extract openssh-server openssh-client)
