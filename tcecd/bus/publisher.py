@@ -86,6 +86,7 @@ class Publisher:
         backoff_max_s: float = 30.0,
         close_timeout_s: float = 2.0,
         fresh_event: bool = False,
+        run_id: str | None = None,
     ) -> None:
         self.settings = settings
         self.slug = slugify(event)
@@ -95,8 +96,12 @@ class Publisher:
         self._clock = clock
         self._backoff = (backoff_initial_s, backoff_max_s)
         self._close_timeout_s = close_timeout_s
-        #: Identity of this event instance (fresh start only; None on a resume).
-        self.run_id: str | None = uuid.uuid4().hex if fresh_event else None
+        #: Identity of this event instance: the caller's (the daemon keeps one per
+        #: event in its state, so a resume publishes the same id), else a new one
+        #: on a fresh start and None on a resume.
+        self.run_id: str | None = (
+            run_id if run_id is not None else uuid.uuid4().hex if fresh_event else None
+        )
         self._projection = Projection(self.root, event, run_id=self.run_id)
         self._sweep_pending = fresh_event
         #: Stale retained topics of an earlier event deleted at the first connection.

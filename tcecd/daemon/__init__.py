@@ -85,6 +85,8 @@ async def run_event_async(
                         # pairing, whose retained state is all re-published): clear
                         # an earlier same-named event's retained messages first.
                         fresh_event=not runner.pairings,
+                        # Kept in the state: a resume publishes the same run_id.
+                        run_id=runner.store.run_id() if runner.store is not None else None,
                     )
                 )
                 runner.pub = pub

@@ -29,6 +29,7 @@ import json
 import os
 import sqlite3
 import threading
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -227,6 +228,21 @@ class EventStore:
     def rng_seed(self) -> int | None:
         text = self._get("rng_seed")
         return None if text is None else json.loads(text)
+
+    def run_id(self) -> str:
+        """This event instance's identity on the live stream (the ``run_id`` of
+        the MQTT ``event`` document): made when first asked and kept, so a
+        resumed run publishes the id of the run it continues, and viewers keep
+        their state, while a fresh event gets a new one."""
+        text = self._get("run_id")
+        if text is None:
+            with self._tx() as db:
+                db.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('run_id', ?)", (uuid.uuid4().hex,)
+                )
+            text = self._get("run_id")
+            assert text is not None
+        return text
 
     @property
     def finished(self) -> bool:

@@ -239,7 +239,11 @@ def test_tcecd_run_fresh_state_dir_clears_resume_keeps(tmp_path: Path, mosquitto
 
     for level in ("round/2/pairing", "game/1.1/end", "game/2.2/end", "finished"):
         assert doc(resumed, level) == doc(first, level), level
-    assert json.loads(resumed[f"{root}/event"])["run_id"] is None
+    # The resume is the same event instance: it publishes the run_id the first
+    # run had (kept in the state), so a viewer that saw either keeps its view.
+    first_run = json.loads(first[f"{root}/event"])["run_id"]
+    assert first_run
+    assert json.loads(resumed[f"{root}/event"])["run_id"] == first_run
     run(write_config(tmp_path / "one", rounds=1), "b")
     fresh = now()
     assert not [t for t in fresh if t.startswith(f"{root}/round/2/")
@@ -247,4 +251,4 @@ def test_tcecd_run_fresh_state_dir_clears_resume_keeps(tmp_path: Path, mosquitto
     assert f"{root}/game/1.1/end" in fresh
     assert json.loads(fresh[f"{root}/standings"])["after_round"] == 1
     assert json.loads(fresh[f"{root}/event"])["rounds"] == 1
-    assert json.loads(fresh[f"{root}/event"])["run_id"]
+    assert json.loads(fresh[f"{root}/event"])["run_id"] not in (None, first_run)
