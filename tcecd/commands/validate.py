@@ -5,8 +5,9 @@ control, adjudication, outputs, MQTT) when the config is good; a bad config is
 one ``tcecd: error: FILE: key.path: ...`` line on stderr and exit 2 (the CLI
 turns the :class:`~tcecd.errors.ConfigError` into that line).
 
-Beyond what loading checks, ``validate`` also reads the openings book (a bad
-line is an error here rather than when the event starts) and notes when the
+Beyond what loading checks, ``validate`` also reads the openings file and the
+Polyglot book (a bad line, or a missing or bad ``openings.book.file``, is an
+error here rather than when the event starts) and notes when the
 tablebase folders hold fewer pieces than ``max_pieces`` asks for.
 """
 
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tcecd.config.event import EventConfig
+    from tcecd.game.polyglot import PolyglotBook
 
 HELP = "check an event config and print what it describes"
 
@@ -30,19 +32,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _describe_book(book: PolyglotBook) -> str:
+    """``Polyglot book book.bin: 6 entries, depth 8, weighted`` (``, seed S`` when
+    the book has its own seed; ``while in book`` when the depth is unlimited)."""
+    entries = len(book.data) // 16  # a Polyglot entry is 16 bytes
+    depth = "while in book" if book.depth is None else f"depth {book.depth}"
+    seed = f", seed {book.seed}" if book.seed is not None and book.selection == "weighted" else ""
+    return (
+        f"Polyglot book {book.name}: {entries} entr{'ies' if entries != 1 else 'y'}, "
+        f"{depth}, {book.selection}{seed}"
+    )
+
+
 def _check_openings(config: EventConfig) -> str | None:
-    """Read the book; returns a summary line, raises ConfigError on a bad book."""
+    """Read the openings and the book; returns a summary line, raises
+    ConfigError (naming the key) on a bad or missing file."""
     if config.openings is None:
         return None
     from tcecd.errors import ConfigError, OpeningsError
     from tcecd.game.openings import load_openings
+    from tcecd.game.polyglot import read_book
 
     o = config.openings
+    polyglot = None
+    if o.book is not None:
+        key = f"{config.source}: openings.book.file"
+        if not o.book.file.is_file():
+            raise ConfigError(f"{key}: {str(o.book.file)!r} does not exist or is not a file")
+        try:
+            polyglot = read_book(
+                o.book.file, depth=o.book.depth, selection=o.book.selection, seed=o.book.seed
+            )
+        except OpeningsError as exc:
+            raise ConfigError(f"{key}: {exc}") from None
     try:
-        book = load_openings(o.file, fmt=o.format, plies=o.plies)
+        openings = load_openings(o.file, fmt=o.format, plies=o.plies, book=polyglot)
     except OpeningsError as exc:
         raise ConfigError(f"{config.source}: openings.file: {exc}") from None
-    return f"{len(book)} opening{'s' if len(book) != 1 else ''} in the book"
+    if openings.book is not None and o.format == "polyglot":
+        return _describe_book(openings.book)
+    count = f"{len(openings)} opening{'s' if len(openings) != 1 else ''} in the book"
+    if polyglot is not None:
+        return f"{count}, extended by {_describe_book(polyglot)}"
+    return count
 
 
 def _tablebase_pieces(directories: tuple[Path, ...]) -> int:

@@ -256,6 +256,28 @@ class AdjudicationConfig(_Section):
         return AdjudicationRules(draw, win, tablebase, self.max_moves)
 
 
+class OpeningsBookConfig(_Section):
+    """A Polyglot book that extends every EPD/PGN opening, as cutechess's
+    ``-book FILE -bookdepth N``: from the opening's position the game follows
+    the book until ``depth`` plies or the position is out of book."""
+
+    file: Path
+    """The Polyglot .bin book, relative to the config file."""
+    depth: Annotated[int, Field(ge=1)] | None = None
+    """At most this many book plies after the opening (null: while in book)."""
+    selection: Literal["weighted", "best"] = "weighted"
+    """weighted: at random in proportion to the weights (seeded); best: the highest weight."""
+    seed: int | None = None
+    """Seed of the weighted choice (null: the openings' seed, else 0)."""
+
+    @field_validator("file")
+    @classmethod
+    def _relative_to_config(cls, value: Path, info: ValidationInfo) -> Path:
+        resolved = _resolve(value, info)
+        assert resolved is not None
+        return resolved
+
+
 class OpeningsConfig(_Section):
     """The openings book: each pair (both games of a double round) gets one."""
 
@@ -270,6 +292,8 @@ class OpeningsConfig(_Section):
     plies: Annotated[int, Field(ge=0)] | None = None
     """PGN books: keep at most this many plies of each opening (null: all).
     Polyglot: the book depth in plies, as cutechess's -bookdepth (null: while in book)."""
+    book: OpeningsBookConfig | None = None
+    """A Polyglot book that extends each EPD/PGN opening (null: none)."""
 
     @field_validator("file")
     @classmethod
@@ -297,6 +321,15 @@ class OpeningsConfig(_Section):
     def _seed_needs_random(self) -> OpeningsConfig:
         if self.seed is not None and self.order != "random" and self.format != "polyglot":
             raise ValueError(f"seed: {self.seed!r} is only used with order 'random'")
+        return self
+
+    @model_validator(mode="after")
+    def _one_book(self) -> OpeningsConfig:
+        if self.book is not None and self.format == "polyglot":
+            raise ValueError(
+                "book: use either a Polyglot openings file (format 'polyglot') or an EPD/PGN "
+                "file with a book, not both"
+            )
         return self
 
 

@@ -3,7 +3,8 @@
 On resume the daemon compares the fingerprint stored in the event state with
 the current config's. Engines (names, commands, options, protocol), pairing
 (rounds, single/double, seeding including its RNG seed, tiebreaks), the time
-control, adjudication and the openings (file, order, seed) would rewrite the
+control, adjudication and the openings (file, order, seed, plies, and the Polyglot
+book's file, depth, selection and seed) would rewrite the
 event's history if they changed: the daemon refuses and prints
 :func:`diff_fingerprints`' lines. Operational settings (MQTT, logging, outputs,
 concurrency, shutdown, the tablebase location) may change freely.
@@ -33,6 +34,15 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
             "seed": config.openings.seed,
             "plies": config.openings.plies,
         }
+        book = config.openings.book
+        if book is not None:
+            # Only when set, so an event stored before books existed still resumes.
+            openings["book"] = {
+                "file": str(book.file),
+                "depth": book.depth,
+                "selection": book.selection,
+                "seed": book.seed,
+            }
     return {
         "engines": [
             {

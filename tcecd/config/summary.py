@@ -64,7 +64,8 @@ def describe_event(config: EventConfig) -> list[str]:
     if config.openings is not None:
         o = config.openings
         order = o.order + (f", seed {o.seed}" if o.seed is not None else "")
-        lines.append(f"openings:     {o.file} ({o.format}, {order})")
+        book = "" if o.book is None else f" + Polyglot book {o.book.file}"
+        lines.append(f"openings:     {o.file} ({o.format}, {order}){book}")
     else:
         lines.append("openings:     none (start position)")
     lines.append(

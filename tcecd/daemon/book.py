@@ -35,7 +35,7 @@ def utc_now() -> str:
 def default_fingerprint(s: RunSettings) -> dict[str, object]:
     """The history-relevant parts of the settings (used when the config layer
     gave none, e.g. settings built directly in tests)."""
-    return {
+    fingerprint: dict[str, object] = {
         "engines": [
             {"name": e.name, "command": list(e.command), "protocol": e.protocol,
              "options": dict(sorted(e.options.items()))}
@@ -48,6 +48,15 @@ def default_fingerprint(s: RunSettings) -> dict[str, object]:
         "time_control": s.time_control.pgn_tag(),
         "openings": [str(s.openings_file), s.openings_order, s.openings_seed, s.openings_plies],
     }  # fmt: skip
+    if s.openings_book_file is not None:
+        # Only when set, so states written before books existed still resume.
+        fingerprint["openings.book"] = [
+            str(s.openings_book_file),
+            s.openings_book_depth,
+            s.openings_book_selection,
+            s.openings_book_seed,
+        ]
+    return fingerprint
 
 
 class EventBook:

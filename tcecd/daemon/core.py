@@ -150,6 +150,22 @@ class EventRunner:
 
         Runs before any game or task exists (blocking here holds up nothing)."""
         s = self.s
+        # The openings (and the book) first: a bad file fails before the state exists.
+        if s.openings_file is not None:
+            from tcecd.game.openings import load_openings
+            from tcecd.game.polyglot import read_book
+
+            polyglot = None
+            if s.openings_book_file is not None:
+                polyglot = read_book(
+                    s.openings_book_file,
+                    depth=s.openings_book_depth,
+                    selection=s.openings_book_selection,
+                    seed=s.openings_book_seed,
+                )
+            self.book.openings = load_openings(
+                s.openings_file, fmt=s.openings_format, plies=s.openings_plies, book=polyglot
+            )
         store = EventStore(s.state_dir)
         self.store = store
         fingerprint = s.fingerprint or default_fingerprint(s)
@@ -176,12 +192,6 @@ class EventRunner:
         self.book.load(store)
         if self.pgn.sync([g.pgn for g in self.finished.values()]):
             self.log.warning("pgn file repaired from the event state", path=str(s.pgn_path))
-        if s.openings_file is not None:
-            from tcecd.game.openings import load_openings
-
-            self.book.openings = load_openings(
-                s.openings_file, fmt=s.openings_format, plies=s.openings_plies
-            )
         from tcecd.runner.session import SessionPool
 
         self.pool = SessionPool()

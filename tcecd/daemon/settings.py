@@ -47,6 +47,11 @@ class RunSettings:
     openings_order: Literal["sequential", "random"] = "sequential"
     openings_seed: int = 0
     openings_plies: int | None = None
+    #: A Polyglot book extending each EPD/PGN opening (None: none).
+    openings_book_file: Path | None = None
+    openings_book_depth: int | None = None
+    openings_book_selection: Literal["weighted", "best"] = "weighted"
+    openings_book_seed: int | None = None
     concurrency: int = 1
     strikes_max: int = 3
     on_fault: Literal["lose", "replay"] = "lose"
@@ -63,6 +68,7 @@ def from_config(config: EventConfig) -> RunSettings:
 
     pairing, seeding = config.pairing, config.pairing.seeding
     openings = config.openings
+    book = None if openings is None else openings.book
     tablebases = config.adjudication.tablebases
     return RunSettings(
         event=config.event.name,
@@ -88,6 +94,10 @@ def from_config(config: EventConfig) -> RunSettings:
         openings_order="sequential" if openings is None else openings.order,
         openings_seed=0 if openings is None or openings.seed is None else openings.seed,
         openings_plies=None if openings is None else openings.plies,
+        openings_book_file=None if book is None else book.file,
+        openings_book_depth=None if book is None else book.depth,
+        openings_book_selection="weighted" if book is None else book.selection,
+        openings_book_seed=None if book is None else book.seed,
         concurrency=config.concurrency,
         strikes_max=config.strikes.max,
         on_fault=config.strikes.on_fault,
