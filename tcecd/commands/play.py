@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--pgn", type=Path, required=True, metavar="FILE", help="PGN output")
     parser.add_argument(
-        "--margin-ms", type=int, default=50, help="time margin before a flag falls (default 50)"
+        "--margin-ms", type=int, default=200, help="time margin before a flag falls (default 200)"
     )
     parser.add_argument(
         "--fault-policy",

@@ -91,7 +91,7 @@ class MatchSpec:
     pgn_path: Path
     openings: tuple[Opening, ...] = ()
     concurrency: int = 1
-    margin_ms: int = 50
+    margin_ms: int = 200  # as the event config: see docs/engines.md, "Margin"
     soft_options: Mapping[str, OptionValue] = field(default_factory=dict)
     adjudication: AdjudicationRules = field(default_factory=AdjudicationRules)
     fault_policy: FaultPolicy = "lose"
