@@ -352,12 +352,15 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
             if not any(directory.glob("*.rtbw")):
                 raise ConfigError(f"{key}: no Syzygy tables (*.rtbw) in {str(directory)!r}")
     if config.openings is not None:
-        book = config.openings.file
-        key = where(source, ("openings", "file"))
-        if not book.is_file():
-            raise ConfigError(f"{key}: {str(book)!r} does not exist or is not a file")
-        if not os.access(book, os.R_OK):
-            raise ConfigError(f"{key}: {str(book)!r} is not readable")
+        files: list[tuple[tuple[str, ...], Path]] = [(("openings", "file"), config.openings.file)]
+        if config.openings.book is not None:
+            files.append((("openings", "book", "file"), config.openings.book.file))
+        for keys, path in files:
+            key = where(source, keys)
+            if not path.is_file():
+                raise ConfigError(f"{key}: {str(path)!r} does not exist or is not a file")
+            if not os.access(path, os.R_OK):
+                raise ConfigError(f"{key}: {str(path)!r} is not readable")
     if config.mqtt is not None:
         if config.mqtt.tls is not None:
             for name in ("ca", "cert", "key"):
