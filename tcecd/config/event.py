@@ -22,7 +22,14 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from tcecd.config.engines import EngineConfig, Frozen
 from tcecd.errors import ConfigError
@@ -58,6 +65,16 @@ def _resolve(value: Path | None, info: ValidationInfo) -> Path | None:
         return value
     # normpath: "configs/../state" reads better as "state" in messages and logs.
     return Path(os.path.normpath(Path(base) / value))
+
+
+def _resolve_path(value: Path, info: ValidationInfo) -> Path:
+    resolved = _resolve(value, info)
+    assert resolved is not None
+    return resolved
+
+
+#: A path in the config: relative paths resolve against the config file's folder.
+ConfigPath = Annotated[Path, AfterValidator(_resolve_path)]
 
 
 class _Section(Frozen):
@@ -204,7 +221,7 @@ class WinAdjudication(_Section):
 class TablebaseAdjudication(_Section):
     """Syzygy adjudication of positions with at most ``max_pieces`` pieces."""
 
-    path: tuple[Path, ...]
+    path: tuple[ConfigPath, ...]
     """A folder of Syzygy tables, or a list of folders (relative to the config file)."""
     max_pieces: Annotated[int, Field(ge=3, le=7)] = 6
     """Adjudicate positions with at most this many pieces, kings included."""
@@ -216,10 +233,10 @@ class TablebaseAdjudication(_Section):
 
     @field_validator("path")
     @classmethod
-    def _relative_to_config(cls, value: tuple[Path, ...], info: ValidationInfo) -> tuple[Path, ...]:
+    def _not_empty(cls, value: tuple[Path, ...]) -> tuple[Path, ...]:
         if not value:
             raise ValueError("expected at least one directory of Syzygy tables")
-        return tuple(p for v in value if (p := _resolve(v, info)) is not None)
+        return value
 
 
 class AdjudicationConfig(_Section):
@@ -261,7 +278,7 @@ class OpeningsBookConfig(_Section):
     ``-book FILE -bookdepth N``: from the opening's position the game follows
     the book until ``depth`` plies or the position is out of book."""
 
-    file: Path
+    file: ConfigPath
     """The Polyglot .bin book, relative to the config file."""
     depth: Annotated[int, Field(ge=1)] | None = None
     """At most this many book plies after the opening (null: while in book)."""
@@ -270,18 +287,12 @@ class OpeningsBookConfig(_Section):
     seed: int | None = None
     """Seed of the weighted choice (null: the openings' seed, else 0)."""
 
-    @field_validator("file")
-    @classmethod
-    def _relative_to_config(cls, value: Path, info: ValidationInfo) -> Path:
-        resolved = _resolve(value, info)
-        assert resolved is not None
-        return resolved
 
 
 class OpeningsConfig(_Section):
     """The openings book: each pair (both games of a double round) gets one."""
 
-    file: Path
+    file: ConfigPath
     """The book: an EPD or PGN file, or a Polyglot .bin book, relative to the config file."""
     format: Literal["epd", "pgn", "polyglot"] | None = None
     """epd, pgn or polyglot (null: from the file's suffix: .epd, .pgn, .bin)."""
@@ -295,12 +306,6 @@ class OpeningsConfig(_Section):
     book: OpeningsBookConfig | None = None
     """A Polyglot book that extends each EPD/PGN opening (null: none)."""
 
-    @field_validator("file")
-    @classmethod
-    def _relative_to_config(cls, value: Path, info: ValidationInfo) -> Path:
-        resolved = _resolve(value, info)
-        assert resolved is not None
-        return resolved
 
     @model_validator(mode="before")
     @classmethod
@@ -347,7 +352,7 @@ class OutputsConfig(_Section):
     """Where results go. ``state_dir`` is relative to the config file; the
     other paths are relative to ``state_dir`` unless absolute."""
 
-    state_dir: Path | None = None
+    state_dir: ConfigPath | None = None
     """The event's state folder, relative to the config file (null: state/<config file stem> beside
     it)."""
     pgn: Path = Path("event.pgn")
@@ -357,28 +362,20 @@ class OutputsConfig(_Section):
     tcec_json_dir: Path = Path("tcec")
     """Folder of the TCEC-format JSON files, relative to state_dir unless absolute."""
 
-    @field_validator("state_dir")
-    @classmethod
-    def _relative_to_config(cls, value: Path | None, info: ValidationInfo) -> Path | None:
-        return _resolve(value, info)
 
 
 class TlsConfig(_Section):
     """TLS files for the MQTT connection (relative to the config file)."""
 
-    ca: Path | None = None
+    ca: ConfigPath | None = None
     """CA certificate file."""
-    cert: Path | None = None
+    cert: ConfigPath | None = None
     """Client certificate file."""
-    key: Path | None = None
+    key: ConfigPath | None = None
     """Client key file (needs cert)."""
     insecure: bool = False
     """Do not verify the broker's certificate (tests only)."""
 
-    @field_validator("ca", "cert", "key")
-    @classmethod
-    def _relative_to_config(cls, value: Path | None, info: ValidationInfo) -> Path | None:
-        return _resolve(value, info)
 
 
 class MqttConfig(_Section):
@@ -395,7 +392,7 @@ class MqttConfig(_Section):
     """User name (overrides the URL's)."""
     password: str | None = None
     """Password (prefer password_file)."""
-    password_file: Path | None = None
+    password_file: ConfigPath | None = None
     """File holding the password, relative to the config file."""
     tls: TlsConfig | None = None
     """TLS files and options."""
@@ -404,10 +401,6 @@ class MqttConfig(_Section):
     qos: Annotated[int, Field(ge=0, le=2)] = 1
     """QoS of results, standings, pairings and status (live moves go at QoS 0)."""
 
-    @field_validator("password_file")
-    @classmethod
-    def _relative_to_config(cls, value: Path | None, info: ValidationInfo) -> Path | None:
-        return _resolve(value, info)
 
     @model_validator(mode="after")
     def _valid_settings(self) -> MqttConfig:
@@ -472,7 +465,7 @@ class EventConfig(_Section):
     pairing: PairingConfig
     """The pairing system and its parameters."""
     engines: tuple[EngineConfig, ...]
-    engines_dir: Path | None = None
+    engines_dir: ConfigPath | None = None
     """An extra folder of engine definitions, relative to the config file."""
     time_control: TimeControlConfig
     """The time control."""
@@ -504,10 +497,6 @@ class EventConfig(_Section):
             return {"url": value}
         return value
 
-    @field_validator("engines_dir")
-    @classmethod
-    def _relative_to_config(cls, value: Path | None, info: ValidationInfo) -> Path | None:
-        return _resolve(value, info)
 
     @model_validator(mode="after")
     def _consistent(self) -> EventConfig:
