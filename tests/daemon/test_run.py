@@ -56,18 +56,8 @@ async def test_strikes_disqualify_and_forfeit_the_remaining_games(
         tmp_path, engines=_engines_with_broken(), strikes="{max: 1, on_fault: lose}",
         concurrency=1,
     )  # fmt: skip
-    out: dict[str, Any] = {"msgs": [], "ready": asyncio.Event()}
     root = "tcecd/kill-test"
-    collector = asyncio.create_task(_collect(mosquitto.host, mosquitto.port, f"{root}/#", out))
-    await asyncio.wait_for(out["ready"].wait(), 15)
-    proc = await asyncio.create_subprocess_exec(
-        *tcecd_argv(cfg, "--mqtt", mosquitto.url), cwd=ROOT, env=run_env(),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    _, err_bytes = await asyncio.wait_for(proc.communicate(), 120)
-    stderr = err_bytes.decode()
-    assert proc.returncode == 0, stderr[-3000:]
-    await asyncio.wait_for(collector, 20)
+    out, stderr = await _run_collecting(cfg, mosquitto, root)
     state = tmp_path / "state"
     games = _pgn_games((state / "event.pgn").read_text(encoding="utf-8"))
     assert [g["Round"] for g in games] == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
@@ -242,20 +232,29 @@ async def _collect(url_host: str, port: int, topic: str, out: dict[str, Any]) ->
                 return  # the last message of an event
 
 
-@pytest.mark.mosquitto
-async def test_live_stream_through_real_mosquitto(tmp_path: Path, mosquitto: Any) -> None:
-    cfg = write_config(tmp_path)
+async def _run_collecting(cfg: Path, mosquitto: Any, root: str) -> tuple[dict[str, Any], str]:
+    """Run the event against the test broker with a subscriber on ``root/#``
+    from before the start to the ``finished`` message; the daemon must exit 0.
+    Returns what the subscriber got (``out["msgs"]``) and the daemon's stderr."""
     out: dict[str, Any] = {"msgs": [], "ready": asyncio.Event()}
-    root = "tcecd/kill-test"
     collector = asyncio.create_task(_collect(mosquitto.host, mosquitto.port, f"{root}/#", out))
     await asyncio.wait_for(out["ready"].wait(), 15)
     proc = await asyncio.create_subprocess_exec(
         *tcecd_argv(cfg, "--mqtt", mosquitto.url), cwd=ROOT, env=run_env(),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
-    _, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode == 0, err.decode()[-2000:]
+    _, err_bytes = await asyncio.wait_for(proc.communicate(), 120)
+    stderr = err_bytes.decode()
+    assert proc.returncode == 0, stderr[-3000:]
     await asyncio.wait_for(collector, 20)
+    return out, stderr
+
+
+@pytest.mark.mosquitto
+async def test_live_stream_through_real_mosquitto(tmp_path: Path, mosquitto: Any) -> None:
+    cfg = write_config(tmp_path)
+    root = "tcecd/kill-test"
+    out, _ = await _run_collecting(cfg, mosquitto, root)
     topics = [t for t, _ in out["msgs"]]
     for r in (1, 2, 3):
         assert f"{root}/round/{r}/pairing" in topics

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import shutil
-import subprocess
 from pathlib import Path
 
 import chess
@@ -16,10 +14,7 @@ from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.errors import PgnError
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.pgn.writer import forfeit_pgn, game_pgn, move_comment, result_description
-
-PGN_EXTRACT = shutil.which("pgn-extract") or (
-    "/usr/games/pgn-extract" if Path("/usr/games/pgn-extract").exists() else None
-)
+from tests.pgn.helpers import pgn_extract_accepts
 
 
 def build(
@@ -113,29 +108,6 @@ def read(text: str) -> chess.pgn.Game:
     assert game is not None
     assert game.errors == []
     return game
-
-
-def pgn_extract_accepts(tmp_path: Path, text: str, games: int = 1) -> None:
-    """pgn-extract parses the text with no error or warning at all."""
-    if PGN_EXTRACT is None:
-        pytest.skip("pgn-extract not installed")
-    path = tmp_path / "game.pgn"
-    path.write_text(text, encoding="utf-8")
-    log = tmp_path / "log.txt"
-    proc = subprocess.run(
-        [PGN_EXTRACT, "-r", f"-l{log}", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    lines = log.read_text().splitlines()
-    # "Processing <file>", one summary line per game, "<n> game(s) matched out of <n>."
-    plural = "game" if games == 1 else "games"
-    assert lines[0] == f"Processing {path}"
-    assert lines[-1] == f"{games} {plural} matched out of {games}."
-    assert len(lines) == games + 2, lines
 
 
 def test_tags_roster_first_then_alphabetical() -> None:
