@@ -7,6 +7,9 @@ standings (tiebreaks), so both always agree on what a round record means:
   was played or forfeited without being played;
 * a BYE scores a win for every game of the round (2 half-points in a single
   round, 4 in a double round) and counts as one received BYE;
+* a requested bye scores what its kind gives (:meth:`ByeKind.half_points`:
+  full, half or zero points for every game of the round) and is not a
+  received BYE (``Tally.requested`` counts them);
 * only games actually played give a colour (``PlayedGame.played``), so a
   forfeit never moves a player's white game difference (WGD);
 * every game, played or not, is an encounter.
@@ -32,6 +35,8 @@ class Tally:
 
     score_half: int = 0
     byes: int = 0
+    #: rounds not played for a requested bye or an absence (any kind)
+    requested: int = 0
     white: int = 0
     black: int = 0
     wins: int = 0
@@ -83,6 +88,14 @@ def tally(
             totals[record.bye].score_half += bye_points
             totals[record.bye].byes += 1
             seen[record.bye] = ("", per_round)
+        for absent in record.requested_byes:
+            if absent.player not in totals:
+                raise PairingError(f"{where}: unknown bye player {absent.player!r}")
+            if absent.player in seen:
+                raise PairingError(f"{where}: {absent.player!r} has two byes")
+            totals[absent.player].score_half += absent.kind.half_points(per_round)
+            totals[absent.player].requested += 1
+            seen[absent.player] = ("", per_round)
         for game in record.games:
             for pid in (game.white, game.black):
                 if pid not in totals:

@@ -28,12 +28,23 @@ so the same records always give the same round.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tcecd.domain import PlayerId
 from tcecd.errors import PairingError
-from tcecd.pairing.base import Pair, Player, RoundPairing, RoundRecord, ScheduledGame
+from tcecd.pairing.base import (
+    Pair,
+    Player,
+    RoundContext,
+    RoundPairing,
+    RoundRecord,
+    ScheduledGame,
+)
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 from tcecd.pairing.tally import Tally, check_players, removed_rounds, tally
+
+if TYPE_CHECKING:
+    from tcecd.pairing.registry import SystemOptions
 
 #: The colour balancing bound of STEP 3: |WGD(a) + WGD(b)| <= 2.
 WGD_LIMIT = 2
@@ -66,15 +77,33 @@ class TcecSwiss:
 
     name = "tcec-swiss"
 
+    def __init__(self, options: SystemOptions | None = None) -> None:
+        """TCEC Swiss takes no options."""
+
+    def rounds_for(self, players: int) -> int | None:
+        """The event chooses its number of rounds."""
+        return None
+
     def pair(
         self,
         players: Sequence[Player],
         history: Sequence[RoundRecord],
         *,
         double: bool,
+        context: RoundContext = RoundContext(),
     ) -> RoundPairing:
-        """Pair round ``len(history) + 1``; raise :class:`PairingError` when impossible."""
+        """Pair round ``len(history) + 1``; raise :class:`PairingError` when impossible.
+
+        TCEC Swiss knows no requested byes (every engine plays every round but
+        the BYE), nor a colour drawn by lot (STEP 5 settles round 1 too), so
+        ``context`` may only carry the total number of rounds, which it ignores.
+        """
         round_number = len(history) + 1
+        if context.requested_byes:
+            raise PairingError(
+                f"round {round_number}: TCEC Swiss has no requested byes "
+                f"({', '.join(repr(b.player) for b in context.requested_byes)})"
+            )
         check_players(players)
         totals = tally(players, history, double=double)
 
