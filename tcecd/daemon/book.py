@@ -137,20 +137,16 @@ class EventBook:
         """The round's games not yet recorded, in playing order."""
         return [g for g in pairing.games if GameId(pairing.round, g.number) not in self.finished]
 
-    def verify(self, system: Any, where: object) -> None:
-        """On (re)start: every stored pairing must be the one the rules give for
-        the rounds before it, and every stored game must be the scheduled one."""
+    def verify(self, where: object) -> None:
+        """On (re)start: the stored rounds must follow each other, and every stored
+        game must be the scheduled one. Stored pairings are authoritative and are
+        not re-paired here: checking them against the rules is ``tcecd replay
+        --verify``'s job."""
         history = self.history()
         for r in sorted(self.pairings):
             if r - 1 > len(history):
                 raise StateError(f"{where}: round {r} is paired before round "
                                  f"{len(history) + 1} finished")  # fmt: skip
-            derived = system.pair(self.players, history[: r - 1], double=self.s.double)
-            if derived != self.pairings[r]:
-                raise StateError(
-                    f"{where}: stored pairing of round {r} differs from the one the "
-                    "rules give for the recorded results; the state is inconsistent"
-                )
         for gid, game in self.finished.items():
             pairing = self.pairings.get(gid.round)
             scheduled = (

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from tcecd.domain import PlayerId
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
+    NO_CONTEXT,
     Pair,
     Player,
     RoundContext,
@@ -90,7 +91,7 @@ class TcecSwiss:
         history: Sequence[RoundRecord],
         *,
         double: bool,
-        context: RoundContext = RoundContext(),
+        context: RoundContext = NO_CONTEXT,
     ) -> RoundPairing:
         """Pair round ``len(history) + 1``; raise :class:`PairingError` when impossible.
 

@@ -95,7 +95,7 @@ def recover_from_pgn(
         raise PgnError(
             f"{path.name}: engine {missing[0]!r} of the config never plays in the PGN's round 1"
         )
-    planned = config.pairing.rounds
+    planned = config.rounds
     played = len(event.rounds) + (1 if event.partial is not None else 0)
     if played > planned:
         raise PgnError(f"{path.name}: the PGN has {played} rounds; the config plans {planned}")

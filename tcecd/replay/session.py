@@ -30,12 +30,13 @@ def players_from_config(config: EventConfig) -> tuple[Player, ...]:
     PGN's round 1 instead.
     """
     seeding = config.pairing.seeding
-    if seeding.method == "random" and seeding.seed is None:
+    method = config.seeding_method
+    if method == "random" and seeding.seed is None:
         return ()
     from tcecd.pairing.seeding import seed_players
 
     entries = [(e.name, e.name, e.rating) for e in config.engines]
-    return seed_players(entries, seeding.method, groups=seeding.groups, rng_seed=seeding.seed)
+    return seed_players(entries, method, groups=seeding.groups, rng_seed=seeding.seed)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class ReplayContext:
             players=players or None,
             double=config.pairing.double,
             tiebreaks=tuple(config.pairing.tiebreaks),
-            rounds=config.pairing.rounds,
+            rounds=config.rounds,
             mqtt=config.mqtt_settings(),
             config_path=path,
         )

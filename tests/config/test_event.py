@@ -146,7 +146,8 @@ def test_defaults_of_a_minimal_config(tmp_path: Path) -> None:
     base = tmp_path.resolve()
     assert config.pairing.system == "tcec-swiss"
     assert config.pairing.double is False
-    assert config.pairing.seeding.method == "explicit"
+    assert config.pairing.seeding.method is None  # not given: the system's default
+    assert config.seeding_method == "explicit"  # TCEC Swiss: the order of `engines`
     assert config.pairing.tiebreaks == ("black-games", "sonneborn-berger", "wins")
     assert config.concurrency == 1  # as TCEC plays
     assert config.mqtt is None
