@@ -1,14 +1,15 @@
 """``tcecd replay``: rebuild, verify and re-stream a Swiss event from its PGN.
 
     tcecd replay EVENT.pgn [--config EVENT.yaml] [--double|--single]
-                 [--verify] [--crosstable] [--schedule] [--out DIR]
+                 [--system NAME] [--verify] [--crosstable] [--schedule] [--out DIR]
                  [--publish [--mqtt URL] [--speed X]]
 
 Reads the event's PGN (ours, or TCEC cutechess ``swiss-tcec`` output),
 rebuilds players, seeds, rounds, BYEs and results, prints the standings (and
 on request the crosstable and schedule), writes TCEC ``crosstable.json`` /
 ``schedule.json`` with ``--out``, and re-publishes the event over MQTT with
-``--publish``. ``--verify`` lists every deviation from the TCEC Swiss rules
+``--publish``. ``--verify`` lists every deviation from the pairing system's rules
+(``--system``, else the config's, else TCEC Swiss)
 and exits 1 when there is one. See docs/replay.md.
 """
 
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tcecd.errors import ConfigError
+from tcecd.pairing.registry import NAMES
 
 HELP = "rebuild, verify and re-stream an event from its PGN"
 
@@ -44,6 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--single", dest="double", action="store_const", const=False,
         help="the event has single rounds (default: inferred from the games)",
     )  # fmt: skip
+    parser.add_argument(
+        "--system",
+        choices=NAMES,
+        metavar="NAME",
+        help="the pairing system (default: the config's, else tcec-swiss); "
+        f"one of {', '.join(NAMES)}",
+    )
     parser.add_argument(
         "--verify",
         action="store_true",
@@ -91,9 +100,15 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
         rounds_bar(done, total)
 
+    from tcecd.pairing.registry import SystemOptions
+
+    system = args.system or context.system
     try:
         replayed = rebuild_from_pgn(
             pgn,
+            system=system,
+            options=SystemOptions(time_limit_s=context.time_limit_s),
+            total_rounds=context.rounds,
             players=context.players,
             double=args.double if args.double is not None else context.double,
             progress=bar,
@@ -136,16 +151,19 @@ def run(args: argparse.Namespace) -> int:
     if args.publish:
         _publish(args, context, replayed)
     if args.verify:
-        print(_verdict(replayed.deviations, len(replayed.games)), file=out)
+        print(_verdict(replayed.deviations, len(replayed.games), replayed.system), file=out)
         return 1 if replayed.deviations else 0
     return 0
 
 
-def _verdict(deviations: Sequence[object], games: int) -> str:
+def _verdict(deviations: Sequence[object], games: int, system: str) -> str:
+    from tcecd.replay.event import system_title
+
+    rules = f"the {system_title(system)} rules"
     if not deviations:
-        return f"OK: all {games} games follow the TCEC Swiss rules"
+        return f"OK: all {games} games follow {rules}"
     n = len(deviations)
-    return f"FAILED: {n} deviation{'s' if n != 1 else ''} from the TCEC Swiss rules"
+    return f"FAILED: {n} deviation{'s' if n != 1 else ''} from {rules}"
 
 
 def _publish(args: argparse.Namespace, context: object, replayed: object) -> None:

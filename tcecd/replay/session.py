@@ -49,6 +49,8 @@ class ReplayContext:
     rounds: int | None = None  # the planned number of rounds
     mqtt: MqttSettings | None = None
     config_path: Path | None = None
+    system: str = "tcec-swiss"  # the pairing system's registry name
+    time_limit_s: float = 10.0
 
     @classmethod
     def from_config(cls, path: Path | None) -> ReplayContext:
@@ -66,6 +68,8 @@ class ReplayContext:
             rounds=config.rounds,
             mqtt=config.mqtt_settings(),
             config_path=path,
+            system=config.pairing.system,
+            time_limit_s=config.pairing.time_limit_s,
         )
 
     def standings(
