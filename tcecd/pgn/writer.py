@@ -49,9 +49,16 @@ def _hms(ms: int) -> str:
 
 
 def _clk(ms: int) -> str:
-    """Milliseconds as the ``[%clk h:mm:ss]`` value, floored to the second."""
-    seconds = max(0, ms) // 1000
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    """Milliseconds as the ``[%clk h:mm:ss.t]`` value, floored to the tenth.
+
+    Whole seconds would show ``0:00:00`` on every move of a fast game; python-chess
+    (``GameNode.clock()``) and lichess read a decimal fraction of the seconds. A
+    zero tenth is left out (``0:59:58``), as python-chess writes it.
+    """
+    tenths = max(0, ms) // 100
+    seconds, tenth = divmod(tenths, 10)
+    text = f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{text}.{tenth}" if tenth else text
 
 
 def _eval(score: Score) -> str:
