@@ -17,10 +17,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tcecd.commands.mqtt_password import (
+    add_password_file_option,
+    command_line_password,
+    with_password,
+)
 from tcecd.errors import ConfigError
 from tcecd.pairing.registry import NAMES
 
@@ -71,6 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help=f"broker for --publish (default: the config's, else {DEFAULT_MQTT_URL})",
     )
+    add_password_file_option(parser)
     parser.add_argument(
         "--speed",
         type=float,
@@ -183,6 +190,7 @@ def _publish(args: argparse.Namespace, context: object, replayed: object) -> Non
         if args.mqtt
         else context.mqtt or MqttSettings.from_url(DEFAULT_MQTT_URL)
     )
+    settings = with_password(settings, command_line_password(args, os.environ))
     count = asyncio.run(
         publish_replay(
             replayed,

@@ -620,7 +620,11 @@ def _at(loc: str, message: str) -> ValueError:
 
 
 def apply_overrides(
-    config: EventConfig, *, state_dir: Path | None = None, mqtt_url: str | None = None
+    config: EventConfig,
+    *,
+    state_dir: Path | None = None,
+    mqtt_url: str | None = None,
+    mqtt_password: str | None = None,
 ) -> EventConfig:
     """The config with command-line overrides applied (``tcecd run --state-dir
     DIR --mqtt URL``). A relative ``state_dir`` is relative to the working
@@ -649,5 +653,14 @@ def apply_overrides(
             else:
                 msg = str(exc)
             raise ConfigError(f"--mqtt: {msg}") from None
-        update["mqtt_password"] = None
+        update["mqtt_password"] = mqtt_password
+    elif (
+        mqtt_password is not None
+        and config.mqtt is not None
+        and config.mqtt.password is None
+        and config.mqtt_password is None
+    ):
+        # A password from the command line's file or environment fills in one the
+        # config does not give; the config's own password or password_file wins.
+        update["mqtt_password"] = mqtt_password
     return config.model_copy(update=update) if update else config

@@ -80,7 +80,6 @@ async def run_event_async(
                         settings.mqtt,
                         event=settings.event,
                         log=log,
-                        daemon_info={"state_dir": str(settings.state_dir)},
                         # No round paired yet: a new event (or one that died before
                         # pairing, whose retained state is all re-published): clear
                         # an earlier same-named event's retained messages first.

@@ -1,6 +1,6 @@
 """Builders of the TCEC-format JSON files (pure: values in, JSON-ready dicts out).
 
-The formats are those TCEC's viewer polls (/work/shared/specs/tcec-formats.md):
+The formats are those TCEC's viewer polls (../shared/specs/tcec-formats.md):
 ``schedule.json`` (one entry per game in playing order), ``crosstable.json``
 (standings, per-player counts and head-to-head results) and the live game JSON
 (headers and every move of the game being played). Nothing here touches files

@@ -1,7 +1,7 @@
 """The TCEC Swiss pairing system, step by step as the rule text names them.
 
-Rules: ``shared/seeds/tcec-swiss-system.txt`` (binding); open points settled in
-``shared/specs/tcec-swiss.md``. One call pairs one round from the players and
+Rules: ``../shared/seeds/tcec-swiss-system.txt`` (binding); open points settled in
+``../shared/specs/tcec-swiss.md``. One call pairs one round from the players and
 the finished rounds; it is a pure function (no I/O, no clock, no randomness),
 so the same records always give the same round.
 

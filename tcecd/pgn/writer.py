@@ -1,7 +1,7 @@
 """The TCEC-style PGN writer: a :class:`GameRecord` in, PGN text out (pure).
 
 The layout follows the PGNs TCEC's cutechess fork writes (see
-/work/shared/data/tcec-swiss-samples and tcec-formats.md):
+../shared/data/tcec-swiss-samples and tcec-formats.md):
 
 - the Seven Tag Roster, then every other tag in alphabetical order (cutechess
   sorts them): ``ECO``, ``FEN``, ``GameDuration``, ``GameEndTime``,
