@@ -10,6 +10,7 @@ resumed state is consistent, the record of a forfeited game, and the TCEC
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -218,10 +219,17 @@ class EventBook:
 
     # -- TCEC JSON documents --------------------------------------------------------------
 
-    def schedule(self) -> list[dict[str, Any]]:
+    def schedule(self, running: Mapping[GameId, str] | None = None) -> list[dict[str, Any]]:
+        """``schedule.json``; ``running``: the games being played, with their start."""
         pairings = [self.pairings[r] for r in sorted(self.pairings)]
         names = {p.id: p.name for p in self.players}
-        return tcec_json.schedule_json(pairings, self.records, names=names)
+        return tcec_json.schedule_json(pairings, self.records, names=names, running=running)
+
+    def crash_rows(self) -> list[dict[str, Any]]:
+        """``crash.json``: the games an engine fault decided."""
+        pairings = [self.pairings[r] for r in sorted(self.pairings)]
+        names = {p.id: p.name for p in self.players}
+        return tcec_json.crash_json(pairings, self.records, names=names)
 
     def crosstable(self) -> dict[str, Any]:
         ordinal = 0

@@ -34,6 +34,7 @@ from typing import Any
 
 import structlog
 
+from tcecd.bus.payloads import slugify
 from tcecd.config.fingerprint import diff_fingerprints
 from tcecd.daemon.book import EventBook, FaultTuple, default_fingerprint, gid_key, utc_now
 from tcecd.daemon.crash import CrashPoints
@@ -54,6 +55,7 @@ from tcecd.events import (
     StandingsUpdated,
 )
 from tcecd.game.record import GameRecord, MoveRecord, Opening
+from tcecd.outputs import tcec_json
 from tcecd.outputs.files import PgnFile
 from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame, Standing
 from tcecd.store import EventStore, StoredGame
@@ -110,6 +112,8 @@ class EventRunner:
         self._game_tasks: set[asyncio.Task[None]] = set()
         self._live_owner: GameId | None = None
         self._live: dict[GameId, LiveGame] = {}
+        #: Start times of the games being played (schedule.json's running rows).
+        self._started: dict[GameId, str] = {}
         self.complete = False
         self.final_standings: tuple[Standing, ...] = ()
         #: Engine sessions (keep-alive engines stay here between games).
@@ -234,13 +238,22 @@ class EventRunner:
         """Hand schedule.json and crosstable.json to the file writer."""
         if self.s.json_dir is None:
             return
-        self.files.submit(self.s.json_dir / "schedule.json", json_text(self.book.schedule()))
+        running = {gid: start for gid, start in self._started.items() if gid in self._live}
+        schedule = self.book.schedule(running)
+        self.files.submit(self.s.json_dir / "schedule.json", json_text(schedule))
         self.files.submit(self.s.json_dir / "crosstable.json", json_text(self.crosstable()))
+        self.files.submit(self.s.json_dir / "crash.json", json_text(self.book.crash_rows()))
+        self.files.submit(
+            self.s.json_dir / "tournament.json",
+            json_text(tcec_json.tournament_json(self.s.event, slugify(self.s.event))),
+        )
 
     def _write_live(self, live: LiveGame) -> None:
         if self.s.json_dir is not None:
             text = json_text(live.document(), indent=None)
             self.files.submit(self.s.json_dir / "live.json", text)
+            # TCEC's viewer fetches live.pgn first (PGN text with TCEC comments).
+            self.files.submit(self.s.json_dir / "live.pgn", live.pgn())
 
     # -- the event --------------------------------------------------------------------
 
@@ -512,6 +525,7 @@ class EventRunner:
             self._write_live(LiveGame.finished(record, pgn))
             self._live_owner = None
         self._live.pop(gid, None)
+        self._started.pop(gid, None)
         await self.files.flush()
         self.pub.publish(GameFinished(record, pgn))
         self.log.info(
@@ -530,6 +544,8 @@ class EventRunner:
 
     def game_started(self, event: GameStarted, live: LiveGame) -> None:
         self._live[event.game_id] = live
+        self._started[event.game_id] = event.start_time
+        self._write_outputs()  # the schedule shows the game "in progress"
         if self._live_owner is None or self._live_owner not in self._live:
             self._live_owner = event.game_id
         if self._live_owner == event.game_id:

@@ -90,6 +90,12 @@ async def test_strikes_disqualify_and_forfeit_the_remaining_games(
     sched = schedule_summary(state)
     canceled = [s for s in sched if s[4] == "Canceled"]
     assert [s[0] for s in canceled] == forfeited
+    # crash.json (the viewer's Crash tab): the crash, then the canceled games.
+    crash_rows = json.loads((state / "tcec" / "crash.json").read_text(encoding="utf-8"))
+    assert len(crash_rows) == 3
+    assert crash_rows[0]["Reason"] == first["TerminationDetails"]
+    assert crash_rows[0]["action"] == "loses the game, one strike"
+    assert [r["decision"] for r in crash_rows[1:]] == ["Canceled", "Canceled"]
     # The live stream: the disqualification, then each forfeit's end message.
     topics = [t for t, _ in out["msgs"]]
     assert f"{root}/engine/broken-crash/disqualified" in topics
