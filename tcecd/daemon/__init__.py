@@ -103,7 +103,10 @@ async def run_event_async(
             loop.remove_signal_handler(sig)
         runner.close()
     if complete:
-        print(standings_table(runner.final_standings, settings, runner.players), file=out)
+        table = standings_table(
+            runner.final_standings, settings, runner.players, runner.book.history()
+        )
+        print(table, file=out)
         log.info("event finished", pgn=str(settings.pgn_path))
     else:
         log.warning("event stopped; run the same command again to resume",
