@@ -36,6 +36,7 @@ from typing import Any
 
 import structlog
 
+from tcecd.bus.outbox import OutboxEntry
 from tcecd.config.fingerprint import diff_fingerprints
 from tcecd.daemon.book import EventBook, FaultTuple, default_fingerprint, gid_key, utc_now
 from tcecd.daemon.crash import CrashPoints
@@ -44,7 +45,6 @@ from tcecd.daemon.outputs import EventSink, FileWriter, NullPublisher, json_text
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, PlayerId
 from tcecd.errors import EngineError, StateError, TcecdError
-from tcecd.bus.outbox import OutboxEntry
 from tcecd.events import (
     DomainEvent,
     EngineDisqualified,
