@@ -178,10 +178,9 @@ class Publisher:
         messages with the same key, and acknowledged to the state once the
         broker has them."""
         rows = {entry.key: (row_id, entry) for row_id, entry in stored}
-        prefix = self.root + "/"
         for msg in self._projection.messages_for(event, self._clock()):
             if rows:
-                mine = entries_of(self.root, [msg]) if msg.topic.startswith(prefix) else []
+                mine = entries_of(self.root, [msg])
                 row = rows.pop(mine[0].key, None) if mine else None
                 if row is not None:
                     self._queue_stored(*row)

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
 
@@ -27,6 +27,10 @@ from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.settings import RunSettings
 from tcecd.daemon.table import standings_table
+
+if TYPE_CHECKING:
+    from tcecd.bus.publisher import Publisher
+    from tcecd.bus.settings import MqttSettings
 
 __all__ = ["EventRunner", "RunSettings", "run_event", "run_event_async"]
 
@@ -103,7 +107,7 @@ async def run_event_async(
             finally:
                 # The publisher's own exit flushes what it can while connected.
                 await runner.aclose_engines()
-            if pub is not None:
+            if pub is not None and settings.mqtt is not None:
                 await _settle(pub, settings.mqtt, log)
     except asyncio.CancelledError:
         if signals_seen[0] < 2:
@@ -122,10 +126,10 @@ async def run_event_async(
     return 0
 
 
-async def _settle(pub: Any, mqtt: Any, log: Any) -> None:
+async def _settle(pub: Publisher, mqtt: MqttSettings, log: Any) -> None:
     """Wait (bounded) for the broker to acknowledge what must reach subscribers;
     one warning line if some did not (a second signal cuts the wait short)."""
-    timeout_s = float(mqtt.delivery_timeout_s)
+    timeout_s = mqtt.delivery_timeout_s
     undelivered = await pub.settle(timeout_s)
     if undelivered:
         log.warning(
