@@ -146,6 +146,7 @@ class Publisher:
         self._unacked: set[int] = set()  # outbox ids queued or in flight
         self._acks: list[int] = []  # outbox ids acknowledged, not yet reported
         self._hurry = asyncio.Event()  # settle(): retry the broker every second
+        self._warned_acks = False
 
     # -- public API -------------------------------------------------------------------
 
@@ -432,17 +433,17 @@ class Publisher:
             watch.result()  # the connection dropped: raise its error
             raise aiomqtt.MqttError("publish interrupted")
         send.result()
+        if msg.retain:
+            if msg.payload:
+                self._retained[msg.topic] = msg
+            else:
+                self._retained.pop(msg.topic, None)
         if isinstance(msg, OutboxMessage) and msg.outbox_id in self._unacked:
             # At QoS 1 the publish returned on the broker's PUBACK: it has it.
             self._unacked.discard(msg.outbox_id)
             self._acks.append(msg.outbox_id)
             if len(self._acks) >= _ACK_BATCH:
                 await self._save_acks()
-        if msg.retain:
-            if msg.payload:
-                self._retained[msg.topic] = msg
-            else:
-                self._retained.pop(msg.topic, None)
 
     async def _save_acks(self) -> None:
         """Report the acknowledged outbox ids (in a worker thread: a store commit).
@@ -456,8 +457,10 @@ class Publisher:
             await asyncio.to_thread(self._on_acked, ids)
         except Exception as exc:
             self._acks[:0] = ids
-            self._log.warning("mqtt: could not record delivered messages in the state; "
-                              "they will be sent again", error=str(exc), ids=len(ids))
+            if not self._warned_acks:  # once: the next store commit will say more
+                self._warned_acks = True
+                self._log.warning("mqtt: could not record delivered messages in the state; "
+                                  "they may be sent again", error=str(exc), ids=len(ids))
 
     async def _clear_stale(self, client: aiomqtt.Client) -> None:
         """Delete every retained message under ``<root>/#`` (an earlier event's).
