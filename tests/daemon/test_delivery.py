@@ -20,7 +20,6 @@ import pytest
 from tests.bus.helpers import Collector, retained
 from tests.daemon.helpers import (
     ROOT,
-    normalise_pgn,
     pgn_rounds,
     run_env,
     tcecd_argv,
