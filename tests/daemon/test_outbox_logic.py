@@ -42,9 +42,15 @@ def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def _run(settings: Any) -> list[dict[str, Any]]:
-    with structlog.testing.capture_logs() as logs:
-        rc = await run_event_async(settings, out=io.StringIO(), crash=CrashPoints(),
-                                   install_signals=False)  # fmt: skip
+    """Run the event; its log lines, whatever level an earlier test configured."""
+    before = structlog.get_config()
+    structlog.reset_defaults()
+    try:
+        with structlog.testing.capture_logs() as logs:
+            rc = await run_event_async(settings, out=io.StringIO(), crash=CrashPoints(),
+                                       install_signals=False)  # fmt: skip
+    finally:
+        structlog.configure(**before)
     assert rc == 0
     return logs
 
