@@ -417,6 +417,9 @@ class MqttConfig(_Section):
     """Prefix of every topic (no '+', '#' or empty levels)."""
     qos: Annotated[int, Field(ge=0, le=2)] = 1
     """QoS of results, standings, pairings and status (live moves go at QoS 0)."""
+    delivery_timeout_s: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 30.0
+    """Seconds tcecd run waits at its end for the broker to acknowledge the results,
+    pairings and standings still queued (then warns; they are re-sent on the next start)."""
 
 
     @model_validator(mode="after")
@@ -437,6 +440,7 @@ class MqttConfig(_Section):
             "topic_prefix": self.topic_prefix,
             "qos": self.qos,
             "embedded": self.embedded,
+            "delivery_timeout_s": self.delivery_timeout_s,
         }
         if self.username is not None:
             overrides["username"] = self.username

@@ -20,7 +20,7 @@ from tcecd.errors import StateError
 from tcecd.game.record import GameRecord, Opening
 from tcecd.outputs import tcec_json
 from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame, Standing
-from tcecd.store import EventStore, StoredGame, round_record
+from tcecd.store import EventStore, OutboxRow, StoredGame, round_record
 
 FaultTuple = tuple[PlayerId, str, str]  # engine, kind, detail
 
@@ -77,6 +77,10 @@ class EventBook:
         self.disqualified: dict[PlayerId, tuple[int, str]] = {}
         #: The store's ``finished`` mark: the final standings were published.
         self.marked_finished = False
+        #: Keys of the store's outbox rows (tcecd.bus.outbox), and the rows the
+        #: broker had not acknowledged at start-up (re-sent first).
+        self.outbox_keys: set[str] = set()
+        self.outbox_pending: list[OutboxRow] = []
 
     def load(self, store: EventStore) -> None:
         """Read everything back from the store (start-up only)."""
@@ -88,6 +92,8 @@ class EventBook:
         self.strikes = store.strikes()
         self.disqualified = store.disqualified()
         self.marked_finished = store.finished
+        self.outbox_keys = store.outbox_keys()
+        self.outbox_pending = store.outbox_pending()
 
     # -- recording (called right after the matching store commit) --------------------
 

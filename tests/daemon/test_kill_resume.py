@@ -162,7 +162,7 @@ def test_resume_accepts_a_new_mqtt_url(tmp_path: Path, reference: Finished) -> N
     the finished event is reported again, nothing is replayed."""
     elsewhere = tmp_path / "moved-state"
     shutil.copytree(reference.state, elsewhere)
-    cfg = write_config(tmp_path)
+    cfg = write_config(tmp_path, mqtt="{delivery_timeout_s: 0}")  # (nobody to wait for)
     # The state directory was moved: --state-dir points at it.
     proc = run_tcecd(cfg, "--mqtt", "mqtt://127.0.0.1:9", "--state-dir", str(elsewhere))
     assert proc.returncode == 0, proc.stderr[-2000:]
