@@ -229,9 +229,7 @@ def _inferred_first_colour(by_number: dict[int, _PlayerLine], finished: int) -> 
             pl.entries[rnd - 1] if rnd <= len(pl.entries) else None
             for _, pl in sorted(by_number.items())
         ]
-        participants = [
-            e for e in column if e is not None and (e.opponent or e.result in "U+")
-        ]
+        participants = [e for e in column if e is not None and (e.opponent or e.result in "U+")]
         for k, entry in enumerate(participants):
             if entry.colour in "wb":
                 colour = Color.WHITE if entry.colour == "w" else Color.BLACK
