@@ -9,6 +9,6 @@ write the files.
 
 from tcecd.trf.model import TrfEvent
 from tcecd.trf.reader import parse_trf
-from tcecd.trf.writer import format_trf
+from tcecd.trf.writer import format_pairing, format_trf
 
-__all__ = ["TrfEvent", "format_trf", "parse_trf"]
+__all__ = ["TrfEvent", "format_pairing", "format_trf", "parse_trf"]

@@ -16,11 +16,11 @@ without a winner (a forfeit has a winner).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from tcecd.domain import Color, PlayerId, Result
 from tcecd.errors import TrfError
-from tcecd.pairing.base import Bye, ByeKind, RoundRecord
+from tcecd.pairing.base import Bye, ByeKind, Player, RoundPairing, RoundRecord
 from tcecd.trf import model
 from tcecd.trf.model import TrfEvent
 
@@ -123,3 +123,15 @@ def _round_entries(
             letter = "w" if colour is Color.WHITE else "b"
             entries[pid] = (f"{seeds[opp]:4d} {letter} {code}", half)
     return entries
+
+
+def format_pairing(pairing: RoundPairing, players: Sequence[Player]) -> str:
+    """A paired round as JaVaFo's and bbpPairings' ``-p`` output: the number
+    of lines that follow, then ``white black`` pairing numbers per board in
+    board order (the first game of each pair: double rounds list the pair
+    once), then the pairing-allocated bye as ``N 0``."""
+    seeds = {p.id: p.seed for p in players}
+    lines = [f"{seeds[g.white]} {seeds[g.black]}" for g in pairing.games if g.leg == 1]
+    if pairing.bye is not None:
+        lines.append(f"{seeds[pairing.bye]} 0")
+    return "\n".join([str(len(lines)), *lines]) + "\n"
