@@ -263,3 +263,27 @@ def test_json_check_and_pair_keep_the_json_output(
     code, out, _ = _run(capsys, "pair", str(path))
     assert code == 0
     assert json.loads(out)["round"] == 4
+
+
+def test_input_kind_by_name_then_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`.trf` is TRF and `.json` JSON whatever they hold; any other name and
+    stdin are TRF when a line starts with 001, else JSON."""
+    import io
+
+    trf = "\n".join(pl(n, f"P{n}", 3000 - n) for n in range(1, 5)) + "\n"
+    expected = "2\n4 3\n2 1\n"  # TCEC Swiss round 1 (see test_pair_trf_with_tcec_swiss)
+    for name in ("event.txt", "event.trf"):
+        path = _write(tmp_path, name, trf)
+        assert _run(capsys, "pair", "--system", "tcec-swiss", str(path)) == (0, expected, "")
+    monkeypatch.setattr("sys.stdin", io.StringIO(trf))
+    assert _run(capsys, "pair", "--system", "tcec-swiss", "-") == (0, expected, "")
+    path = _write(tmp_path, "event.json", trf)
+    code, _, err = _run(capsys, "pair", str(path))
+    assert code == 2
+    assert err.startswith(f"tcecd: error: {path}: not JSON")
+    path = _write(tmp_path, "odd.trf", '{"players": []}\n')
+    code, _, err = _run(capsys, "pair", str(path))
+    assert code == 2
+    assert err == f"tcecd: error: {path}: no player lines (001)\n"
