@@ -59,6 +59,12 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         "FIDE Dutch system, C.04.3 as of 2017 (JaVaFo, bbpPairings)",
         aliases=("dutch",),
     ),
+    SystemInfo(
+        "dutch-2012",
+        "tcecd.pairing.dutch2012.system",
+        "Dutch2012",
+        "FIDE Dutch system, rules of 2012 (procedural)",
+    ),
 )
 
 _BY_NAME: dict[str, SystemInfo] = {
