@@ -26,7 +26,7 @@ failed remainder to the next transposition of the heterogeneous part.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tcecd.domain import PlayerId
@@ -205,7 +205,7 @@ class BracketProcedure:
         p0 = n // 2  # A.6.b
         m0 = len(self.b.movers)  # A.6.c
         # A.3: a bracket of which at least half came from above is treated as homogeneous.
-        hetero = 0 < m0 and 2 * m0 < n
+        hetero = m0 > 0 and 2 * m0 < n
         m1 = m0 if hetero else 0
         p1 = p0
         x1, z1 = self._x1_z1(p1)
@@ -253,13 +253,34 @@ class BracketProcedure:
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)
 
+    def _between(
+        self,
+        s1: Sequence[PlayerState],
+        s2: Sequence[PlayerState],
+        req: Requirements,
+        bound: set[str],
+    ) -> tuple[Callable[[int, int], bool], Callable[[int, int], tuple[bool, bool]]]:
+        """The pair tests of :func:`transpositions` for S1 and S2 by position."""
+
+        def allowed(i: int, j: int) -> bool:
+            return self.allowed(s1[i], s2[j], req, bound)
+
+        def fails(i: int, j: int) -> tuple[bool, bool]:
+            return self.fails(s1[i], s2[j])
+
+        return allowed, fails
+
     def _x1_z1(self, pairs: int) -> tuple[int, int]:
         return x1_z1(
             [self.b.prefs[p.id] for p in self.b.players], pairs, even_round=self.b.even_round
         )
 
     def _gate(
-        self, group: Sequence[PlayerState], pairs: int, req: Requirements, x_left: int,
+        self,
+        group: Sequence[PlayerState],
+        pairs: int,
+        req: Requirements,
+        x_left: int,
         bound: set[str],
     ) -> bool:
         """Can ``group`` give ``pairs`` allowed pairs at all, with at most ``x_left``
@@ -320,8 +341,7 @@ class BracketProcedure:
             for chosen in transpositions(
                 len(s1),
                 len(s2),
-                lambda i, j: self.allowed(s1[i], s2[j], req, bound),
-                lambda i, j: self.fails(s1[i], s2[j]),
+                *self._between(s1, s2, req, bound),
                 x_left,
                 z_left,
                 must_s2,
@@ -330,8 +350,12 @@ class BracketProcedure:
             ):
                 taken = set(chosen)
                 yield Outcome(
-                    tuple((s1[i], s2[j]) if self.index[s1[i].id] < self.index[s2[j].id]
-                          else (s2[j], s1[i]) for i, j in enumerate(chosen)),
+                    tuple(
+                        (s1[i], s2[j])
+                        if self.index[s1[i].id] < self.index[s2[j].id]
+                        else (s2[j], s1[i])
+                        for i, j in enumerate(chosen)
+                    ),
                     tuple(p for k, p in enumerate(s2) if k not in taken),
                 )
             if budget.left < 0:
@@ -359,8 +383,7 @@ class BracketProcedure:
             for chosen in transpositions(
                 len(s1),
                 len(s2),
-                lambda i, j: self.allowed(s1[i], s2[j], req, bound),  # noqa: B023
-                lambda i, j: self.fails(s1[i], s2[j]),  # noqa: B023
+                *self._between(s1, s2, req, bound),
                 req.x,
                 req.z,
                 (),

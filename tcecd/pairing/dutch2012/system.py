@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 #: on it (docs/pairing.md, "limits").
 MAX_BACKTRACK_OUTCOMES = 200
 
+_NO_CONTEXT = RoundContext()
+
 
 def _first(outcomes: Iterator[Outcome]) -> Outcome | None:
     return next(outcomes, None)
@@ -121,18 +123,18 @@ class Dutch2012:
         history: Sequence[RoundRecord],
         *,
         double: bool,
-        context: RoundContext = RoundContext(),
+        context: RoundContext = _NO_CONTEXT,
     ) -> RoundPairing:
         """Pair round ``len(history) + 1``; :class:`PairingError` when impossible."""
         round_number = len(history) + 1
         states = player_states(players, history, double=double)
         absent: set[PlayerId] = set()
-        for bye in context.requested_byes:
-            if bye.player not in states:
-                raise PairingError(f"round {round_number}: unknown bye player {bye.player!r}")
-            if bye.player in absent:
-                raise PairingError(f"round {round_number}: {bye.player!r} has two byes")
-            absent.add(bye.player)
+        for requested in context.requested_byes:
+            if requested.player not in states:
+                raise PairingError(f"round {round_number}: unknown bye player {requested.player!r}")
+            if requested.player in absent:
+                raise PairingError(f"round {round_number}: {requested.player!r} has two byes")
+            absent.add(requested.player)
         field = sorted((s for s in states.values() if s.id not in absent), key=a2_key)
         prefs = {s.id: preference(s.colours) for s in field}
         top_above: int | None = None
@@ -302,8 +304,13 @@ def _round_pairing(
         higher, lower = (a, b) if rank[a.id] < rank[b.id] else (b, a)
         ordered.append((higher, lower))
     # F.1: score of the higher player, sum of scores, A.2 rank of the higher player.
-    ordered.sort(key=lambda hl: (-max(hl[0].score, hl[1].score),
-                                 -(hl[0].score + hl[1].score), rank[hl[0].id]))
+    ordered.sort(
+        key=lambda hl: (
+            -max(hl[0].score, hl[1].score),
+            -(hl[0].score + hl[1].score),
+            rank[hl[0].id],
+        )
+    )
     no_pref_boards = 0
     first_games: list[tuple[PlayerId, PlayerId]] = []
     for higher, lower in ordered:

@@ -165,7 +165,10 @@ def transpositions(
     must_adj = [[i for i in range(s1_size) if j in set(adj[i])] for j in must_pair]
     must_index = {j: k for k, j in enumerate(must_pair)}
     m_all, m_x, m_z, m_must = (
-        _Matching(adj), _Matching(good_x), _Matching(good_z), _Matching(must_adj)
+        _Matching(adj),
+        _Matching(good_x),
+        _Matching(good_z),
+        _Matching(must_adj),
     )
     if m_all.size() < s1_size:
         return
@@ -259,9 +262,7 @@ def exchanges(s1_size: int, s2_size: int) -> Iterator[tuple[tuple[int, ...], tup
             yield s1_groups[i], s2_groups[j]
             if pos + 1 < len(s2_sorted):
                 nxt = pos + 1
-                heapq.heappush(
-                    heap, (s2_sums[nxt] - sum(s1_groups[i]), i, s2_sorted[nxt], nxt)
-                )
+                heapq.heappush(heap, (s2_sums[nxt] - sum(s1_groups[i]), i, s2_sorted[nxt], nxt))
 
 
 def mover_sets(movers: Sequence[T], m1: int) -> Iterator[tuple[T, ...]]:
