@@ -90,8 +90,19 @@ class Bracket:
     prefs: Mapping[PlayerId, Preference]
     lowest: bool
     even_round: bool
-    #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g)
-    top_scorers: bool
+    #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
+    #: pairs with a top scorer; None outside the last round (A.10)
+    top_scorer_above: int | None = None
+
+    @property
+    def top_scorers(self) -> bool:
+        """Whether the bracket holds top scorers (A.10)."""
+        return self.top_scorer_above is not None and any(
+            p.score > self.top_scorer_above for p in self.players
+        )
+
+    def is_top_scorer(self, p: PlayerState) -> bool:
+        return self.top_scorer_above is not None and p.score > self.top_scorer_above
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +141,8 @@ class BracketProcedure:
             return False  # B.1a
         pa, pb = self.b.prefs[a.id], self.b.prefs[b.id]
         if same_colour(pa, pb, Strength.ABSOLUTE):
-            if req.b2:
+            # B.2's note: top scorers may ignore it (C.10.g drops it for them only).
+            if req.b2 or not (self.b.is_top_scorer(a) or self.b.is_top_scorer(b)):
                 bound.add("B2")
                 return False
         elif req.a7d and same_colour(pa, pb, Strength.STRONG):
@@ -281,13 +293,22 @@ class BracketProcedure:
         pairs: int,
         req: Requirements,
         x_left: int,
+        must: Sequence[int],
         bound: set[str],
     ) -> bool:
-        """Can ``group`` give ``pairs`` allowed pairs at all, with at most ``x_left``
-        colour failures by the matching bound? (No exchange could help otherwise.)"""
+        """Can ``group`` give ``pairs`` allowed pairs at all, leaving only players
+        who may float, with at most ``x_left`` colour failures by the matching
+        bound? No exchange or transposition could help otherwise.
+
+        The leftovers are modelled as ``len(group) - 2 * pairs`` extra vertices,
+        each joined to every player who may be left unpaired: a perfect
+        matching of that graph is such a pairing.
+        """
         n = len(group)
-        forbidden: list[set[int]] = [set() for _ in range(n)]
-        bad_colour: list[set[int]] = [set() for _ in range(n)]
+        spare = n - 2 * pairs
+        must_set = set(must)
+        forbidden: list[set[int]] = [set() for _ in range(n + spare)]
+        bad_colour: list[set[int]] = [set() for _ in range(n + spare)]
         for i in range(n):
             for j in range(i + 1, n):
                 if not self.allowed(group[i], group[j], req, bound):
@@ -296,12 +317,16 @@ class BracketProcedure:
                 elif self.fails(group[i], group[j])[0]:
                     bad_colour[i].add(j)
                     bad_colour[j].add(i)
-        size = _matching_size(forbidden)
-        if size < pairs:
+        for v in range(n, n + spare):
+            forbidden[v].update(range(n, n + spare))
+            forbidden[v].update(must_set)
+            for i in must_set:
+                forbidden[i].add(v)
+        if _matching_size(forbidden) < (n + spare) // 2:
             return False
         if any(bad_colour):
             good = _matching_size([f | c for f, c in zip(forbidden, bad_colour, strict=True)])
-            if pairs - good > x_left:
+            if pairs - (good - spare) > x_left:
                 bound.add("X")
                 return False
         return True
@@ -329,7 +354,7 @@ class BracketProcedure:
             if not must:
                 yield Outcome((), tuple(group))
             return
-        if not self._gate(group, pairs, req, x_left, bound):
+        if not self._gate(group, pairs, req, x_left, must, bound):
             return
         splits = itertools.chain([((), ())], exchanges(pairs, n - pairs))
         for out_s1, in_s2 in splits:

@@ -40,6 +40,7 @@ from tcecd.pairing.base import (
 from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
 from tcecd.pairing.dutch2012.colours import Preference, Strength, allocate, preference, same_colour
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
+from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 
 if TYPE_CHECKING:
     from tcecd.pairing.registry import SystemOptions
@@ -76,16 +77,13 @@ class _Round:
         self, residents: Sequence[PlayerState], movers: Sequence[PlayerState], *, lowest: bool
     ) -> Bracket:
         players = tuple(sorted([*residents, *movers], key=a2_key))
-        top = self.top_scorer_above is not None and any(
-            p.score > self.top_scorer_above for p in players
-        )
         return Bracket(
             players=players,
             movers=frozenset(p.id for p in movers),
             prefs=self.prefs,
             lowest=lowest,
             even_round=self.even_round,
-            top_scorers=top,
+            top_scorer_above=self.top_scorer_above,
         )
 
     def incompatible(self, bracket: Bracket) -> list[PlayerState]:
@@ -100,7 +98,7 @@ class _Round:
     def _compatible(self, a: PlayerState, b: PlayerState, bracket: Bracket) -> bool:
         if b.id in a.opponents:
             return False
-        if bracket.top_scorers:
+        if bracket.is_top_scorer(a) or bracket.is_top_scorer(b):
             return True
         return not same_colour(self.prefs[a.id], self.prefs[b.id], Strength.ABSOLUTE)
 
@@ -142,6 +140,10 @@ class Dutch2012:
             # A.10: over 50% of the maximum possible score (half-points so far).
             top_above = (round_number - 1) * (2 if double else 1)
         rnd = _Round(field, prefs, even_round=round_number % 2 == 0, top_scorer_above=top_above)
+        if not _possible(rnd):
+            raise PairingError(
+                f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
+            )
         outcomes = _pair_brackets(rnd, _score_groups(field), round_number)
         pairs_out = [pair for out in outcomes for pair in out.pairs]
         floaters = [p for out in outcomes[-1:] for p in out.floaters]
@@ -149,6 +151,32 @@ class Dutch2012:
             raise PairingError(f"round {round_number}: internal error: {len(floaters)} unpaired")
         bye = floaters[0].id if floaters else None
         return _round_pairing(round_number, pairs_out, bye, prefs, field, double, context)
+
+
+def _possible(rnd: _Round) -> bool:
+    """Whether any pairing of the field meets B.1 (with an eligible bye) and B.2
+    (which top scorers may ignore in the last round): a perfect matching of
+    the allowed pairs, the bye a vertex of its own. The procedure never
+    breaks these, so without such a matching it cannot succeed either."""
+    field = rnd.field
+    n = len(field)
+    spare = n % 2
+    forbidden: list[set[int]] = [set() for _ in range(n + spare)]
+    top = rnd.top_scorer_above
+    for i, a in enumerate(field):
+        for j in range(i + 1, n):
+            b = field[j]
+            clash = same_colour(rnd.prefs[a.id], rnd.prefs[b.id], Strength.ABSOLUTE)
+            if clash and top is not None and (a.score > top or b.score > top):
+                clash = False  # B.2 note: may be ignored when pairing top scorers
+            if b.id in a.opponents or clash:
+                forbidden[i].add(j)
+                forbidden[j].add(i)
+        if spare and a.unplayed_point:
+            forbidden[i].add(n)
+            forbidden[n].add(i)
+    matcher = ViabilityMatcher(PairingGraph(forbidden, [0] * (n + spare), 0), range(n + spare))
+    return not matcher.maximize()
 
 
 def _score_groups(field: Sequence[PlayerState]) -> list[list[PlayerState]]:

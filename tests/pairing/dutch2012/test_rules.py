@@ -28,8 +28,13 @@ def field(n: int) -> list[Player]:
     return [Player(f"P{i}", f"Player {i}", i, 2710 - 10 * i) for i in range(1, n + 1)]
 
 
-def rnd(number: int, *games: tuple[str, str, Result], bye: str | None = None,
-        requested: tuple[Bye, ...] = (), unplayed: tuple[int, ...] = ()) -> RoundRecord:
+def rnd(
+    number: int,
+    *games: tuple[str, str, Result],
+    bye: str | None = None,
+    requested: tuple[Bye, ...] = (),
+    unplayed: tuple[int, ...] = (),
+) -> RoundRecord:
     return RoundRecord(
         number,
         bye,
@@ -97,7 +102,8 @@ def test_heterogeneous_bracket_with_transposition() -> None:
     history = [rnd(1, ("P1", "P5", WIN), ("P6", "P2", LOSS), ("P3", "P4", WIN))]
     assert games_of(field(6), history) == ["P2-P1", "P5-P3", "P4-P6"]
     states = player_states(
-        field(6), [*history, rnd(2, ("P2", "P1", DRAW), ("P5", "P3", DRAW), ("P4", "P6", DRAW))],
+        field(6),
+        [*history, rnd(2, ("P2", "P1", DRAW), ("P5", "P3", DRAW), ("P4", "P6", DRAW))],
         double=False,
     )
     assert states["P3"].floats[-1] is Float.DOWN  # A.4: the higher gets the downfloat
@@ -115,9 +121,7 @@ def test_b5_downfloater_choice_and_no_preference() -> None:
     would not fulfil both preferences, P2-P5 met in round 1, so the next
     transposition gives P2-P6 (P6 has no preference: P2 gets white); the
     remainder pairs P4-P5, P4 white as both prefer."""
-    history = [
-        rnd(1, ("P1", "P4", WIN), ("P5", "P2", LOSS), ("P3", "P6", WIN), unplayed=(2,))
-    ]
+    history = [rnd(1, ("P1", "P4", WIN), ("P5", "P2", LOSS), ("P3", "P6", WIN), unplayed=(2,))]
     assert games_of(field(6), history) == ["P3-P1", "P2-P6", "P4-P5"]
 
 
@@ -128,9 +132,7 @@ def test_bye_b1b() -> None:
     Z1 = 0): S1 = {P1, P2}, S2 = {P3, P4, P5}. Transpositions in D.1 order:
     P1-P3 fails X (both want black); P1-P4, P2-P3 leaves P5 for the bye
     (B.1b); P1-P4, P2-P5 leaves P3, who takes the bye."""
-    history = [
-        rnd(1, ("P1", "P2", DRAW), ("P3", "P4", DRAW), requested=(Bye("P5", ByeKind.HALF),))
-    ]
+    history = [rnd(1, ("P1", "P2", DRAW), ("P3", "P4", DRAW), requested=(Bye("P5", ByeKind.HALF),))]
     assert games_of(field(5), history) == ["P4-P1", "P2-P5", "bye P3"]
 
 
