@@ -57,9 +57,10 @@ def _augment(
     mate_l: dict[int, int],
     mate_r: dict[int, int],
     blocked_r: set[int],
+    seen: set[int],
 ) -> bool:
-    """Kuhn's augmenting path from the free left vertex ``start`` (iterative)."""
-    seen: set[int] = set()
+    """Kuhn's augmenting path from the free left vertex ``start`` (iterative);
+    ``seen`` holds right vertices already known to lead nowhere."""
     # Each frame: (left vertex, iterator position); parent pointers rebuild the path.
     stack: list[tuple[int, int]] = [(start, 0)]
     via: list[int] = []  # right vertex taken from each frame on the stack
@@ -101,7 +102,7 @@ class _Matching:
         self.mate_l: dict[int, int] = {}
         self.mate_r: dict[int, int] = {}
         for u in range(len(adj)):
-            _augment(u, adj, self.mate_l, self.mate_r, set())
+            _augment(u, adj, self.mate_l, self.mate_r, set(), set())
 
     def size(self) -> int:
         return len(self.mate_l)
@@ -109,25 +110,27 @@ class _Matching:
     def without(
         self, left: int | None, right: int | None, blocked_r: set[int], blocked_l: set[int]
     ) -> _Matching:
-        """A copy with ``left`` and ``right`` removed, repaired by one augmentation
-        per vertex left without a mate (``blocked_*``: vertices no longer present)."""
+        """A copy with ``left`` and ``right`` removed, augmented back to a maximum
+        matching (``blocked_*``: vertices no longer present)."""
         new = _Matching.__new__(_Matching)
         new.adj = self.adj
         new.mate_l = dict(self.mate_l)
         new.mate_r = dict(self.mate_r)
-        freed: list[int] = []
         if left is not None and left in new.mate_l:
-            r = new.mate_l.pop(left)
-            del new.mate_r[r]
+            del new.mate_r[new.mate_l.pop(left)]
         if right is not None and right in new.mate_r:
-            l2 = new.mate_r.pop(right)
-            del new.mate_l[l2]
-            if l2 != left:
-                freed.append(l2)
-        for u in freed:
-            if u not in blocked_l:
-                _augment(u, new.adj, new.mate_l, new.mate_r, blocked_r)
-        return new
+            del new.mate_l[new.mate_r.pop(right)]
+        # The old matching less two vertices may no longer be maximum: augment until
+        # no path is left (at most two succeed; failed searches share ``seen``).
+        while True:
+            seen: set[int] = set()
+            for u in range(len(new.adj)):
+                if u in new.mate_l or u in blocked_l or u == left:
+                    continue
+                if _augment(u, new.adj, new.mate_l, new.mate_r, blocked_r, seen):
+                    break
+            else:
+                return new
 
 
 def transpositions(
@@ -206,7 +209,7 @@ def transpositions(
                 bound.add("Z")
                 continue
             blocked_r = used | {j}
-            na = ma.without(i, j, blocked_r, done_l)
+            na = ma.without(i, j, blocked_r, done_l)  # S1 players 0..i are paired
             rest = s1_size - i - 1
             if na.size() < rest:
                 continue
@@ -220,7 +223,7 @@ def transpositions(
                 continue
             # must-pair side: S2 player j is now paired; S1 player i is gone.
             k = must_index.get(j)
-            nm = mm.without(k, i, done_l, set())
+            nm = mm.without(k, i, done_l, {must_index[u] for u in blocked_r if u in must_index})
             open_must = len(must_set - blocked_r)
             if nm.size() < open_must:
                 bound.add("leftover")
