@@ -120,3 +120,16 @@ def test_pruned_search_is_d1_order(s1: int, extra: int, data: st.DataObject) -> 
         )
     )
     assert got == expected
+
+
+def test_pruning_keeps_a_transposition_that_frees_a_partner() -> None:
+    """S1 = {a0, a1}, S2 = {b0, b1}; only b1 fulfils the colour preferences of
+    either S1 player, one colour failure is acceptable (X = 1). Transposition 0
+    (a0-b0 failing, a1-b1 fine) has exactly one failure and must be the first
+    found, although before a0 is paired both S1 players compete for b1."""
+    found = list(
+        transpositions(
+            2, 2, lambda i, j: True, lambda i, j: (j == 0, False), 1, 0, (), Budget(100), set()
+        )
+    )
+    assert found == [(0, 1), (1, 0)]
