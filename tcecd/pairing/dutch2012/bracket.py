@@ -127,9 +127,20 @@ class BracketProcedure:
     decides whether C.12 backtracking is needed).
     """
 
-    def __init__(self, bracket: Bracket, *, reduce: bool = True) -> None:
+    def __init__(
+        self,
+        bracket: Bracket,
+        *,
+        reduce: bool = True,
+        accept: Callable[[Outcome], bool] | None = None,
+        floaters: int | None = None,
+    ) -> None:
         self.b = bracket
         self.reduce = reduce
+        #: backtracking (C.12, C.13): a further condition on the whole outcome,
+        #: and the number of players it must move down (None: any)
+        self.accept = accept
+        self.floaters = floaters
         self.index = {p.id: i for i, p in enumerate(bracket.players)}
         self.total = Budget(BRACKET_STEPS)
 
@@ -211,7 +222,8 @@ class BracketProcedure:
     # -- C.2 to C.14 ------------------------------------------------------------
 
     def outcomes(self) -> Iterator[Outcome]:
-        """The bracket's pairings in the order the procedure reaches them."""
+        """The bracket's pairings in the order the procedure reaches them (only
+        those that ``accept`` and ``floaters`` allow, when given)."""
         players = self.b.players
         n = len(players)
         p0 = n // 2  # A.6.b
@@ -224,7 +236,9 @@ class BracketProcedure:
         progress = _Progress()
         while True:
             failed: list[tuple[Requirements, frozenset[str]]] = []
-            for req in self._states(x1, z1, p1):
+            # Backtracking asks for a given number of floaters: other P1 are skipped.
+            wanted = self.floaters is None or self.floaters == n - 2 * p1
+            for req in self._states(x1, z1, p1) if wanted else ():
                 if any(req.relaxes_only(f, bound) for f, bound in failed):
                     continue
                 if self.total.left <= 0:
@@ -238,6 +252,8 @@ class BracketProcedure:
                 else:
                     search = self._homogeneous(players, p1, req, req.x, req.z, budget, bound)
                 for outcome in search:
+                    if self.accept is not None and not self.accept(outcome):
+                        continue
                     found = True
                     yield outcome
                 self.total.left -= before - max(budget.left, 0)
@@ -253,7 +269,11 @@ class BracketProcedure:
                     return  # C.13 takes over (the caller)
                 p1 -= 1
                 if p1 <= 0:  # C.14.a: the entire bracket is moved down
-                    yield Outcome((), players)
+                    everybody = Outcome((), players)
+                    if self.floaters in (None, n) and (
+                        self.accept is None or self.accept(everybody)
+                    ):
+                        yield everybody
                     return
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif progress.reached_remainder and p1 > m1 and not self.b.lowest:

@@ -45,10 +45,6 @@ from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 if TYPE_CHECKING:
     from tcecd.pairing.registry import SystemOptions
 
-#: Other pairings of a previous bracket that C.12/C.13 look at before giving up
-#: on it (docs/pairing.md, "limits").
-MAX_BACKTRACK_OUTCOMES = 200
-
 _NO_CONTEXT = RoundContext()
 
 
@@ -237,6 +233,10 @@ def _c1(
     )
 
 
+#: a bracket after C.1 and its first pairing: residents, movers, pushed down, outcome
+_Next = tuple[list[PlayerState], list[PlayerState], list[PlayerState], Outcome]
+
+
 def _c12(
     rnd: _Round,
     group: Sequence[PlayerState],
@@ -245,27 +245,35 @@ def _c12(
     prev_out: Outcome,
 ) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
     """C.12: a pairing of the previous bracket moving down another set of
-    players of the same size and scores with which this bracket makes P1 pairs."""
+    players of the same size and scores with which this bracket makes P1 pairs
+    (this bracket does not backtrack again meanwhile)."""
     scores = sorted(p.score for p in prev_out.floaters)
-    seen = {frozenset(p.id for p in prev_out.floaters)}
-    prev_bracket = rnd.bracket(*prev_input, lowest=False)
-    for tried, alt in enumerate(BracketProcedure(prev_bracket).outcomes()):
-        if tried >= MAX_BACKTRACK_OUTCOMES:
-            return None
+    original = frozenset(p.id for p in prev_out.floaters)
+    found: dict[frozenset[PlayerId], _Next | None] = {}
+
+    def accept(alt: Outcome) -> bool:
         ids = frozenset(p.id for p in alt.floaters)
-        if ids in seen or sorted(p.score for p in alt.floaters) != scores:
-            continue
-        seen.add(ids)
-        carry = [*alt.floaters, *prev_pushed]
-        residents, movers, push = _c1(rnd, group, carry)
-        if any(p in carry for p in push):
-            continue
-        out = _first(
-            BracketProcedure(rnd.bracket(residents, movers, lowest=False), reduce=False).outcomes()
-        )
-        if out is not None:
-            return alt, residents, movers, push, out
-    return None
+        if ids == original or sorted(p.score for p in alt.floaters) != scores:
+            return False
+        if ids not in found:
+            found[ids] = None
+            carry = [*alt.floaters, *prev_pushed]
+            residents, movers, push = _c1(rnd, group, carry)
+            if not any(p in carry for p in push):
+                bracket = rnd.bracket(residents, movers, lowest=False)
+                out = _first(BracketProcedure(bracket, reduce=False).outcomes())
+                if out is not None:
+                    found[ids] = (residents, movers, push, out)
+        return found[ids] is not None
+
+    prev_bracket = rnd.bracket(*prev_input, lowest=False)
+    procedure = BracketProcedure(prev_bracket, accept=accept, floaters=len(original))
+    alt = _first(procedure.outcomes())
+    if alt is None:
+        return None
+    after = found[frozenset(p.id for p in alt.floaters)]
+    assert after is not None
+    return (alt, *after)
 
 
 def _c13(
@@ -290,22 +298,44 @@ def _c13(
             raise PairingError(
                 f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
             )
-        # C.13: another pairing of the penultimate bracket.
+        # C.13: another pairing of the penultimate bracket that lets the lowest be paired.
         pen = start - 1
-        seen = {frozenset(p.id for p in chosen[pen].floaters)}
-        pen_bracket = rnd.bracket(*inputs[pen], lowest=False)
-        for tried, alt in enumerate(BracketProcedure(pen_bracket).outcomes()):
-            if tried >= MAX_BACKTRACK_OUTCOMES:
-                break
-            ids = frozenset(p.id for p in alt.floaters)
-            if ids in seen:
-                continue
-            seen.add(ids)
-            out = _lowest(rnd, residents, [*alt.floaters, *pushed[pen], *joined])
-            if out is not None:
-                return [*chosen[:pen], alt, out]
+        again = _c13_penultimate(rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined)
+        if again is not None:
+            return [*chosen[:pen], *again]
         # C.13: no pairing of the penultimate bracket helps: join the two lowest.
         start = pen
+
+
+def _c13_penultimate(
+    rnd: _Round,
+    pen_input: tuple[list[PlayerState], list[PlayerState]],
+    pen_pushed: list[PlayerState],
+    pen_out: Outcome,
+    residents: Sequence[PlayerState],
+    joined: Sequence[PlayerState],
+) -> tuple[Outcome, Outcome] | None:
+    """C.13: the first other pairing of the penultimate bracket (in the order of
+    its own procedure, C.14 included) with which the lowest bracket can be paired;
+    that pairing and the lowest bracket's."""
+    tried = frozenset(p.id for p in pen_out.floaters)
+    lowest_for: dict[frozenset[PlayerId], Outcome | None] = {}
+
+    def accept(alt: Outcome) -> bool:
+        ids = frozenset(p.id for p in alt.floaters)
+        if ids == tried:
+            return False
+        if ids not in lowest_for:
+            lowest_for[ids] = _lowest(rnd, residents, [*alt.floaters, *pen_pushed, *joined])
+        return lowest_for[ids] is not None
+
+    pen_bracket = rnd.bracket(*pen_input, lowest=False)
+    alt = _first(BracketProcedure(pen_bracket, accept=accept).outcomes())
+    if alt is None:
+        return None
+    low = lowest_for[frozenset(p.id for p in alt.floaters)]
+    assert low is not None
+    return alt, low
 
 
 def _lowest(
