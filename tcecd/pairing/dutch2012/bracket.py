@@ -132,13 +132,13 @@ class BracketProcedure:
         bracket: Bracket,
         *,
         reduce: bool = True,
-        accept: Callable[[Outcome], bool] | None = None,
+        accept: Callable[[tuple[PlayerState, ...]], bool] | None = None,
         floaters: int | None = None,
     ) -> None:
         self.b = bracket
         self.reduce = reduce
-        #: backtracking (C.12, C.13): a further condition on the whole outcome,
-        #: and the number of players it must move down (None: any)
+        #: backtracking (C.12, C.13): a further condition on the players moved
+        #: down, and how many they must be (None: any number)
         self.accept = accept
         self.floaters = floaters
         self.index = {p.id: i for i, p in enumerate(bracket.players)}
@@ -238,6 +238,8 @@ class BracketProcedure:
             failed: list[tuple[Requirements, frozenset[str]]] = []
             # Backtracking asks for a given number of floaters: other P1 are skipped.
             wanted = self.floaters is None or self.floaters == n - 2 * p1
+            if wanted and n == 2 * p1 and self.accept is not None:
+                wanted = self.accept(())  # nobody moves down: one test for the level
             for req in self._states(x1, z1, p1) if wanted else ():
                 if any(req.relaxes_only(f, bound) for f, bound in failed):
                     continue
@@ -252,7 +254,7 @@ class BracketProcedure:
                 else:
                     search = self._homogeneous(players, p1, req, req.x, req.z, budget, bound)
                 for outcome in search:
-                    if self.accept is not None and not self.accept(outcome):
+                    if self.accept is not None and not self.accept(outcome.floaters):
                         continue
                     found = True
                     yield outcome
@@ -271,7 +273,7 @@ class BracketProcedure:
                 if p1 <= 0:  # C.14.a: the entire bracket is moved down
                     everybody = Outcome((), players)
                     if self.floaters in (None, n) and (
-                        self.accept is None or self.accept(everybody)
+                        self.accept is None or self.accept(everybody.floaters)
                     ):
                         yield everybody
                     return

@@ -251,13 +251,13 @@ def _c12(
     original = frozenset(p.id for p in prev_out.floaters)
     found: dict[frozenset[PlayerId], _Next | None] = {}
 
-    def accept(alt: Outcome) -> bool:
-        ids = frozenset(p.id for p in alt.floaters)
-        if ids == original or sorted(p.score for p in alt.floaters) != scores:
+    def accept(floaters: tuple[PlayerState, ...]) -> bool:
+        ids = frozenset(p.id for p in floaters)
+        if ids == original or sorted(p.score for p in floaters) != scores:
             return False
         if ids not in found:
             found[ids] = None
-            carry = [*alt.floaters, *prev_pushed]
+            carry = [*floaters, *prev_pushed]
             residents, movers, push = _c1(rnd, group, carry)
             if not any(p in carry for p in push):
                 bracket = rnd.bracket(residents, movers, lowest=False)
@@ -321,12 +321,12 @@ def _c13_penultimate(
     tried = frozenset(p.id for p in pen_out.floaters)
     lowest_for: dict[frozenset[PlayerId], Outcome | None] = {}
 
-    def accept(alt: Outcome) -> bool:
-        ids = frozenset(p.id for p in alt.floaters)
+    def accept(floaters: tuple[PlayerState, ...]) -> bool:
+        ids = frozenset(p.id for p in floaters)
         if ids == tried:
             return False
         if ids not in lowest_for:
-            lowest_for[ids] = _lowest(rnd, residents, [*alt.floaters, *pen_pushed, *joined])
+            lowest_for[ids] = _lowest(rnd, residents, [*floaters, *pen_pushed, *joined])
         return lowest_for[ids] is not None
 
     pen_bracket = rnd.bracket(*pen_input, lowest=False)
