@@ -220,3 +220,110 @@ def test_colour_allocation_rules() -> None:
     # A.7.f: b never played: a's preference is granted; neither played: the lot (E.5).
     assert colour([W], []) == B
     assert colour([], []) == W
+
+
+def test_c13_c14_lower_p1_in_the_penultimate_bracket() -> None:
+    """C.1, A.3, C.10.e, C.13, C.14 (docs/pairing.md, first 2012/2017 example).
+    After R1 (P1-P4 1/2, P5-P2 0-1, P3-P6 1-0) and R2 (P2-P3 1/2, P6-P1 1-0,
+    P4-P5 0-1): 1.5 {P2, P3}, 1 {P5, P6}, 1/2 {P1, P4}; every player has a
+    mild preference (P1, P3, P5 white; P2, P4, P6 black).
+    P2-P3 met: both move down (C.1). {P2, P3 | P5, P6} is half moved down, so
+    homogeneous (A.3); its only full pairing is P2-P6, P3-P5 (X raised to 2).
+    The lowest bracket {P1, P4} cannot be paired (they met): C.13 asks the
+    penultimate bracket for another pairing. None with two pairs moves anybody
+    down, so C.14 lowers P1 to 1 (X1 stays 0): S1 = {P2} finds no partner
+    without a colour failure, nor does S1 = {P3} after the first exchange; the
+    second exchange (P2 for P5) gives P5-P6, moving P2 and P3 down. The lowest
+    bracket {P2, P3 | P1, P4} pairs P2-P1 and P3-P4, all colours granted."""
+    history = [
+        rnd(1, ("P1", "P4", DRAW), ("P5", "P2", LOSS), ("P3", "P6", WIN)),
+        rnd(2, ("P2", "P3", DRAW), ("P6", "P1", WIN), ("P4", "P5", LOSS)),
+    ]
+    assert games_of(field(6), history) == ["P1-P2", "P3-P4", "P5-P6"]
+
+
+def test_c10_drops_b5_for_upfloaters_before_b6_for_downfloaters() -> None:
+    """C.10.a-c (docs/pairing.md, second 2012/2017 example). After three rounds
+    P2 (2.5) is alone and moves down into {P4, P7} (2 points), strong white
+    against P4 (strong black) and P7 (absolute black); X1 = 0.
+    P4 downfloated in round 2 and upfloated in round 3; P7 upfloated in round 2.
+    All requirements: P2-P4 makes P4 upfloat again (B.5), P2-P7 makes P7 upfloat
+    as two rounds before (B.6). C.10.a drops B.6 for upfloaters: P2-P7 would
+    move P4 down, who downfloated two rounds before (B.6 for downfloaters).
+    C.10.b drops B.5 for upfloaters (and restores B.6): P2-P4, P7 moves down
+    with no float against him. The rest follows (P7 has met P1 and P5, so C.1
+    moves him on; C.13 joins the two lowest brackets)."""
+    history = [
+        rnd(1, ("P4", "P8", WIN), ("P7", "P5", DRAW), ("P3", "P2", DRAW), ("P1", "P6", WIN)),
+        rnd(2, ("P7", "P1", DRAW), ("P4", "P5", LOSS), ("P6", "P2", LOSS), ("P8", "P3", DRAW)),
+        rnd(3, ("P7", "P3", WIN), ("P2", "P5", WIN), ("P1", "P4", LOSS), ("P8", "P6", LOSS)),
+    ]
+    assert games_of(field(8), history)[0] == "P2-P4"
+
+
+def test_requested_byes_are_not_paired() -> None:
+    """F.5: players known not to play a round are not paired. Round 1 with six
+    players, P2 absent: five in A.2 order, S1 = {P1, P3}, S2 = {P4, P5, P6}:
+    P1-P4, P3-P5 and the lowest, P6, gets the bye (F.4); E.5: board 1 white
+    for the top player, board 2 the other way round."""
+    context = RoundContext(requested_byes=(Bye("P2", ByeKind.ZERO),))
+    pairing = Dutch2012().pair(field(6), [], double=False, context=context)
+    assert [f"{g.white}-{g.black}" for g in pairing.games] == ["P1-P4", "P5-P3"]
+    assert pairing.bye == "P6"
+    assert pairing.requested_byes == context.requested_byes
+
+
+def test_double_round_schedule_and_colour_history() -> None:
+    """Double rounds: the system allocates the first game's colours and the
+    reversed games follow in the same board order. The round counts once in
+    the colour history, with the first game's colour: after round 1 (P1 white
+    in game 1 against P3, P4 white in game 1 against P2) P1 and P4 want black
+    (strong, difference +1 over first games), P2 and P3 white; the round is one
+    encounter worth both games' points (two draws: one point each)."""
+    history = [
+        RoundRecord(
+            1,
+            None,
+            (),
+            (
+                PlayedGame("P1", "P3", DRAW),
+                PlayedGame("P4", "P2", DRAW),
+                PlayedGame("P3", "P1", DRAW),
+                PlayedGame("P2", "P4", DRAW),
+            ),
+        )
+    ]
+    states = player_states(field(4), history, double=True)
+    assert states["P1"].colours == (W,) and states["P2"].colours == (B,)
+    assert states["P1"].score == 2 and states["P1"].opponents == {"P3"}
+    # Round 2 as in the exchange test: P2-P1 and P3-P4, then the reversed games.
+    pairing = Dutch2012().pair(field(4), history, double=True)
+    assert [(g.white, g.black, g.leg) for g in pairing.games] == [
+        ("P2", "P1", 1),
+        ("P3", "P4", 1),
+        ("P1", "P2", 2),
+        ("P4", "P3", 2),
+    ]
+
+
+def test_top_scorers_may_ignore_b2_in_the_last_round() -> None:
+    """B.2's note, A.10, C.10.g. After R1 (P1-P4, P2-P5 won by white, P3-P6
+    drawn) and R2 (P1-P5, P2-P6 won by white, P4-P3 drawn): P1 and P2 have 2/2
+    with white twice (both absolute black), P3 1, P4 and P6 1/2, P5 0.
+
+    Last round of 3: P1 and P2 are top scorers (over 50% of the maximum 2), so
+    C.10.g drops B.2 for them: P1-P2, and E.3 finds no round with different
+    colours, so E.4 gives the higher ranked P1 his black. P3 (met P4 and P6)
+    moves down to P5: P5-P3 (P5's absolute white beats P3's mild, E.2); P6-P4
+    (P6 absolute white, P4 mild black). F.1: the pair with P3 (1 point) before
+    the 1/2-point pair.
+
+    Not the last round: B.2 holds and P1 never meets P2."""
+    history = [
+        rnd(1, ("P1", "P4", WIN), ("P2", "P5", WIN), ("P3", "P6", DRAW)),
+        rnd(2, ("P1", "P5", WIN), ("P2", "P6", WIN), ("P4", "P3", DRAW)),
+    ]
+    last = RoundContext(total_rounds=3)
+    assert games_of(field(6), history, context=last) == ["P2-P1", "P5-P3", "P6-P4"]
+    not_last = games_of(field(6), history, context=RoundContext(total_rounds=5))
+    assert "P2-P1" not in not_last and "P1-P2" not in not_last
