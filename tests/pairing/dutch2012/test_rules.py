@@ -294,8 +294,10 @@ def test_double_round_schedule_and_colour_history() -> None:
         )
     ]
     states = player_states(field(4), history, double=True)
-    assert states["P1"].colours == (W,) and states["P2"].colours == (B,)
-    assert states["P1"].score == 2 and states["P1"].opponents == {"P3"}
+    assert states["P1"].colours == (W,)
+    assert states["P2"].colours == (B,)
+    assert states["P1"].score == 2
+    assert states["P1"].opponents == {"P3"}
     # Round 2 as in the exchange test: P2-P1 and P3-P4, then the reversed games.
     pairing = Dutch2012().pair(field(4), history, double=True)
     assert [(g.white, g.black, g.leg) for g in pairing.games] == [
@@ -326,4 +328,5 @@ def test_top_scorers_may_ignore_b2_in_the_last_round() -> None:
     last = RoundContext(total_rounds=3)
     assert games_of(field(6), history, context=last) == ["P2-P1", "P5-P3", "P6-P4"]
     not_last = games_of(field(6), history, context=RoundContext(total_rounds=5))
-    assert "P2-P1" not in not_last and "P1-P2" not in not_last
+    assert "P2-P1" not in not_last
+    assert "P1-P2" not in not_last
