@@ -61,6 +61,11 @@ def _augment(
 ) -> bool:
     """Kuhn's augmenting path from the free left vertex ``start`` (iterative);
     ``seen`` holds right vertices already known to lead nowhere."""
+    for v in adj[start]:  # a free partner at once: the common case
+        if v not in mate_r and v not in blocked_r:
+            mate_l[start] = v
+            mate_r[v] = start
+            return True
     # Each frame: (left vertex, iterator position); parent pointers rebuild the path.
     stack: list[tuple[int, int]] = [(start, 0)]
     via: list[int] = []  # right vertex taken from each frame on the stack
@@ -101,8 +106,16 @@ class _Matching:
         self.adj = adj
         self.mate_l: dict[int, int] = {}
         self.mate_r: dict[int, int] = {}
+        for u in range(len(adj)):  # greedy first, then augmenting paths
+            for v in adj[u]:
+                if v not in self.mate_r:
+                    self.mate_l[u] = v
+                    self.mate_r[v] = u
+                    break
+        seen: set[int] = set()
         for u in range(len(adj)):
-            _augment(u, adj, self.mate_l, self.mate_r, set(), set())
+            if u not in self.mate_l and _augment(u, adj, self.mate_l, self.mate_r, set(), seen):
+                seen = set()
 
     def size(self) -> int:
         return len(self.mate_l)
