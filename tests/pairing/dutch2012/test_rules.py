@@ -330,3 +330,20 @@ def test_top_scorers_may_ignore_b2_in_the_last_round() -> None:
     not_last = games_of(field(6), history, context=RoundContext(total_rounds=5))
     assert "P2-P1" not in not_last
     assert "P1-P2" not in not_last
+
+
+def test_c12_backtrack_for_another_floater() -> None:
+    """C.1, C.12. R1: P1-P3 1/2, P5-P4 0-1, P2-P6 1-0; R2: P1-P5 1-0, P3-P2 1-0,
+    P4-P6 1-0. Round 3 brackets: 2 {P4}, 1.5 {P1, P3}, 1 {P2}, 0 {P5, P6}.
+    P4 moves down alone. {P4 | P1, P3} (odd round; all want black, X1 = 1):
+    the first transposition P4-P1 (one colour failure) moves P3 down. In
+    {P3 | P2} P3 has met P2: an incompatible moved-down player (C.1), so C.12
+    asks the previous bracket for another floater with the same score: P4-P3
+    moves P1 down instead, and P1-P2 can be paired. Then P5-P6.
+    Colours: P4, P3 both mild black with equal histories: E.4, P4 black; P1's
+    absolute black; P6's absolute white beats P5's mild (E.2)."""
+    history = [
+        rnd(1, ("P1", "P3", DRAW), ("P5", "P4", LOSS), ("P2", "P6", WIN)),
+        rnd(2, ("P1", "P5", WIN), ("P3", "P2", WIN), ("P4", "P6", WIN)),
+    ]
+    assert games_of(field(6), history) == ["P3-P4", "P2-P1", "P6-P5"]
