@@ -369,7 +369,11 @@ class BracketProcedure:
         n = len(group)
         if 2 * pairs > n or pairs < 0:
             return
-        must = [i for i, p in enumerate(group) if not self.may_float(p, req, bound)]
+        must = (
+            [i for i, p in enumerate(group) if not self.may_float(p, req, bound)]
+            if n > 2 * pairs
+            else []
+        )
         if self.b.lowest and n - 2 * pairs > 1:
             return  # the lowest bracket can move nobody down
         if pairs == 0:
