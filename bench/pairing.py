@@ -11,15 +11,23 @@ Targets (from the pairing issue), on this machine:
 "Realistic" means the results come from the seeded Elo model of
 ``tcecd simulate`` (tcecd.pairing.simulation). A few harder shapes are printed
 too (odd field, double rounds, all draws, history removal).
+
+Also printed (no target): one round of a 200-player event paired with the
+FIDE Dutch system of 2012 (``dutch-2012``), rounds 1 and 6, results from the
+same Elo model.
 """
 
 from __future__ import annotations
 
+import random
 import statistics
 import sys
 import time
 
-from tcecd.pairing.simulation import simulate_event
+from tcecd.pairing.base import PlayedGame, RoundContext, RoundRecord
+from tcecd.pairing.registry import get_system
+from tcecd.pairing.seeding import seed_players
+from tcecd.pairing.simulation import draw_result, simulate_event, synthetic_entries
 from tcecd.pairing.tcec_swiss import TcecSwiss
 
 
@@ -43,6 +51,30 @@ def whole_event(
     event = simulate_event(players, rounds, seed=seed, double=double, draw_rate=draw_rate)
     removals = sum(len(r.removed_history_rounds) for r in event.rounds)
     return time.perf_counter() - start, removals
+
+
+def fide_round_times(
+    system_name: str, players: int, rounds: int, *, seed: int
+) -> list[tuple[int, float]]:
+    """Seconds to pair each round of a ``players``-player event with a FIDE
+    system (rating seeding, Elo-model results, ``rounds`` rounds)."""
+    rng = random.Random(seed)
+    field = seed_players(synthetic_entries(players, rng), "rating")
+    rating = {p.id: float(p.rating or 0) for p in field}
+    system = get_system(system_name)
+    context = RoundContext(total_rounds=rounds)
+    history: list[RoundRecord] = []
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        pairing = system.pair(field, history, double=False, context=context)
+        times.append((pairing.round, time.perf_counter() - start))
+        games = tuple(
+            PlayedGame(g.white, g.black, draw_result(rating[g.white], rating[g.black], rng, 0.5))
+            for g in pairing.games
+        )
+        history.append(RoundRecord(pairing.round, pairing.bye, (), games))
+    return times
 
 
 def main() -> int:
@@ -74,6 +106,14 @@ def main() -> int:
             verdict = "  OK" if seconds < 20 else "  MISSED"
             ok &= seconds < 20
         print(f"  {label:<42} {seconds:7.2f} s  ({removals} history rounds removed){verdict}")
+    print()
+    print("FIDE Dutch 2012 (dutch-2012), one round of a 200-player event (no target):")
+    for seed in range(2):
+        times = dict(fide_round_times("dutch-2012", 200, 6, seed=seed))
+        print(
+            f"  seed {seed}: round 1 {times[1] * 1000:7.1f} ms, round 6 {times[6] * 1000:7.1f} ms,"
+            f" slowest of 6 rounds {max(times.values()) * 1000:7.1f} ms"
+        )
     return 0 if ok else 1
 
 

@@ -67,6 +67,12 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         aliases=("dutch",),
         default_seeding="rating",
     ),
+    SystemInfo(
+        "dutch-2012",
+        "tcecd.pairing.dutch2012.system",
+        "Dutch2012",
+        "FIDE Dutch system, rules of 2012 (procedural)",
+    ),
 )
 
 _BY_NAME: dict[str, SystemInfo] = {

@@ -1,0 +1,402 @@
+"""The FIDE Dutch system of 2012 as a :class:`~tcecd.pairing.base.PairingSystem`.
+
+Rules: ``../shared/seeds/fide-dutch-system-2012.txt``, applied as the
+procedure it describes (docs/pairing.md, "Dutch 2012"). This module pairs a
+round bracket by bracket, from the highest score down:
+
+* A.2/A.3: the players (less requested byes, F.5) in A.2 order, grouped in
+  score brackets;
+* C.1: a player of a bracket who has no possible opponent in it (B.1, or B.2
+  except for top scorers) is moved down at once; one moved down from above
+  first makes the previous bracket look for other floaters (C.12);
+* C.12: when a bracket with moved-down players cannot make P1 pairs even
+  with every requirement of C.10 lowered, the previous bracket is paired again
+  to send down another set of players of the same size and scores that lets
+  it do so (once: never while already backtracking);
+* C.13: the lowest bracket must pair everybody but the bye; if it cannot,
+  the penultimate bracket is paired again to send other players, and if no
+  pairing of it helps the two lowest brackets are joined, the joined players
+  from above forming S1, and so on upwards;
+* A.5/B.1b: the bye (odd field) is the player the lowest bracket leaves
+  unpaired, never one who already had a point without playing;
+* E: colours; F.1: board order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from tcecd.domain import Color, PlayerId
+from tcecd.errors import PairingError
+from tcecd.pairing.base import (
+    Pair,
+    Player,
+    RoundContext,
+    RoundPairing,
+    RoundRecord,
+    ScheduledGame,
+)
+from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
+from tcecd.pairing.dutch2012.colours import Preference, Strength, allocate, preference, same_colour
+from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
+from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
+
+if TYPE_CHECKING:
+    from tcecd.pairing.registry import SystemOptions
+
+_NO_CONTEXT = RoundContext()
+
+
+def _first(outcomes: Iterator[Outcome]) -> Outcome | None:
+    return next(outcomes, None)
+
+
+class _Round:
+    """The facts of the round being paired, shared by every bracket."""
+
+    def __init__(
+        self,
+        field: Sequence[PlayerState],
+        prefs: dict[PlayerId, Preference],
+        *,
+        even_round: bool,
+        top_scorer_above: int | None,
+    ) -> None:
+        self.field = field
+        self.prefs = prefs
+        self.even_round = even_round
+        #: last round: scores (half-points) above this are top scorers (A.10)
+        self.top_scorer_above = top_scorer_above
+
+    def bracket(
+        self, residents: Sequence[PlayerState], movers: Sequence[PlayerState], *, lowest: bool
+    ) -> Bracket:
+        players = tuple(sorted([*residents, *movers], key=a2_key))
+        return Bracket(
+            players=players,
+            movers=frozenset(p.id for p in movers),
+            prefs=self.prefs,
+            lowest=lowest,
+            even_round=self.even_round,
+            top_scorer_above=self.top_scorer_above,
+        )
+
+    def incompatible(self, bracket: Bracket) -> list[PlayerState]:
+        """C.1: players with no opponent in the bracket under B.1 (and B.2,
+        except when pairing top scorers)."""
+        stuck = []
+        for a in bracket.players:
+            if not any(self._compatible(a, b, bracket) for b in bracket.players if b is not a):
+                stuck.append(a)
+        return stuck
+
+    def _compatible(self, a: PlayerState, b: PlayerState, bracket: Bracket) -> bool:
+        if b.id in a.opponents:
+            return False
+        if bracket.is_top_scorer(a) or bracket.is_top_scorer(b):
+            return True
+        return not same_colour(self.prefs[a.id], self.prefs[b.id], Strength.ABSOLUTE)
+
+
+class Dutch2012:
+    """The FIDE Dutch system, rules of 2012 (a :class:`~tcecd.pairing.base.PairingSystem`)."""
+
+    name = "dutch-2012"
+
+    def __init__(self, options: SystemOptions | None = None) -> None:
+        """The 2012 Dutch system takes no options."""
+
+    def rounds_for(self, players: int) -> int | None:
+        """The event chooses its number of rounds."""
+        return None
+
+    def pair(
+        self,
+        players: Sequence[Player],
+        history: Sequence[RoundRecord],
+        *,
+        double: bool,
+        context: RoundContext = _NO_CONTEXT,
+    ) -> RoundPairing:
+        """Pair round ``len(history) + 1``; :class:`PairingError` when impossible."""
+        round_number = len(history) + 1
+        states = player_states(players, history, double=double)
+        absent: set[PlayerId] = set()
+        for requested in context.requested_byes:
+            if requested.player not in states:
+                raise PairingError(f"round {round_number}: unknown bye player {requested.player!r}")
+            if requested.player in absent:
+                raise PairingError(f"round {round_number}: {requested.player!r} has two byes")
+            absent.add(requested.player)
+        field = sorted((s for s in states.values() if s.id not in absent), key=a2_key)
+        prefs = {s.id: preference(s.colours) for s in field}
+        top_above: int | None = None
+        if context.total_rounds is not None and round_number == context.total_rounds:
+            # A.10: over 50% of the maximum possible score (half-points so far).
+            top_above = (round_number - 1) * (2 if double else 1)
+        rnd = _Round(field, prefs, even_round=round_number % 2 == 0, top_scorer_above=top_above)
+        if not _possible(rnd):
+            raise PairingError(
+                f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
+            )
+        outcomes = _pair_brackets(rnd, _score_groups(field), round_number)
+        pairs_out = [pair for out in outcomes for pair in out.pairs]
+        floaters = [p for out in outcomes[-1:] for p in out.floaters]
+        if len(floaters) > 1:  # pragma: no cover - the lowest bracket leaves at most one
+            raise PairingError(f"round {round_number}: internal error: {len(floaters)} unpaired")
+        bye = floaters[0].id if floaters else None
+        return _round_pairing(round_number, pairs_out, bye, prefs, field, double, context)
+
+
+def _possible(rnd: _Round) -> bool:
+    """Whether any pairing of the field meets B.1 (with an eligible bye) and B.2
+    (which top scorers may ignore in the last round): a perfect matching of
+    the allowed pairs, the bye a vertex of its own. The procedure never
+    breaks these, so without such a matching it cannot succeed either."""
+    field = rnd.field
+    n = len(field)
+    spare = n % 2
+    forbidden: list[set[int]] = [set() for _ in range(n + spare)]
+    top = rnd.top_scorer_above
+    for i, a in enumerate(field):
+        for j in range(i + 1, n):
+            b = field[j]
+            clash = same_colour(rnd.prefs[a.id], rnd.prefs[b.id], Strength.ABSOLUTE)
+            if clash and top is not None and (a.score > top or b.score > top):
+                clash = False  # B.2 note: may be ignored when pairing top scorers
+            if b.id in a.opponents or clash:
+                forbidden[i].add(j)
+                forbidden[j].add(i)
+        if spare and a.unplayed_point:
+            forbidden[i].add(n)
+            forbidden[n].add(i)
+    matcher = ViabilityMatcher(PairingGraph(forbidden, [0] * (n + spare), 0), range(n + spare))
+    return not matcher.maximize()
+
+
+def _score_groups(field: Sequence[PlayerState]) -> list[list[PlayerState]]:
+    """A.3: the score brackets, highest first (``field`` is in A.2 order)."""
+    groups: list[list[PlayerState]] = []
+    for s in field:
+        if groups and groups[-1][0].score == s.score:
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    return groups
+
+
+def _pair_brackets(
+    rnd: _Round, groups: list[list[PlayerState]], round_number: int
+) -> list[Outcome]:
+    """Pair every bracket from the top (C.1, C.12), then the lowest (C.13)."""
+    if not groups:
+        return [Outcome((), ())]
+    chosen: list[Outcome] = []
+    #: per bracket: (residents after C.1, moved-down players) and the C.1 pushes
+    inputs: list[tuple[list[PlayerState], list[PlayerState]]] = []
+    pushed: list[list[PlayerState]] = []
+    carry: list[PlayerState] = []
+    for k in range(len(groups) - 1):
+        residents, movers, push = _c1(rnd, groups[k], carry)
+        out = _first(
+            BracketProcedure(rnd.bracket(residents, movers, lowest=False), reduce=False).outcomes()
+        )
+        stuck_movers = [p for p in push if p in carry]
+        if (out is None or stuck_movers) and carry and k > 0:
+            # C.12: another set of floaters from the previous bracket.
+            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1])
+            if alt is not None:
+                prev, residents, movers, push, out = alt
+                chosen[k - 1] = prev
+        if out is None:
+            out = _first(BracketProcedure(rnd.bracket(residents, movers, lowest=False)).outcomes())
+        assert out is not None  # C.14.a ends with the whole bracket moved down
+        chosen.append(out)
+        inputs.append((residents, movers))
+        pushed.append(push)
+        carry = [*out.floaters, *push]
+    return _c13(rnd, groups, chosen, inputs, pushed, carry, round_number)
+
+
+def _c1(
+    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
+) -> tuple[list[PlayerState], list[PlayerState], list[PlayerState]]:
+    """C.1: (residents, movers) still in the bracket, and the incompatible
+    players moved down at once."""
+    stuck = rnd.incompatible(rnd.bracket(residents, movers, lowest=False))
+    stuck_ids = {p.id for p in stuck}
+    return (
+        [p for p in residents if p.id not in stuck_ids],
+        [p for p in movers if p.id not in stuck_ids],
+        stuck,
+    )
+
+
+#: a bracket after C.1 and its first pairing: residents, movers, pushed down, outcome
+_Next = tuple[list[PlayerState], list[PlayerState], list[PlayerState], Outcome]
+
+
+def _c12(
+    rnd: _Round,
+    group: Sequence[PlayerState],
+    prev_input: tuple[list[PlayerState], list[PlayerState]],
+    prev_pushed: list[PlayerState],
+    prev_out: Outcome,
+) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
+    """C.12: a pairing of the previous bracket moving down another set of
+    players of the same size and scores with which this bracket makes P1 pairs
+    (this bracket does not backtrack again meanwhile)."""
+    scores = sorted(p.score for p in prev_out.floaters)
+    original = frozenset(p.id for p in prev_out.floaters)
+    found: dict[frozenset[PlayerId], _Next | None] = {}
+
+    def accept(floaters: tuple[PlayerState, ...]) -> bool:
+        ids = frozenset(p.id for p in floaters)
+        if ids == original or sorted(p.score for p in floaters) != scores:
+            return False
+        if ids not in found:
+            found[ids] = None
+            carry = [*floaters, *prev_pushed]
+            residents, movers, push = _c1(rnd, group, carry)
+            if not any(p in carry for p in push):
+                bracket = rnd.bracket(residents, movers, lowest=False)
+                out = _first(BracketProcedure(bracket, reduce=False).outcomes())
+                if out is not None:
+                    found[ids] = (residents, movers, push, out)
+        return found[ids] is not None
+
+    prev_bracket = rnd.bracket(*prev_input, lowest=False)
+    procedure = BracketProcedure(prev_bracket, accept=accept, floaters=len(original))
+    alt = _first(procedure.outcomes())
+    if alt is None:
+        return None
+    after = found[frozenset(p.id for p in alt.floaters)]
+    assert after is not None
+    return (alt, *after)
+
+
+def _c13(
+    rnd: _Round,
+    groups: list[list[PlayerState]],
+    chosen: list[Outcome],
+    inputs: list[tuple[list[PlayerState], list[PlayerState]]],
+    pushed: list[list[PlayerState]],
+    carry: list[PlayerState],
+    round_number: int,
+) -> list[Outcome]:
+    """The lowest bracket, and C.13 when it cannot be paired."""
+    start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
+    while True:
+        residents = groups[-1]
+        joined = [p for g in groups[start:-1] for p in g]
+        movers_in = [*chosen[start - 1].floaters, *pushed[start - 1]] if start > 0 else []
+        out = _lowest(rnd, residents, [*movers_in, *joined])
+        if out is not None:
+            return [*chosen[:start], out]
+        if start == 0:
+            raise PairingError(
+                f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
+            )
+        # C.13: another pairing of the penultimate bracket that lets the lowest be paired.
+        pen = start - 1
+        again = _c13_penultimate(rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined)
+        if again is not None:
+            return [*chosen[:pen], *again]
+        # C.13: no pairing of the penultimate bracket helps: join the two lowest.
+        start = pen
+
+
+def _c13_penultimate(
+    rnd: _Round,
+    pen_input: tuple[list[PlayerState], list[PlayerState]],
+    pen_pushed: list[PlayerState],
+    pen_out: Outcome,
+    residents: Sequence[PlayerState],
+    joined: Sequence[PlayerState],
+) -> tuple[Outcome, Outcome] | None:
+    """C.13: the first other pairing of the penultimate bracket (in the order of
+    its own procedure, C.14 included) with which the lowest bracket can be paired;
+    that pairing and the lowest bracket's."""
+    tried = frozenset(p.id for p in pen_out.floaters)
+    lowest_for: dict[frozenset[PlayerId], Outcome | None] = {}
+
+    def accept(floaters: tuple[PlayerState, ...]) -> bool:
+        ids = frozenset(p.id for p in floaters)
+        if ids == tried:
+            return False
+        if ids not in lowest_for:
+            lowest_for[ids] = _lowest(rnd, residents, [*floaters, *pen_pushed, *joined])
+        return lowest_for[ids] is not None
+
+    pen_bracket = rnd.bracket(*pen_input, lowest=False)
+    alt = _first(BracketProcedure(pen_bracket, accept=accept).outcomes())
+    if alt is None:
+        return None
+    low = lowest_for[frozenset(p.id for p in alt.floaters)]
+    assert low is not None
+    return alt, low
+
+
+def _lowest(
+    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
+) -> Outcome | None:
+    """The lowest bracket's pairing: everybody paired but at most the bye."""
+    bracket = rnd.bracket(residents, movers, lowest=True)
+    return _first(BracketProcedure(bracket).outcomes())
+
+
+def _round_pairing(
+    round_number: int,
+    pairs: Sequence[tuple[PlayerState, PlayerState]],
+    bye: PlayerId | None,
+    prefs: dict[PlayerId, Preference],
+    field: Sequence[PlayerState],
+    double: bool,
+    context: RoundContext,
+) -> RoundPairing:
+    """F.1 board order, E colours, and the schedule."""
+    rank = {s.id: i for i, s in enumerate(field)}
+    ordered = []
+    for a, b in pairs:
+        higher, lower = (a, b) if rank[a.id] < rank[b.id] else (b, a)
+        ordered.append((higher, lower))
+    # F.1: score of the higher player, sum of scores, A.2 rank of the higher player.
+    ordered.sort(
+        key=lambda hl: (
+            -max(hl[0].score, hl[1].score),
+            -(hl[0].score + hl[1].score),
+            rank[hl[0].id],
+        )
+    )
+    no_pref_boards = 0
+    first_games: list[tuple[PlayerId, PlayerId]] = []
+    for higher, lower in ordered:
+        lot = context.first_colour
+        if prefs[higher.id].colour is None and prefs[lower.id].colour is None:
+            # E.5: alternate from the colour drawn by lot, board by board.
+            lot = lot if no_pref_boards % 2 == 0 else lot.other
+            no_pref_boards += 1
+        colour = allocate(higher, lower, prefs, no_preference_colour=lot)
+        if colour is Color.WHITE:
+            first_games.append((higher.id, lower.id))
+        else:
+            first_games.append((lower.id, higher.id))
+    games = [
+        ScheduledGame(number=n, white=w, black=b, pair_index=n - 1, leg=1)
+        for n, (w, b) in enumerate(first_games, start=1)
+    ]
+    if double:
+        offset = len(games)
+        games += [
+            ScheduledGame(number=offset + n, white=b, black=w, pair_index=n - 1, leg=2)
+            for n, (w, b) in enumerate(first_games, start=1)
+        ]
+    return RoundPairing(
+        round=round_number,
+        bye=bye,
+        removed_history_rounds=(),
+        pairs=tuple(Pair(w, b) for w, b in first_games),
+        games=tuple(games),
+        requested_byes=context.requested_byes,
+    )

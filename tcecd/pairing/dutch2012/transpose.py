@@ -1,0 +1,287 @@
+"""D.1 transpositions, D.2 exchanges and D.3 moved-down-player sets.
+
+D.1 lists the transpositions of S2 in lexicographic order ("start with the
+lowest player, with descending priority"): the highest S1 player keeps its
+partner as long as possible. :func:`transpositions` visits them in exactly
+that order, as a depth-first search over the S1 players (D.1.2: only the
+first ``len(S1)`` players of a transposition are paired, so transpositions
+that differ only after them are one attempt). Two prunings skip only
+transpositions that could not satisfy the current requirements anyway, so the
+first acceptable transposition is the one D.1 reaches first:
+
+* a bipartite matching of the S1 players still to pair into the S2 players
+  still free, on the allowed pairs (B.1, B.2 and the current relative
+  requirements), must saturate them;
+* the same matching restricted to pairs that fulfil the colour preferences
+  bounds the colour failures (X, and Z in even rounds) still to come;
+* the S2 players who may not be left over (B.1b for the bye, B.5/B.6 for
+  downfloaters) must be matchable too (with the first matching this gives
+  one matching serving both: Mendelsohn-Dulmage).
+
+The matchings are kept up to date with one augmenting-path search per step.
+A :class:`Budget` bounds the work per bracket (docs/pairing.md).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: Largest number of S1 (or S2) groups D.2 lists for one exchange size;
+#: bigger exchanges are not tried (docs/pairing.md, "limits").
+MAX_EXCHANGE_GROUPS = 3000
+
+
+class Budget:
+    """Search steps left for one bracket procedure (each tried pair is one step)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+
+    def spend(self) -> bool:
+        """Spend one step; False when none was left."""
+        self.left -= 1
+        return self.left >= 0
+
+
+def _augment(
+    start: int,
+    adj: Sequence[Sequence[int]],
+    mate_l: dict[int, int],
+    mate_r: dict[int, int],
+    blocked_r: set[int],
+    seen: set[int],
+) -> bool:
+    """Kuhn's augmenting path from the free left vertex ``start`` (iterative);
+    ``seen`` holds right vertices already known to lead nowhere."""
+    for v in adj[start]:  # a free partner at once: the common case
+        if v not in mate_r and v not in blocked_r:
+            mate_l[start] = v
+            mate_r[v] = start
+            return True
+    # Each frame: (left vertex, iterator position); parent pointers rebuild the path.
+    stack: list[tuple[int, int]] = [(start, 0)]
+    via: list[int] = []  # right vertex taken from each frame on the stack
+    while stack:
+        u, pos = stack[-1]
+        row = adj[u]
+        while pos < len(row):
+            v = row[pos]
+            pos += 1
+            if v in seen or v in blocked_r:
+                continue
+            seen.add(v)
+            stack[-1] = (u, pos)
+            w = mate_r.get(v)
+            if w is None:
+                via.append(v)
+                for (lu, _), rv in zip(stack, via, strict=True):
+                    mate_l[lu] = rv
+                    mate_r[rv] = lu
+                return True
+            via.append(v)
+            stack.append((w, 0))
+            break
+        else:
+            stack.pop()
+            if via:
+                via.pop()
+    return False
+
+
+class _Matching:
+    """A maximum matching of left vertices into right vertices, kept as the
+    search fixes pairs (left = S1 players, or S2 players that must be paired)."""
+
+    __slots__ = ("adj", "mate_l", "mate_r")
+
+    def __init__(self, adj: Sequence[Sequence[int]]) -> None:
+        self.adj = adj
+        self.mate_l: dict[int, int] = {}
+        self.mate_r: dict[int, int] = {}
+        for u in range(len(adj)):  # greedy first, then augmenting paths
+            for v in adj[u]:
+                if v not in self.mate_r:
+                    self.mate_l[u] = v
+                    self.mate_r[v] = u
+                    break
+        seen: set[int] = set()
+        for u in range(len(adj)):
+            if u not in self.mate_l and _augment(u, adj, self.mate_l, self.mate_r, set(), seen):
+                seen = set()
+
+    def size(self) -> int:
+        return len(self.mate_l)
+
+    def without(
+        self, left: int | None, right: int | None, blocked_r: set[int], blocked_l: set[int]
+    ) -> _Matching:
+        """A copy with ``left`` and ``right`` removed, augmented back to a maximum
+        matching (``blocked_*``: vertices no longer present)."""
+        new = _Matching.__new__(_Matching)
+        new.adj = self.adj
+        new.mate_l = dict(self.mate_l)
+        new.mate_r = dict(self.mate_r)
+        if left is not None and left in new.mate_l:
+            del new.mate_r[new.mate_l.pop(left)]
+        if right is not None and right in new.mate_r:
+            del new.mate_l[new.mate_r.pop(right)]
+        # The old matching less two vertices may no longer be maximum: augment until
+        # no path is left (at most two succeed; failed searches share ``seen``).
+        while True:
+            seen: set[int] = set()
+            for u in range(len(new.adj)):
+                if u in new.mate_l or u in blocked_l or u == left:
+                    continue
+                if _augment(u, new.adj, new.mate_l, new.mate_r, blocked_r, seen):
+                    break
+            else:
+                return new
+
+
+def transpositions(
+    s1_size: int,
+    s2_size: int,
+    allowed: Callable[[int, int], bool],
+    fails: Callable[[int, int], tuple[bool, bool]],
+    x_left: int,
+    z_left: int,
+    must_pair: Sequence[int],
+    budget: Budget,
+    bound: set[str],
+) -> Iterator[tuple[int, ...]]:
+    """D.1: the S2 positions paired with S1[0], S1[1], ... for every
+    transposition meeting the requirements, in D.1 order.
+
+    ``allowed(i, j)``: S1[i] may meet S2[j] under the current requirements;
+    ``fails(i, j)``: (X failure, Z failure) of that pair (A.8); ``x_left`` and
+    ``z_left``: the colour failures still acceptable; ``must_pair``: S2
+    positions that may not be left unpaired. Pruning for X, Z or leftovers adds
+    "X", "Z" or "leftover" to ``bound``.
+    """
+    if s1_size == 0:
+        if must_pair:
+            bound.add("leftover")
+            return
+        yield ()
+        return
+    adj = [[j for j in range(s2_size) if allowed(i, j)] for i in range(s1_size)]
+    fail = {(i, j): fails(i, j) for i in range(s1_size) for j in adj[i]}
+    good_x = [[j for j in adj[i] if not fail[i, j][0]] for i in range(s1_size)]
+    good_z = [[j for j in adj[i] if not fail[i, j][1]] for i in range(s1_size)]
+    must_set = set(must_pair)
+    # The must-pair matching runs from the S2 side: left = index in must_pair.
+    must_adj = [[i for i in range(s1_size) if j in set(adj[i])] for j in must_pair]
+    must_index = {j: k for k, j in enumerate(must_pair)}
+    m_all, m_x, m_z, m_must = (
+        _Matching(adj),
+        _Matching(good_x),
+        _Matching(good_z),
+        _Matching(must_adj),
+    )
+    if m_all.size() < s1_size:
+        return
+    if s1_size - m_x.size() > x_left:
+        bound.add("X")
+        return
+    if s1_size - m_z.size() > z_left:
+        bound.add("Z")
+        return
+    if m_must.size() < len(must_pair):
+        bound.add("leftover")
+        return
+
+    chosen: list[int] = []
+    used: set[int] = set()
+
+    def search(
+        i: int, xl: int, zl: int, ma: _Matching, mx: _Matching, mz: _Matching, mm: _Matching
+    ) -> Iterator[tuple[int, ...]]:
+        if i == s1_size:
+            yield tuple(chosen)
+            return
+        done_l = set(range(i + 1))
+        for j in adj[i]:
+            if j in used:
+                continue
+            if not budget.spend():
+                return
+            fx, fz = fail[i, j]
+            nxl, nzl = xl - fx, zl - fz
+            if nxl < 0:
+                bound.add("X")
+                continue
+            if nzl < 0:
+                bound.add("Z")
+                continue
+            blocked_r = used | {j}
+            na = ma.without(i, j, blocked_r, done_l)  # S1 players 0..i are paired
+            rest = s1_size - i - 1
+            if na.size() < rest:
+                continue
+            nx = mx.without(i, j, blocked_r, done_l)
+            if rest - nx.size() > nxl:
+                bound.add("X")
+                continue
+            nz = mz.without(i, j, blocked_r, done_l)
+            if rest - nz.size() > nzl:
+                bound.add("Z")
+                continue
+            # must-pair side: S2 player j is now paired; S1 player i is gone.
+            k = must_index.get(j)
+            nm = mm.without(k, i, done_l, {must_index[u] for u in blocked_r if u in must_index})
+            open_must = len(must_set - blocked_r)
+            if nm.size() < open_must:
+                bound.add("leftover")
+                continue
+            chosen.append(j)
+            used.add(j)
+            yield from search(i + 1, nxl, nzl, na, nx, nz, nm)
+            used.discard(j)
+            chosen.pop()
+            if budget.left < 0:
+                return
+
+    yield from search(0, x_left, z_left, m_all, m_x, m_z, m_must)
+
+
+def exchanges(s1_size: int, s2_size: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """D.2: the exchanges between S1 and S2 in the order of the text.
+
+    Positions are 0-based in the bracket (S1 = 0..s1_size-1, S2 after it).
+    For N = 1, 2, ... players: the S1 groups in decreasing lexicographic
+    order, the S2 groups in increasing lexicographic order; the smallest
+    difference (sum of S2 numbers minus sum of S1 numbers) first; ties by the
+    S1 list, then by the S2 list.
+    """
+    for n in range(1, min(s1_size, s2_size) + 1):
+        if (
+            math.comb(s1_size, n) > MAX_EXCHANGE_GROUPS
+            or math.comb(s2_size, n) > MAX_EXCHANGE_GROUPS
+        ):
+            return
+        s1_groups = list(itertools.combinations(range(s1_size - 1, -1, -1), n))
+        s2_groups = list(itertools.combinations(range(s1_size, s1_size + s2_size), n))
+        s2_sorted = sorted(range(len(s2_groups)), key=lambda j: (sum(s2_groups[j]), j))
+        s2_sums = [sum(s2_groups[j]) for j in s2_sorted]
+        heap = [(s2_sums[0] - sum(g), i, s2_sorted[0], 0) for i, g in enumerate(s1_groups)]
+        heapq.heapify(heap)
+        while heap:
+            _, i, j, pos = heapq.heappop(heap)
+            yield s1_groups[i], s2_groups[j]
+            if pos + 1 < len(s2_sorted):
+                nxt = pos + 1
+                heapq.heappush(heap, (s2_sums[nxt] - sum(s1_groups[i]), i, s2_sorted[nxt], nxt))
+
+
+def mover_sets(movers: Sequence[T], m1: int) -> Iterator[tuple[T, ...]]:
+    """D.3: the sets of ``m1`` moved-down players for S1, in the text's order
+    (the M1 highest first; then lexicographic, as the D.3 table lists them)."""
+    return itertools.combinations(movers, m1)
