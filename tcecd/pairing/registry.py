@@ -59,6 +59,7 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         "FIDE Dutch system, C.04.3 as of 2017 (JaVaFo, bbpPairings)",
         aliases=("dutch",),
     ),
+    SystemInfo("dubov", "tcecd.pairing.dubov.system", "Dubov", "FIDE Dubov system, C.04.4.1"),
 )
 
 _BY_NAME: dict[str, SystemInfo] = {
