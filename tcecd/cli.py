@@ -26,7 +26,7 @@ COMMANDS: dict[str, str] = {
     "validate": "check an event config and print what it describes",
     "schema": "print the JSON Schema of the event config",
     "simulate": "simulate a whole TCEC Swiss event with synthetic players",
-    "pair": "print the next round's pairing for an event state (JSON)",
+    "pair": "pair the next round of an event (TRF-2016 or JSON), or --check its rounds",
     "play": "play a quick match between engines",
     "replay": "rebuild, verify and re-stream an event from its PGN",
     "watch": "watch a live event over MQTT in the terminal",
