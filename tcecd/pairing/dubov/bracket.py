@@ -78,11 +78,24 @@ def _containers(levels: Sequence[Sequence[Facts]], k: int) -> list[tuple[int, ..
             for rest in counts(i + 1, left - c):
                 yield (c, *rest)
 
-    def c6_key(cnt: tuple[int, ...]) -> tuple[int, ...]:
-        scores = sorted(lvl[0].score for lvl, c in zip(levels, cnt, strict=True) for _ in range(c))
-        return tuple(-s for s in scores)
+    def key(cnt: tuple[int, ...]) -> tuple[int, ...]:
+        return container_key(
+            [lvl[0].score for lvl, c in zip(levels, cnt, strict=True) for _ in range(c)]
+        )
 
-    return sorted(counts(0, k), key=c6_key)
+    return sorted(counts(0, k), key=key)
+
+
+def container_key(scores: Sequence[int]) -> tuple[int, ...]:
+    """C.6 as a sort key (smaller first): the lowest score of the upfloaters
+    as high as possible, then the second lowest, and so on.
+
+    D.1.b's example lists its five containers as it meets them
+    ({3,3} {3,2.5} {3,1.5} {2.5,2.5} {2.5,1.5}); the text then sorts them
+    "along the lines described by criterion C.6", which puts {2.5,2.5}
+    (lowest 2.5) before {3,1.5} (lowest 1.5).
+    """
+    return tuple(-s for s in sorted(scores))
 
 
 def _sets_in_container(
@@ -183,6 +196,18 @@ def shifter_order(players: Sequence[Facts]) -> list[Facts]:
     return out
 
 
+def equalising_pool(large: Sequence[Facts], moved_in: Sequence[Facts]) -> list[Facts]:
+    """B.4's second shift, in D.2 order: the players that may leave the
+    larger subgroup to equalise the sizes.
+
+    They are the larger subgroup's own colour seekers (D.2: "possible White
+    (resp. Black) shifters" are the players with that colour preference), so
+    the players just shifted into it by the first step (``moved_in``, who
+    seek the other colour) are not among them.
+    """
+    return shifter_order([p for p in large if p not in moved_in])
+
+
 def pair_bracket(graph: LegalGraph, bracket: Sequence[Facts]) -> list[tuple[Facts, Facts]]:
     """B.3-B.6: pair a bracket that has a legal pairing; pairs as (S1, T2)."""
     players = sorted(bracket, key=lambda p: p.rank)
@@ -212,9 +237,12 @@ def pair_bracket(graph: LegalGraph, bracket: Sequence[Facts]) -> list[tuple[Fact
     costed = colour_groups and unavoidable > 0
     shifted: tuple[list[Facts], list[Facts]] | None = None
     for out_of_small in itertools.combinations(shifter_order(small), unavoidable):
-        for out_of_large in itertools.combinations(shifter_order(large), equalise):
-            new_small = [p for p in small if p not in out_of_small] + list(out_of_large)
-            new_large = [p for p in large if p not in out_of_large] + list(out_of_small)
+        kept_small = [p for p in small if p not in out_of_small]
+        grown_large = [*large, *out_of_small]
+        pool = equalising_pool(grown_large, out_of_small)
+        for out_of_large in itertools.combinations(pool, equalise):
+            new_small = kept_small + list(out_of_large)
+            new_large = [p for p in grown_large if p not in out_of_large]
             cost = graph.min_cost_across(new_small, new_large, costed=costed)
             if cost is not None and (not costed or cost <= target):
                 shifted = (new_small, new_large)

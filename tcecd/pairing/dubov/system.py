@@ -46,6 +46,13 @@ if TYPE_CHECKING:
     from tcecd.pairing.registry import SystemOptions
 
 
+def bye_key(player: Facts) -> tuple[int, int, int]:
+    """B.0.3-B.0.5 as a sort key (first = gets the bye): the lowest score, then
+    the most games played (over the board: a forfeit never played and a
+    requested bye are no game), then the lowest place in the initial ranking."""
+    return (player.score, -player.games_played, -player.rank)
+
+
 def choose_bye(graph: LegalGraph, players: Sequence[Facts]) -> Facts:
     """B.0: the pairing-allocated bye.
 
@@ -54,10 +61,7 @@ def choose_bye(graph: LegalGraph, players: Sequence[Facts]) -> Facts:
     the one with the lowest score, then the most games played, then the
     lowest place in the initial ranking list.
     """
-    candidates = sorted(
-        (p for p in players if not p.bye_barred),  # B.0.1 (C.2)
-        key=lambda p: (p.score, -p.games_played, -p.rank),  # B.0.3, B.0.4, B.0.5
-    )
+    candidates = sorted((p for p in players if not p.bye_barred), key=bye_key)  # B.0.1 (C.2)
     for p in candidates:
         if graph.can_pair_all(q for q in players if q is not p):  # B.0.2 (C.4)
             return p
