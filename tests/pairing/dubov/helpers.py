@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tcecd.domain import Color, Result
-from tcecd.pairing.base import Bye, ByeKind, PlayedGame, Player, RoundContext, RoundPairing
-from tcecd.pairing.base import RoundRecord
+from tcecd.pairing.base import (
+    Bye,
+    ByeKind,
+    PlayedGame,
+    Player,
+    RoundContext,
+    RoundPairing,
+    RoundRecord,
+)
 from tcecd.pairing.dubov.facts import Facts, colour_preference
 from tcecd.pairing.dubov.system import Dubov
 
@@ -57,14 +64,14 @@ def facts(
     colours: str = "",
     *,
     aro: int = 0,
-    met: str = "",
+    met: Iterable[str] = "",
     upfloats: int = 0,
     upfloated_last_round: bool = False,
     bye_barred: bool = False,
     rating: int | None = None,
 ) -> Facts:
     """A player's section-A facts written by hand: ``colours`` as ``"WB..."``
-    (played games, oldest first), ``met`` as the ids met (one letter each)."""
+    (played games, oldest first), ``met`` the ids met (a string: one-letter ids)."""
     seq = tuple(Color.WHITE if c == "W" else Color.BLACK for c in colours)
     return Facts(
         player=Player(id=pid, name=pid, seed=rank, rating=rating or 2800 - rank),
