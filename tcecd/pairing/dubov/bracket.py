@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from tcecd.domain import Color
+from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
 from tcecd.pairing.dubov.facts import Facts
 from tcecd.pairing.dubov.graph import LegalGraph
@@ -243,8 +243,8 @@ def pair_bracket(graph: LegalGraph, bracket: Sequence[Facts]) -> list[tuple[Fact
         for out_of_large in itertools.combinations(pool, equalise):
             new_small = kept_small + list(out_of_large)
             new_large = [p for p in grown_large if p not in out_of_large]
-            cost = graph.min_cost_across(new_small, new_large, costed=costed)
-            if cost is not None and (not costed or cost <= target):
+            found = graph.min_cost_across(new_small, new_large, costed=costed)
+            if found is not None and (not costed or found[0] <= target):
                 shifted = (new_small, new_large)
                 break
         if shifted is not None:
@@ -261,6 +261,10 @@ def pair_bracket(graph: LegalGraph, bracket: Sequence[Facts]) -> list[tuple[Fact
     # legal (and, B.2, C.7-best) pairing of the rest possible.
     rest = sorted(g2, key=lambda p: p.rank)
     budget = target if costed else 0
+    found = graph.min_cost_across(s1, rest, costed=costed)
+    if found is None:  # pragma: no cover - B.4 left a legal pairing
+        raise PairingError("Dubov B.6: no legal transposition")
+    mates = found[1]  # a pairing of the rest, kept to spare most searches
     pairs: list[tuple[Facts, Facts]] = []
     for i, first in enumerate(s1):
         for candidate in rest:
@@ -268,13 +272,42 @@ def pair_bracket(graph: LegalGraph, bracket: Sequence[Facts]) -> list[tuple[Fact
                 continue
             same = int(first.preference.colour is candidate.preference.colour)
             others = [p for p in rest if p is not candidate]
-            cost = graph.min_cost_across(s1[i + 1 :], others, costed=costed)
-            if cost is not None and (not costed or cost + same <= budget):
+            swap = _swap(graph, mates, first, candidate, s1[i + 1 :]) if not costed else None
+            if swap is not None:
+                ok = True  # the kept pairing, at most two partners swapped, pairs the rest
+                mates = swap
+            else:
+                found = graph.min_cost_across(s1[i + 1 :], others, costed=costed)
+                ok = found is not None and (not costed or found[0] + same <= budget)
+                if found is not None and ok:
+                    mates = found[1]
+            if ok:
                 pairs.append((first, candidate))
                 rest = others
-                if costed:
-                    budget -= same
+                budget -= same if costed else 0
                 break
         else:  # pragma: no cover - B.4 left a legal pairing
             raise PairingError(f"Dubov B.6: no legal opponent for {first.id!r}")
     return pairs
+
+
+def _swap(
+    graph: LegalGraph,
+    mates: dict[PlayerId, PlayerId],
+    first: Facts,
+    candidate: Facts,
+    later: Sequence[Facts],
+) -> dict[PlayerId, PlayerId] | None:
+    """The kept pairing of S1 with the rest of G2 after pairing ``first`` with
+    ``candidate``: as it is if it already pairs them, or with the two players
+    left over (``first``'s partner, and ``candidate``'s S1 partner) paired
+    with each other if they may meet; None when that does not do."""
+    partner = mates[first.id]
+    if partner == candidate.id:
+        return {k: v for k, v in mates.items() if k != first.id}
+    other = next((p for p in later if mates[p.id] == candidate.id), None)
+    if other is None or not graph.legal(other, graph.players[graph.index[partner]]):
+        return None
+    swapped = {k: v for k, v in mates.items() if k != first.id}
+    swapped[other.id] = partner
+    return swapped

@@ -101,17 +101,23 @@ class LegalGraph:
         matching = nx.max_weight_matching(g, maxcardinality=True)
         return sum(1 for x, y in matching if (x in ins) != (y in ins))
 
+    def all_legal(self, players: Iterable[Facts]) -> bool:
+        """Whether every two of ``players`` may meet (no C.1 or C.3 bar)."""
+        vertices = set(self._vertices(players))
+        return not any(self.forbidden[v] & vertices for v in vertices)
+
     def min_cost_across(
         self, left: Sequence[Facts], right: Sequence[Facts], *, costed: bool
-    ) -> int | None:
+    ) -> tuple[int, dict[PlayerId, PlayerId]] | None:
         """Pair every player of ``left`` with one of ``right`` (equal sizes),
         legally: None if impossible, else the fewest pairs whose players share
-        their colour preference (C.7); with ``costed`` False only whether it
-        is possible is asked (the answer is then 0)."""
+        their colour preference (C.7) and one such pairing (left id -> right
+        id). With ``costed`` False only whether it is possible is asked (the
+        count is then 0 and the pairing any legal one)."""
         if len(left) != len(right):
             return None
-        if not left:
-            return 0
+        if not costed and self.all_legal([*left, *right]):
+            return 0, {a.id: b.id for a, b in zip(left, right, strict=True)}
         g = nx.Graph()
         lv = [("L", p.id) for p in left]
         rv = [("R", p.id) for p in right]
@@ -123,9 +129,15 @@ class LegalGraph:
                     same = a.preference.colour is b.preference.colour
                     g.add_edge(x, y, weight=1 if same else 2)
         if not costed:
-            matching = nx.bipartite.hopcroft_karp_matching(g, top_nodes=lv)
-            return 0 if len(matching) == 2 * len(left) else None
+            found = nx.bipartite.hopcroft_karp_matching(g, top_nodes=lv)
+            if len(found) != 2 * len(left):
+                return None
+            return 0, {x[1]: found[x][1] for x in lv}
         weighted = nx.max_weight_matching(g, maxcardinality=True)
         if len(weighted) != len(left):
             return None
-        return sum(1 for x, y in weighted if g[x][y]["weight"] == 1)
+        mates: dict[PlayerId, PlayerId] = {}
+        for x, y in weighted:
+            lx, ry = (x, y) if x[0] == "L" else (y, x)
+            mates[lx[1]] = ry[1]
+        return sum(1 for x, y in weighted if g[x][y]["weight"] == 1), mates
