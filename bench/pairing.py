@@ -11,6 +11,9 @@ Targets (from the pairing issue), on this machine:
 "Realistic" means the results come from the seeded Elo model of
 ``tcecd simulate`` (tcecd.pairing.simulation). A few harder shapes are printed
 too (odd field, double rounds, all draws, history removal).
+
+The FIDE Dubov system (tcecd.pairing.dubov) is timed on one round of a
+200-player event (no target; printed for the record).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ import statistics
 import sys
 import time
 
-from tcecd.pairing.simulation import simulate_event
+from tcecd.pairing.base import PlayedGame, RoundContext, RoundRecord
+from tcecd.pairing.dubov.system import Dubov
+from tcecd.pairing.seeding import seed_players
+from tcecd.pairing.simulation import draw_result, simulate_event, synthetic_entries
 from tcecd.pairing.tcec_swiss import TcecSwiss
 
 
@@ -43,6 +49,30 @@ def whole_event(
     event = simulate_event(players, rounds, seed=seed, double=double, draw_rate=draw_rate)
     removals = sum(len(r.removed_history_rounds) for r in event.rounds)
     return time.perf_counter() - start, removals
+
+
+def dubov_round_times(players: int, total: int, *, seed: int) -> list[tuple[int, float]]:
+    """Seconds to pair each round of a ``players``-player Dubov event of
+    ``total`` rounds (rating seeding, Elo-model results)."""
+    import random
+
+    rng = random.Random(seed)
+    field = seed_players(synthetic_entries(players, rng), "rating")
+    rating = {p.id: float(p.rating or 0) for p in field}
+    system = Dubov()
+    context = RoundContext(total_rounds=total)
+    history: list[RoundRecord] = []
+    times = []
+    for _ in range(total):
+        start = time.perf_counter()
+        pairing = system.pair(field, history, double=False, context=context)
+        times.append((pairing.round, time.perf_counter() - start))
+        games = tuple(
+            PlayedGame(g.white, g.black, draw_result(rating[g.white], rating[g.black], rng, 0.5))
+            for g in pairing.games
+        )
+        history.append(RoundRecord(pairing.round, pairing.bye, (), games))
+    return times
 
 
 def main() -> int:
@@ -74,6 +104,13 @@ def main() -> int:
             verdict = "  OK" if seconds < 20 else "  MISSED"
             ok &= seconds < 20
         print(f"  {label:<42} {seconds:7.2f} s  ({removals} history rounds removed){verdict}")
+    print()
+    print("FIDE Dubov system, one round of 200 players (9-round event, no target):")
+    for seed in range(2):
+        times = dubov_round_times(200, 9, seed=seed)
+        per_round = ", ".join(f"r{r} {t * 1000:.0f}" for r, t in times)
+        worst = max(t for _, t in times)
+        print(f"  seed {seed}: ms per round: {per_round}; worst {worst * 1000:.0f} ms")
     return 0 if ok else 1
 
 
