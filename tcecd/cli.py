@@ -25,7 +25,7 @@ COMMANDS: dict[str, str] = {
     "run": "run (or resume) an event from its YAML config",
     "validate": "check an event config and print what it describes",
     "schema": "print the JSON Schema of the event config",
-    "simulate": "simulate a whole TCEC Swiss event with synthetic players",
+    "simulate": "simulate a whole event with synthetic players (any pairing system)",
     "pair": "pair the next round of an event (TRF-2016 or JSON), or --check its rounds",
     "play": "play a quick match between engines",
     "replay": "rebuild, verify and re-stream an event from its PGN",

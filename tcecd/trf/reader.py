@@ -118,7 +118,7 @@ class _Parser:
     def entry(self, block: str, lineno: int, rnd: int) -> _Entry | None:
         if not block.strip():
             return None
-        shown = block[:8].rstrip()
+        shown = block[:8].strip()
         if block[4] != " " or block[6] != " " or block[8:].strip():
             raise self.fail(
                 lineno, f"round {rnd}", f"expected 'NNNN c r' in the round's columns, got {shown!r}"
