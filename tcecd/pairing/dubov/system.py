@@ -116,7 +116,10 @@ class Dubov:
         )
         graph = LegalGraph(active)
 
-        bye = choose_bye(graph, active) if len(active) % 2 else None
+        try:
+            bye = choose_bye(graph, active) if len(active) % 2 else None
+        except PairingError as exc:
+            raise PairingError(f"round {round_number}: {exc}") from None
         unpaired = [p for p in active if p is not bye]
         if not graph.can_pair_all(unpaired):  # A.8: the round cannot be completed
             raise PairingError(
