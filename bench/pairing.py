@@ -15,6 +15,9 @@ too (odd field, double rounds, all draws, history removal).
 Also printed (no target): one round of a 200-player event paired with the
 FIDE Dutch system of 2012 (``dutch-2012``), rounds 1 and 6, results from the
 same Elo model.
+
+The FIDE Dubov system (tcecd.pairing.dubov) is timed on one round of a
+200-player event (no target; printed for the record).
 """
 
 from __future__ import annotations
@@ -114,6 +117,13 @@ def main() -> int:
             f"  seed {seed}: round 1 {times[1] * 1000:7.1f} ms, round 6 {times[6] * 1000:7.1f} ms,"
             f" slowest of 6 rounds {max(times.values()) * 1000:7.1f} ms"
         )
+    print()
+    print("FIDE Dubov system, one round of 200 players (9-round event, no target):")
+    for seed in range(2):
+        times = fide_round_times("dubov", 200, 9, seed=seed)
+        per_round = ", ".join(f"r{r} {t * 1000:.0f}" for r, t in times)
+        worst = max(t for _, t in times)
+        print(f"  seed {seed}: ms per round: {per_round}; worst {worst * 1000:.0f} ms")
     return 0 if ok else 1
 
 

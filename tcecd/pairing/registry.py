@@ -72,6 +72,14 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         "tcecd.pairing.dutch2012.system",
         "Dutch2012",
         "FIDE Dutch system, rules of 2012 (procedural)",
+        default_seeding="rating",
+    ),
+    SystemInfo(
+        "dubov",
+        "tcecd.pairing.dubov.system",
+        "Dubov",
+        "FIDE Dubov system, C.04.4.1",
+        default_seeding="rating",
     ),
 )
 
