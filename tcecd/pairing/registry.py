@@ -59,6 +59,18 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         "FIDE Dutch system, C.04.3 as of 2017 (JaVaFo, bbpPairings)",
         aliases=("dutch",),
     ),
+    SystemInfo(
+        "integer-program",
+        "tcecd.pairing.integer_program",
+        "IntegerProgram",
+        "Swiss integer-program model solved by HiGHS (../shared/specs/integer-program.md)",
+    ),
+    SystemInfo(
+        "round-robin",
+        "tcecd.pairing.round_robin",
+        "RoundRobin",
+        "Round-robin by the Berger tables (FIDE C.05 Annex 1), single or multiple cycles",
+    ),
 )
 
 _BY_NAME: dict[str, SystemInfo] = {

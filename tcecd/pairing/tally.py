@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from tcecd.domain import Color, PlayerId, Result
 from tcecd.errors import PairingError
-from tcecd.pairing.base import Player, RoundRecord
+from tcecd.pairing.base import ByeKind, Player, RoundRecord
 
 
 @dataclass(slots=True)
@@ -94,7 +94,12 @@ def tally(
             if absent.player in seen:
                 raise PairingError(f"{where}: {absent.player!r} has two byes")
             totals[absent.player].score_half += absent.kind.half_points(per_round)
-            totals[absent.player].requested += 1
+            if absent.kind is ByeKind.PAIRING:
+                # A further pairing-allocated bye (the integer-program system may
+                # leave several players unpaired): a received BYE like ``bye``.
+                totals[absent.player].byes += 1
+            else:
+                totals[absent.player].requested += 1
             seen[absent.player] = ("", per_round)
         for game in record.games:
             for pid in (game.white, game.black):
