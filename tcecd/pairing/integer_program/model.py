@@ -9,15 +9,17 @@ weight. :mod:`tcecd.pairing.integer_program.solver` hands that to HiGHS.
 
 Why an edge list is the seed's model. The seed's slot variables ``X_ij``,
 ``Y_j`` and colour variables ``C_ik`` describe a set of pairs with colours; the
-spec allows the equivalent edge formulation. Here one binary variable
-``y_ab`` per *directed* game (a white, b black) stands for ``x_ab`` and
-``C_aW = C_bB = 1``: ``C_iW = sum_b y_ib``, ``C_iB = sum_a y_ai``,
-``C_iN = 1 - C_iW - C_iB`` and every player is in at most one game (spec 1, 3,
-4). Every other hard constraint only ever forbids a colour to a player (spec 5
-to 8: ``C_ik = 0``, or a bound that one colour breaks) or a pair (spec 2), so
-it is applied by leaving those directed games out of the list; what is left is
-exactly the seed's feasible set. Each game's weight is its share of the seed's
-objective, so the objective of a pairing is the sum over its games.
+spec allows the equivalent edge formulation. A *directed* game ``y_ab`` (a
+white, b black) stands for ``x_ab`` and ``C_aW = C_bB = 1``: ``C_iW = sum_b
+y_ib``, ``C_iB = sum_a y_ai``, ``C_iN = 1 - C_iW - C_iB``, every player in at
+most one game (spec 1, 3, 4). Every other hard constraint only ever forbids a
+colour to a player (spec 5 to 8: ``C_ik = 0``, or a bound that one colour
+breaks) or a pair (spec 2), so it is applied by leaving those directed games
+out; what is left is exactly the seed's feasible set. Each game's weight is its
+share of the seed's objective, so a pairing's objective is the sum over its
+games. A pair's two colourings never interact with any other pair, so each pair
+keeps only its better orientation (the lower pairing number white on a tie, as
+the spec's tie-break wants) and the solver sees one variable per pair.
 
 Units: the seed's objective has a half-integral term (``5 |S_a - S_b|`` with
 half-point scores), so weights are kept as integers in *half-units* (twice the
@@ -85,7 +87,7 @@ class PlayerData:
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """An allowed directed game: ``white`` (index) plays ``black`` (index).
+    """An allowed game: ``white`` (index into the players) plays ``black``.
 
     ``weight`` is the game's share of the objective in half-units;
     ``unpaired_before``, ``l_terms``, ``m_terms`` (0..2 each) and
@@ -103,9 +105,10 @@ class Game:
 
 @dataclass(frozen=True, slots=True)
 class RoundModel:
-    """One round's model: the present players (sorted by pairing number), the
-    requested byes left out, and every allowed directed game, sorted by
-    (white's pairing number, black's pairing number)."""
+    """One round's model: the present players (sorted by pairing number; the
+    requested byes left out) and every allowed pair, once, with its colours,
+    sorted by (white's pairing number, black's pairing number): the order the
+    spec's tie-break compares boards in, so a game's index is its rank."""
 
     round: int
     players: tuple[PlayerData, ...]
@@ -241,15 +244,22 @@ def build_model(
         )
 
     games: list[Game] = []
-    for w, pw in enumerate(data):
-        if not pw.may_have(Color.WHITE):
-            continue
-        for b, pb in enumerate(data):
-            if b == w or not pb.may_have(Color.BLACK):
+    for a, pa in enumerate(data):
+        for b in range(a + 1, len(data)):
+            pb = data[b]
+            if frozenset((pa.player.id, pb.player.id)) in met:
                 continue
-            if frozenset((pw.player.id, pb.player.id)) in met:
-                continue
-            games.append(game_terms(pw, pb, w, b))
+            options = [
+                game_terms(pw, pk, w, k)
+                for pw, pk, w, k in ((pa, pb, a, b), (pb, pa, b, a))
+                if pw.may_have(Color.WHITE) and pk.may_have(Color.BLACK)
+            ]
+            if options:
+                # The pair's colours: the orientation worth more; on a tie the lower
+                # pairing number (``a``, listed first) gets white, which is what the
+                # spec's tie-break picks, since a pair's colours touch no other pair.
+                games.append(max(options, key=lambda g: g.weight))
+    games.sort(key=lambda g: (data[g.white].player.seed, data[g.black].player.seed))
     return RoundModel(round=round_number, players=tuple(data), games=tuple(games))
 
 

@@ -1,44 +1,45 @@
 """Solve a round's model with HiGHS, to proven optimality, and break ties as the spec says.
 
-Two stages, one HiGHS instance (``../shared/specs/integer-program.md``,
-"Unpaired players, ties, determinism"):
+Two stages on one HiGHS model (binary ``y_e`` per allowed game, at most one
+game per player), ``../shared/specs/integer-program.md``, "Unpaired players,
+ties, determinism":
 
-1. *Optimum*: maximise the seed's objective over the allowed directed games
-   (:mod:`tcecd.pairing.integer_program.model`), every player in at most one
-   game. Its value ``V*`` is unique.
-2. *Tie-break*: among the pairings worth ``V*``, the spec wants the
+1. *Optimum*: maximise the seed's objective (:mod:`.model`). Its value ``V*``
+   is unique.
+2. *Tie-break*: among the pairings worth ``V*`` the spec wants the
    lexicographically smallest list of (white's, black's pairing number) in
-   board order (higher score of the two DESC, lower pairing number ASC; a
-   prefix is smaller). Found board by board: with the boards chosen so far
-   fixed, and every game that would sort before the last of them forbidden
-   (else it would become an earlier board), one MIP keeps the objective at
-   ``V*`` and minimises the rank of the next board. "Next board" is the chosen
-   game of the smallest board key: ``h_k`` (continuous) is 1 once some game of
-   key group ``k`` or an earlier one (after the fixed boards) is chosen,
-   ``h_k <= h_(k-1) + g_k``, and ``z_e >= y_e - h_(k(e)-1)`` charges the rank
-   of the game in the first chosen group only. Games of one key group share
-   their lower-numbered player, so a pairing has at most one of them. No next
-   board at all costs 0, which is the prefix rule. A step whose current
-   solution already has the smallest rank still open, or no further board,
-   skips its MIP.
+   board order (the higher score of the two DESC, the lower pairing number
+   ASC; a prefix is smaller). It is built board by board. With the boards
+   chosen so far fixed, the current optimal solution proposes the next board
+   (its game of the smallest board key among the games still open); every
+   open game of a smaller rank (= smaller (white, black) numbers) is then a
+   *candidate*, tried in rank order: fix it, forbid every open game that
+   would sort before it (it must be the next board), and maximise again. The
+   first candidate that still reaches ``V*`` is the next board (its solution
+   becomes the current one); if none does, the proposal is. A candidate whose
+   simple bound (its weight plus, for every other open player, half its best
+   open game) is below ``V*`` is dropped without a solve. When the current
+   solution has no further board, the pairing is complete: nothing is smaller
+   than a prefix. Once a board is fixed, every game sorting before it is
+   closed for good (it would become an earlier board).
 
-Every answer of the tie-break is a unique number (``V*``, then a minimum rank),
-so the pairing returned does not depend on which of several optimal solutions
-HiGHS finds: with one thread and a fixed seed the path is reproducible too, but
-the output would be the same on any machine even if it were not.
+Every answer of the tie-break is "is ``V*`` still reachable", a yes or no
+that does not depend on which optimal solution HiGHS finds, so the pairing
+does not depend on it either: one thread and a fixed seed make HiGHS's path
+reproducible, but the output would be the same on any machine even without.
 
-Proven optimality: every objective is integral (weights in half-units, ranks
-and binaries), so a MIP gap below 1 proves the optimum (``mip_abs_gap`` 0.5,
+Proven optimality: every objective is integral (weights in half-units,
+binaries), so a MIP gap below 1 proves the optimum (``mip_abs_gap`` 0.5,
 ``mip_rel_gap`` 0). Any other end -- the time limit, an interrupt, a numerical
 failure -- is reported as not optimal and the system raises, never pairing with
 a solution that may be worse. The time limit covers the whole round: each MIP
-gets what HiGHS's own run clock says is left.
+gets what HiGHS's own run clock says is left. Presolve is off: on these
+matching models it costs more than the whole search it could save.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import highspy
@@ -51,6 +52,14 @@ from tcecd.pairing.integer_program.model import Game, RoundModel
 MIP_ABS_GAP = 0.5
 #: HiGHS's random seed, fixed so a run repeats exactly (the output is unique anyway).
 RANDOM_SEED = 0
+#: HiGHS presolve (see the module docstring).
+PRESOLVE = "on"
+#: Slack when comparing a float bound with the integral optimum.
+BOUND_TOLERANCE = 1e-3
+#: How far from 0 or 1 an LP value may be and still count as integral.
+INTEGRAL_TOLERANCE = 1e-6
+
+FloatArray = npt.NDArray[np.float64]
 
 
 class Status(enum.Enum):
@@ -66,7 +75,7 @@ class Status(enum.Enum):
 class Solution:
     """The outcome: status, the chosen games in board order (indices into
     ``model.games``), the optimum in half-units, how many MIPs ran and
-    HiGHS's last model status (for ``--explain``)."""
+    HiGHS's last word (for ``--explain``)."""
 
     status: Status
     games: tuple[int, ...]
@@ -75,7 +84,7 @@ class Solution:
     detail: str
 
 
-class _Budget(Exception):
+class _Stop(Exception):
     """A MIP ended without a proof of optimality."""
 
     def __init__(self, status: Status, detail: str) -> None:
@@ -85,217 +94,247 @@ class _Budget(Exception):
 
 
 def solve(model: RoundModel, time_limit_s: float) -> Solution:
-    """Stage 1 and stage 2 (module docstring); never raises for a solver failure:
+    """Stage 1 and stage 2 (module docstring); a solver failure is not raised:
     the status says what happened."""
     if not model.games:
         return Solution(Status.EMPTY, (), 0, 0, "no allowed game")
+    solver = _Solver(model, time_limit_s)
     try:
-        return _Solver(model, time_limit_s).run()
-    except _Budget as stop:
-        return Solution(stop.status, (), 0, 0, stop.detail)
+        return solver.run()
+    except _Stop as stop:
+        return Solution(stop.status, (), 0, solver.mips, stop.detail)
 
 
 class _Solver:
-    """The HiGHS model: columns ``y`` (one per game), ``h`` (one per key
-    group), ``z`` (one per game); rows: one per player (at most one game), the
-    objective floor, the ``h`` chain and the ``z`` links."""
+    """The round's games as arrays; each MIP is a fresh HiGHS model of the games
+    still allowed (fixed boards and forbidden games are left out rather than
+    fixed by bounds: no fixed columns, which HiGHS handles worse)."""
 
     def __init__(self, model: RoundModel, time_limit_s: float) -> None:
         self.model = model
         self.time_limit_s = time_limit_s
+        self.spent_s = 0.0
         self.mips = 0
+        self.lps = 0
         self.detail = ""
         games = model.games
-        n = len(games)
-        self.n = n
-        self.weights = np.array([g.weight for g in games], dtype=np.float64)
+        self.n = len(games)
+        self.players = len(model.players)
+        self.weights = np.array([g.weight for g in games], dtype=np.int64)
         self.white = np.array([g.white for g in games], dtype=np.intp)
         self.black = np.array([g.black for g in games], dtype=np.intp)
-
-        # Key groups in board order; rank = position in (white seed, black seed) order
-        # (model.games is sorted that way, so the rank is the index + 1).
         keys = sorted({model.board_key(g) for g in games})
-        self.group_of_key = {k: i for i, k in enumerate(keys)}
-        self.group = np.array([self.group_of_key[model.board_key(g)] for g in games], dtype=np.intp)
-        self.k = len(keys)
-        self.rank = np.arange(1, n + 1, dtype=np.float64)
+        group_of = {k: i for i, k in enumerate(keys)}
+        self.group = np.array([group_of[model.board_key(g)] for g in games], dtype=np.intp)
 
+    def run(self) -> Solution:
+        everything = np.ones(self.n, dtype=bool)
+        best, current = self._maximise(everything)
+        self._lp_duals()
+        fixed_loss = 0.0  # reduced costs of the fixed boards
+        chosen: list[int] = []
+        fixed_weight = 0
+        used = np.zeros(self.players, dtype=bool)
+        after = -1  # further boards must come from key groups > after
+        while True:
+            open_mask = (self.group > after) & ~used[self.white] & ~used[self.black]
+            greedy = self._greedy(open_mask)
+            if fixed_weight + self._weight(greedy) == best:
+                chosen += greedy  # the smallest open game each time, and still optimal
+                fixed_weight = best
+                break
+            proposal = self._next_board(current, open_mask)
+            if proposal is None:
+                break  # the current solution has no further board: a prefix, the smallest
+            nxt = proposal
+            for c in np.flatnonzero(open_mask[:proposal]):  # smaller rank than the proposal
+                c = int(c)
+                # c as the next board: its players taken, every game sorting before it
+                # (or in its key group, which shares its lower-numbered player) out.
+                rest = open_mask & (self.group > self.group[c])
+                rest &= (self.white != self.white[c]) & (self.white != self.black[c])
+                rest &= (self.black != self.white[c]) & (self.black != self.black[c])
+                if self._bound(c, rest, used, fixed_loss) < best - BOUND_TOLERANCE:
+                    continue  # not even the LP bound of a cheap dual reaches the optimum
+                need = best - fixed_weight - int(self.weights[c])
+                greedy = self._greedy(rest)
+                if self._weight(greedy) == need:
+                    nxt, current = c, np.zeros(self.n)
+                    current[greedy] = 1.0
+                    break
+                bound, solution = self._relaxation(rest)
+                if bound < need - BOUND_TOLERANCE:
+                    continue
+                if solution is None:  # the relaxation's optimum is fractional
+                    value, solution = self._maximise(rest)
+                    if value < need:
+                        continue
+                nxt, current = c, solution
+                current[c] = 1.0
+                break
+            chosen.append(nxt)
+            fixed_weight += int(self.weights[nxt])
+            fixed_loss += float(self.reduced[nxt])
+            used[self.white[nxt]] = used[self.black[nxt]] = True
+            after = int(self.group[nxt])
+        if fixed_weight != best:  # pragma: no cover - would be a bug in the tie-break
+            raise _Stop(Status.FAILED, f"tie-break lost the optimum ({fixed_weight} != {best})")
+        return Solution(Status.OPTIMAL, tuple(chosen), best, self.mips, self.detail)
+
+    def _greedy(self, allowed: npt.NDArray[np.bool_]) -> list[int]:
+        """Boards taken greedily from ``allowed``: each time the open game of the
+        smallest rank, then only games of later key groups and free players.
+        If this reaches the optimum, it is the tie-break's answer: no optimal
+        pairing can have a smaller board at any position (module docstring)."""
+        out: list[int] = []
+        mask = allowed & (self.weights > 0)
+        while True:
+            idx = np.flatnonzero(mask)
+            if not len(idx):
+                return out
+            g = int(idx[0])
+            out.append(g)
+            a, b = self.white[g], self.black[g]
+            mask &= self.group > self.group[g]
+            mask &= (self.white != a) & (self.white != b) & (self.black != a) & (self.black != b)
+
+    def _weight(self, games: list[int]) -> int:
+        return int(self.weights[games].sum()) if games else 0
+
+    def _next_board(self, y: FloatArray, open_mask: npt.NDArray[np.bool_]) -> int | None:
+        """The board that comes next in ``y``: its open game of the smallest key
+        (a solution has at most one game per key group)."""
+        picked = np.flatnonzero(open_mask & (y > 0.5))
+        if not len(picked):
+            return None
+        return int(picked[np.argmin(self.group[picked])])
+
+    def _lp_duals(self) -> None:
+        """Dual values of the LP relaxation (one per player), for :meth:`_bound`.
+        Interior point without crossover: a dual near the centre of the optimal
+        face, whose reduced costs vanish on fewer games than a vertex dual's."""
+        h = self._highs(np.ones(self.n, dtype=bool), integer=False)
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "off")
+        h.run()
+        self.spent_s += float(h.getRunTime())
+        self.u = np.zeros(self.players)
+        if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+            self.u = np.maximum(0.0, -np.asarray(h.getSolution().row_dual, dtype=np.float64))
+        self.reduced = self.u[self.white] + self.u[self.black] - self.weights
+
+    def _bound(
+        self, c: int, rest: npt.NDArray[np.bool_], used: npt.NDArray[np.bool_], fixed: float
+    ) -> float:
+        """An upper bound on any pairing made of the fixed boards (reduced costs
+        ``fixed``), ``c`` and games from ``rest``, from LP duality. For any values
+        ``u_p`` and pairing M: ``w(M) = sum_p u_p - sum_{e in M} r_e - sum_{p
+        unpaired} u_p`` with ``r_e = u_a + u_b - w_e``. A free player either is
+        unpaired (loses ``u_p``) or takes a game of ``rest`` (half its ``r_e``
+        charged to it), so ``w(M) <= sum u - fixed - r_c - sum_p min(u_p,
+        min r_e / 2)``. It holds for any ``u``; the LP's duals make it sharp."""
+        free = ~used
+        free[self.white[c]] = free[self.black[c]] = False
+        half = np.full(self.players, np.inf)
+        idx = np.flatnonzero(rest)
+        r = self.reduced[idx] / 2.0
+        np.minimum.at(half, self.white[idx], r)
+        np.minimum.at(half, self.black[idx], r)
+        loss = fixed + float(self.reduced[c]) + float(np.minimum(self.u, half)[free].sum())
+        return float(self.u.sum()) - loss
+
+    def _relaxation(self, allowed: npt.NDArray[np.bool_]) -> tuple[float, FloatArray | None]:
+        """The LP relaxation over ``allowed``: its optimum (an upper bound on any
+        pairing from ``allowed``) and, if its optimal vertex is integral, that
+        vertex as a pairing (then an optimal one: it reaches the bound)."""
+        mask = allowed & (self.weights > 0)
+        y = np.zeros(self.n, dtype=np.float64)
+        if not mask.any():
+            return 0.0, y
+        h = self._highs(mask, integer=False)
+        h.setOptionValue("presolve", "off")  # faster on these small LPs
+        h.run()
+        self.spent_s += float(h.getRunTime())
+        self.lps += 1
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return np.inf, None  # no bound: leave it to the MIP
+        idx = np.flatnonzero(mask)
+        values = np.asarray(h.getSolution().col_value, dtype=np.float64)
+        bound = -float(h.getInfo().objective_function_value)
+        rounded = np.round(values)
+        if np.abs(values - rounded).max() > INTEGRAL_TOLERANCE:
+            return bound, None
+        y[idx] = rounded
+        if int(self.weights[idx] @ (rounded > 0.5)) < bound - BOUND_TOLERANCE:
+            return bound, None  # pragma: no cover - a vertex within tolerance of the bound
+        return bound, y
+
+    def _highs(self, allowed: npt.NDArray[np.bool_], *, integer: bool) -> highspy.Highs:
+        """A HiGHS model of the ``allowed`` games (all of them, even those worth
+        nothing), each player in at most one: maximise the objective."""
+        idx = np.flatnonzero(allowed)
+        n = len(idx)
         h = highspy.Highs()
         for name, value in (
             ("output_flag", False),
             ("threads", 1),
             ("random_seed", RANDOM_SEED),
+            ("presolve", PRESOLVE),
             ("mip_rel_gap", 0.0),
             ("mip_abs_gap", MIP_ABS_GAP),
+            ("time_limit", max(self.time_limit_s - self.spent_s, 0.0)),
         ):
             h.setOptionValue(name, value)
-        self.h = h
-        inf = highspy.kHighsInf
-        # Columns: y 0..n-1 (binary), h n..n+k-1 (continuous [0,1]), z after (binary).
-        self.h_base = n
-        self.z_base = n + self.k
-        total = n + self.k + n
-        h.addVars(total, np.zeros(total), np.ones(total))
-        integer = np.concatenate([np.arange(n), np.arange(self.z_base, total)]).astype(np.int32)
-        h.changeColsIntegrality(
-            len(integer), integer, np.full(len(integer), highspy.HighsVarType.kInteger)
+        cols = np.arange(n, dtype=np.int32)
+        h.addVars(n, np.zeros(n), np.ones(n))
+        if integer:
+            h.changeColsIntegrality(n, cols, np.full(n, highspy.HighsVarType.kInteger))
+        h.changeColsCost(n, cols, -self.weights[idx].astype(np.float64))  # HiGHS minimises
+        # One row per player: at most one game (spec 1, 3, 4), in CSR form.
+        ends = np.concatenate([self.white[idx], self.black[idx]])
+        col_of = np.concatenate([cols, cols])
+        order = np.argsort(ends, kind="stable")
+        counts = np.bincount(ends, minlength=self.players)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+        h.addRows(
+            self.players,
+            np.full(self.players, -highspy.kHighsInf),
+            np.ones(self.players),
+            2 * n,
+            starts,
+            col_of[order].astype(np.int32),
+            np.ones(2 * n),
         )
-        rows = _RowBuilder()
-        # Each player in at most one game (spec 1, 3, 4).
-        by_player: list[list[int]] = [[] for _ in model.players]
-        for e, g in enumerate(games):
-            by_player[g.white].append(e)
-            by_player[g.black].append(e)
-        for cols in by_player:
-            if cols:
-                rows.add(-inf, 1.0, cols, [1.0] * len(cols))
-        # The objective floor (row index kept; bounds set after stage 1).
-        self.floor_row = rows.add(-inf, inf, list(range(n)), list(self.weights))
-        # h_k - h_(k-1) - sum_{e in k} y_e <= 0.
-        members: list[list[int]] = [[] for _ in range(self.k)]
-        for e in range(n):
-            members[int(self.group[e])].append(e)
-        for k in range(self.k):
-            cols = [self.h_base + k] + members[k]
-            vals = [1.0] + [-1.0] * len(members[k])
-            if k > 0:
-                cols.append(self.h_base + k - 1)
-                vals.append(-1.0)
-            rows.add(-inf, 0.0, cols, vals)
-        # z_e - y_e + h_(k(e)-1) >= 0.
-        for e in range(n):
-            k = int(self.group[e])
-            cols, vals = [self.z_base + e, e], [1.0, -1.0]
-            if k > 0:
-                cols.append(self.h_base + k - 1)
-                vals.append(1.0)
-            rows.add(0.0, inf, cols, vals)
-        rows.flush(h)
-        self.total = total
+        return h
 
-    def run(self) -> Solution:
-        # Stage 1: maximise the objective (HiGHS minimises: costs are -weights).
-        costs = np.zeros(self.total)
-        costs[: self.n] = -self.weights
-        self._set_costs(costs)
-        y = self._mip()
-        best = int(round(float(self.weights @ y)))
-        self.h.changeRowBounds(self.floor_row, float(best), highspy.kHighsInf)
-
-        # Stage 2: the tie-break, board by board.
-        chosen: list[int] = []
-        used = np.zeros(len(self.model.players), dtype=bool)
-        closed = np.zeros(self.n, dtype=bool)  # fixed to 0 so far
-        forbidden_below = -1  # key groups <= this are closed to further boards
-        current = y
-        while True:
-            open_games = np.flatnonzero(
-                (self.group > forbidden_below) & ~used[self.white] & ~used[self.black]
-            )
-            nxt = self._next_board(current, open_games)
-            if nxt is None:
-                break  # no further board: the smallest continuation (a prefix)
-            if nxt != int(open_games[0]):  # a smaller next board may exist: ask HiGHS
-                current = self._tie_break_mip(forbidden_below)
-                nxt = self._next_board(current, open_games)
-                if nxt is None:
-                    break
-            chosen.append(nxt)
-            used[self.white[nxt]] = used[self.black[nxt]] = True
-            self.h.changeColBounds(nxt, 1.0, 1.0)
-            forbidden_below = int(self.group[nxt])
-            # Games sorting before this board may no longer be chosen (they would
-            # become earlier boards); its own group shares its lower-numbered player.
-            newly = np.flatnonzero((self.group <= forbidden_below) & ~closed)
-            newly = newly[newly != nxt]
-            closed[newly] = True
-            if len(newly):
-                self.h.changeColsBounds(
-                    len(newly), newly.astype(np.int32), np.zeros(len(newly)), np.zeros(len(newly))
-                )
-        objective = int(round(float(self.weights[chosen].sum()))) if chosen else 0
-        if objective != best:  # pragma: no cover - would be a bug in the tie-break
-            raise _Budget(Status.FAILED, f"tie-break lost the optimum ({objective} != {best})")
-        return Solution(Status.OPTIMAL, tuple(chosen), best, self.mips, self.detail)
-
-    def _next_board(self, y: npt.NDArray[np.float64], open_games: npt.NDArray[np.intp]) -> (
-        int | None
-    ):
-        """The board that comes next in ``y``: the chosen open game of the smallest
-        key (one game per key group at most)."""
-        picked = open_games[y[open_games] > 0.5]
-        if not len(picked):
-            return None
-        return int(picked[np.argmin(self.group[picked])])
-
-    def _tie_break_mip(self, forbidden_below: int) -> npt.NDArray[np.float64]:
-        """Minimise the rank of the next board, the objective held at its optimum."""
-        costs = np.zeros(self.total)
-        # Only boards after the fixed ones count: earlier groups cost nothing and
-        # their h stays 0, so the chain starts again after the last fixed board.
-        costs[self.z_base :] = np.where(self.group > forbidden_below, self.rank, 0.0)
-        if forbidden_below >= 0:
-            cols = np.arange(self.h_base, self.h_base + forbidden_below + 1, dtype=np.int32)
-            self.h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), np.zeros(len(cols)))
-        self._set_costs(costs)
-        return self._mip()
-
-    def _set_costs(self, costs: npt.NDArray[np.float64]) -> None:
-        self.h.changeColsCost(self.total, np.arange(self.total, dtype=np.int32), costs)
-
-    def _mip(self) -> npt.NDArray[np.float64]:
-        """Run one MIP within what is left of the round's time limit; the ``y`` part
-        of a proven optimal solution, rounded (binaries)."""
-        left = self.time_limit_s - float(self.h.getRunTime())
-        if left <= 0:
-            raise _Budget(Status.TIME_LIMIT, f"time limit {self.time_limit_s:g} s used up")
-        self.h.setOptionValue("time_limit", left)
-        self.h.clearSolver()
-        self.h.run()
+    def _maximise(self, allowed: npt.NDArray[np.bool_]) -> tuple[int, FloatArray]:
+        """The proven optimum (integer, half-units) over the ``allowed`` games, each
+        player in at most one, and an optimal solution over all games (0 outside
+        ``allowed``), within what is left of the round's time limit."""
+        y = np.zeros(self.n, dtype=np.float64)
+        mask = allowed & (self.weights > 0)  # a game worth <= 0 never helps
+        if not mask.any():
+            return 0, y
+        if self.time_limit_s - self.spent_s <= 0:
+            raise _Stop(Status.TIME_LIMIT, f"time limit {self.time_limit_s:g} s used up")
+        h = self._highs(mask, integer=True)
+        h.run()
+        self.spent_s += float(h.getRunTime())
         self.mips += 1
-        status = self.h.getModelStatus()
-        self.detail = self.h.modelStatusToString(status)
+        status = h.getModelStatus()
+        self.detail = h.modelStatusToString(status)
         if status == highspy.HighsModelStatus.kTimeLimit:
-            raise _Budget(
+            raise _Stop(
                 Status.TIME_LIMIT,
-                f"time limit {self.time_limit_s:g} s reached ({self.mips} MIPs run)",
+                f"time limit {self.time_limit_s:g} s reached after {self.mips} MIPs",
             )
-        info = self.h.getInfo()
+        info = h.getInfo()
         gap = abs(info.objective_function_value - info.mip_dual_bound)
         if status != highspy.HighsModelStatus.kOptimal or not gap < 1.0:
-            raise _Budget(Status.FAILED, f"HiGHS: {self.detail} (gap {gap:g})")
-        values = np.asarray(self.h.getSolution().col_value[: self.n], dtype=np.float64)
-        return np.round(values)
-
-
-class _RowBuilder:
-    """Collects rows in compressed-row form and adds them to HiGHS in one call."""
-
-    def __init__(self) -> None:
-        self.lower: list[float] = []
-        self.upper: list[float] = []
-        self.starts: list[int] = []
-        self.index: list[int] = []
-        self.value: list[float] = []
-
-    def add(self, lower: float, upper: float, cols: Sequence[int], vals: Sequence[float]) -> int:
-        self.lower.append(lower)
-        self.upper.append(upper)
-        self.starts.append(len(self.index))
-        self.index.extend(cols)
-        self.value.extend(vals)
-        return len(self.lower) - 1
-
-    def flush(self, h: highspy.Highs) -> None:
-        h.addRows(
-            len(self.lower),
-            np.array(self.lower),
-            np.array(self.upper),
-            len(self.index),
-            np.array(self.starts, dtype=np.int32),
-            np.array(self.index, dtype=np.int32),
-            np.array(self.value),
-        )
+            raise _Stop(Status.FAILED, f"HiGHS: {self.detail} (gap {gap:g})")
+        idx = np.flatnonzero(mask)
+        y[idx] = np.round(np.asarray(h.getSolution().col_value, dtype=np.float64))
+        return int(self.weights[idx] @ (y[idx] > 0.5)), y
 
 
 def games_of(model: RoundModel, solution: Solution) -> list[Game]:
