@@ -58,8 +58,11 @@ PRESOLVE = "on"
 BOUND_TOLERANCE = 1e-3
 #: How far from 0 or 1 an LP value may be and still count as integral.
 INTEGRAL_TOLERANCE = 1e-6
+#: Rounds of odd-set cuts before the MIP search takes over.
+MAX_CUT_ROUNDS = 10
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
 
 
 class Status(enum.Enum):
@@ -129,7 +132,9 @@ class _Solver:
 
     def run(self) -> Solution:
         everything = np.ones(self.n, dtype=bool)
-        best, current = self._maximise(everything)
+        stage_one = self._optimum(everything)
+        assert stage_one is not None  # no floor asked: always an answer
+        best, current = stage_one
         self._lp_duals()
         fixed_loss = 0.0  # reduced costs of the fixed boards
         chosen: list[int] = []
@@ -162,14 +167,10 @@ class _Solver:
                     nxt, current = c, np.zeros(self.n)
                     current[greedy] = 1.0
                     break
-                bound, solution = self._relaxation(rest)
-                if bound < need - BOUND_TOLERANCE:
+                found = self._optimum(rest, need)
+                if found is None or found[0] < need:
                     continue
-                if solution is None:  # the relaxation's optimum is fractional
-                    value, solution = self._maximise(rest)
-                    if value < need:
-                        continue
-                nxt, current = c, solution
+                nxt, current = c, found[1]
                 current[c] = 1.0
                 break
             chosen.append(nxt)
@@ -216,11 +217,11 @@ class _Solver:
         h = self._highs(np.ones(self.n, dtype=bool), integer=False)
         h.setOptionValue("solver", "ipm")
         h.setOptionValue("run_crossover", "off")
-        h.run()
-        self.spent_s += float(h.getRunTime())
+        self._run(h)
         self.u = np.zeros(self.players)
         if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
-            self.u = np.maximum(0.0, -np.asarray(h.getSolution().row_dual, dtype=np.float64))
+            duals = np.asarray(h.getSolution().row_dual, dtype=np.float64)[: self.players]
+            self.u = np.maximum(0.0, -duals)
         self.reduced = self.u[self.white] + self.u[self.black] - self.weights
 
     def _bound(
@@ -243,32 +244,6 @@ class _Solver:
         loss = fixed + float(self.reduced[c]) + float(np.minimum(self.u, half)[free].sum())
         return float(self.u.sum()) - loss
 
-    def _relaxation(self, allowed: npt.NDArray[np.bool_]) -> tuple[float, FloatArray | None]:
-        """The LP relaxation over ``allowed``: its optimum (an upper bound on any
-        pairing from ``allowed``) and, if its optimal vertex is integral, that
-        vertex as a pairing (then an optimal one: it reaches the bound)."""
-        mask = allowed & (self.weights > 0)
-        y = np.zeros(self.n, dtype=np.float64)
-        if not mask.any():
-            return 0.0, y
-        h = self._highs(mask, integer=False)
-        h.setOptionValue("presolve", "off")  # faster on these small LPs
-        h.run()
-        self.spent_s += float(h.getRunTime())
-        self.lps += 1
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            return np.inf, None  # no bound: leave it to the MIP
-        idx = np.flatnonzero(mask)
-        values = np.asarray(h.getSolution().col_value, dtype=np.float64)
-        bound = -float(h.getInfo().objective_function_value)
-        rounded = np.round(values)
-        if np.abs(values - rounded).max() > INTEGRAL_TOLERANCE:
-            return bound, None
-        y[idx] = rounded
-        if int(self.weights[idx] @ (rounded > 0.5)) < bound - BOUND_TOLERANCE:
-            return bound, None  # pragma: no cover - a vertex within tolerance of the bound
-        return bound, y
-
     def _highs(self, allowed: npt.NDArray[np.bool_], *, integer: bool) -> highspy.Highs:
         """A HiGHS model of the ``allowed`` games (all of them, even those worth
         nothing), each player in at most one: maximise the objective."""
@@ -282,7 +257,6 @@ class _Solver:
             ("presolve", PRESOLVE),
             ("mip_rel_gap", 0.0),
             ("mip_abs_gap", MIP_ABS_GAP),
-            ("time_limit", max(self.time_limit_s - self.spent_s, 0.0)),
         ):
             h.setOptionValue(name, value)
         cols = np.arange(n, dtype=np.int32)
@@ -305,36 +279,125 @@ class _Solver:
             col_of[order].astype(np.int32),
             np.ones(2 * n),
         )
+        # The odd-set inequality of all the players who have a game: no more than
+        # floor(|V| / 2) games. Valid for every pairing; it closes the LP's gap at
+        # once on an odd field where every game is worth the same (round 1).
+        people = int(np.count_nonzero(counts))
+        if people % 2:
+            h.addRow(-highspy.kHighsInf, float(people // 2), n, cols, np.ones(n))
         return h
 
-    def _maximise(self, allowed: npt.NDArray[np.bool_]) -> tuple[int, FloatArray]:
-        """The proven optimum (integer, half-units) over the ``allowed`` games, each
-        player in at most one, and an optimal solution over all games (0 outside
-        ``allowed``), within what is left of the round's time limit."""
+    def _optimum(
+        self, allowed: npt.NDArray[np.bool_], need: int | None = None
+    ) -> tuple[int, FloatArray] | None:
+        """The proven optimum (integer, half-units) over the ``allowed`` games and
+        an optimal solution (over all games, 0 outside ``allowed``); None as soon as
+        a bound shows the optimum is below ``need``.
+
+        The LP relaxation first, tightened by Edmonds' odd-set inequalities
+        (``sum of y_e inside S <= (|S| - 1) / 2`` for an odd set S of players) that
+        its solution violates: the components of its fractional games are the sets
+        tried. An integral LP optimum is the MIP optimum; a fractional one that no
+        such cut removes goes to HiGHS's MIP search, cuts included (they are valid
+        for every pairing, so they only speed the search up)."""
         y = np.zeros(self.n, dtype=np.float64)
         mask = allowed & (self.weights > 0)  # a game worth <= 0 never helps
         if not mask.any():
             return 0, y
-        if self.time_limit_s - self.spent_s <= 0:
-            raise _Stop(Status.TIME_LIMIT, f"time limit {self.time_limit_s:g} s used up")
-        h = self._highs(mask, integer=True)
-        h.run()
-        self.spent_s += float(h.getRunTime())
+        idx = np.flatnonzero(mask)
+        h = self._highs(mask, integer=False)
+        h.setOptionValue("presolve", "off")  # faster on these LPs, and gives a vertex
+        for _ in range(MAX_CUT_ROUNDS):
+            self._run(h)
+            self.lps += 1
+            if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                break
+            if need is not None and -h.getInfo().objective_function_value < need - BOUND_TOLERANCE:
+                return None
+            values = np.asarray(h.getSolution().col_value, dtype=np.float64)
+            rounded = np.round(values)
+            if np.abs(values - rounded).max() <= INTEGRAL_TOLERANCE:
+                y[idx] = rounded
+                return int(self.weights[idx] @ (rounded > 0.5)), y
+            cuts = self._odd_set_cuts(idx, values)
+            if not cuts:
+                break
+            for cols in cuts:
+                h.addRow(
+                    -highspy.kHighsInf,
+                    float((self._players_in(idx[cols]) - 1) // 2),
+                    len(cols),
+                    cols.astype(np.int32),
+                    np.ones(len(cols)),
+                )
+        # The MIP search, cuts kept.
+        n = len(idx)
+        h.setOptionValue("presolve", PRESOLVE)
+        h.changeColsIntegrality(
+            n, np.arange(n, dtype=np.int32), np.full(n, highspy.HighsVarType.kInteger)
+        )
+        self._run(h)
         self.mips += 1
         status = h.getModelStatus()
         self.detail = h.modelStatusToString(status)
-        if status == highspy.HighsModelStatus.kTimeLimit:
-            raise _Stop(
-                Status.TIME_LIMIT,
-                f"time limit {self.time_limit_s:g} s reached after {self.mips} MIPs",
-            )
         info = h.getInfo()
         gap = abs(info.objective_function_value - info.mip_dual_bound)
         if status != highspy.HighsModelStatus.kOptimal or not gap < 1.0:
             raise _Stop(Status.FAILED, f"HiGHS: {self.detail} (gap {gap:g})")
-        idx = np.flatnonzero(mask)
         y[idx] = np.round(np.asarray(h.getSolution().col_value, dtype=np.float64))
         return int(self.weights[idx] @ (y[idx] > 0.5)), y
+
+    def _run(self, h: highspy.Highs) -> None:
+        """Run HiGHS within what is left of the round's time limit."""
+        left = self.time_limit_s - self.spent_s
+        if left <= 0:
+            raise _Stop(Status.TIME_LIMIT, f"time limit {self.time_limit_s:g} s used up")
+        h.setOptionValue("time_limit", left)
+        h.run()
+        self.spent_s += float(h.getRunTime())
+        if h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+            raise _Stop(
+                Status.TIME_LIMIT,
+                f"time limit {self.time_limit_s:g} s reached "
+                f"after {self.lps} LPs and {self.mips} MIPs",
+            )
+
+    def _players_in(self, games: IntArray) -> int:
+        return len(np.union1d(self.white[games], self.black[games]))
+
+    def _odd_set_cuts(self, idx: IntArray, values: FloatArray) -> list[IntArray]:
+        """Odd-set inequalities the LP solution ``values`` (over games ``idx``)
+        violates: for each connected component of its fractional games with an odd
+        number of players, the columns of all games inside it, if their sum
+        exceeds ``(|S| - 1) / 2``."""
+        fractional = np.flatnonzero(
+            (values > INTEGRAL_TOLERANCE) & (values < 1 - INTEGRAL_TOLERANCE)
+        )
+        parent = {int(p): int(p) for k in fractional for p in (self.white[idx[k]], self.black[idx[k]])}
+
+        def find(p: int) -> int:
+            while parent[p] != p:
+                parent[p] = parent[parent[p]]
+                p = parent[p]
+            return p
+
+        for k in fractional:
+            a, b = find(int(self.white[idx[k]])), find(int(self.black[idx[k]]))
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+        members: dict[int, list[int]] = {}
+        for p in parent:
+            members.setdefault(find(p), []).append(p)
+        cuts = []
+        for group in members.values():
+            if len(group) % 2 == 0:
+                continue
+            inside = np.zeros(self.players, dtype=bool)
+            inside[group] = True
+            cols = np.flatnonzero(inside[self.white[idx]] & inside[self.black[idx]])
+            if values[cols].sum() > (len(group) - 1) // 2 + INTEGRAL_TOLERANCE:
+                cuts.append(cols)
+        return cuts
 
 
 def games_of(model: RoundModel, solution: Solution) -> list[Game]:
