@@ -1,6 +1,7 @@
-"""Speed figures for the TCEC Swiss pairing (prints them; not a test).
+"""Speed figures for the pairing systems (prints them; not a test).
 
-    .venv/bin/python bench/pairing.py
+    .venv/bin/python bench/pairing.py                    # everything
+    .venv/bin/python bench/pairing.py integer-program    # one part: tcec-swiss, integer-program
 
 Targets (from the pairing issue), on this machine:
 
@@ -11,15 +12,26 @@ Targets (from the pairing issue), on this machine:
 "Realistic" means the results come from the seeded Elo model of
 ``tcecd simulate`` (tcecd.pairing.simulation). A few harder shapes are printed
 too (odd field, double rounds, all draws, history removal).
+
+The integer-program system (tcecd.pairing.integer_program): the seed's round
+of 94 players (``../shared/seeds/swiss-integer-program-model.md``: 94
+participants, 47 slots) and a 200-player round, each round of an event paired
+by the system itself with Elo-model results, timed round by round (model,
+HiGHS solves and the tie-break; target for the 94-player round: under 5 s).
 """
 
 from __future__ import annotations
 
+import random
 import statistics
 import sys
 import time
 
-from tcecd.pairing.simulation import simulate_event
+from tcecd.pairing.base import PlayedGame, RoundRecord
+from tcecd.pairing.integer_program import IntegerProgram
+from tcecd.pairing.registry import SystemOptions
+from tcecd.pairing.seeding import seed_players
+from tcecd.pairing.simulation import draw_result, simulate_event, synthetic_entries
 from tcecd.pairing.tcec_swiss import TcecSwiss
 
 
@@ -45,7 +57,48 @@ def whole_event(
     return time.perf_counter() - start, removals
 
 
-def main() -> int:
+def integer_program_event(players: int, rounds: int, *, seed: int) -> list[tuple[float, int, int]]:
+    """Pair ``rounds`` rounds of a ``players`` field with the integer program, results
+    from the Elo model; per round: seconds to pair it, pairs, players unpaired."""
+    rng = random.Random(seed)
+    field = seed_players(synthetic_entries(players, rng), "rating")
+    rating = {p.id: p.rating or 0 for p in field}
+    system = IntegerProgram(SystemOptions(time_limit_s=120.0))
+    history: list[RoundRecord] = []
+    out = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        pairing = system.pair(field, history, double=False)
+        seconds = time.perf_counter() - start
+        out.append((seconds, len(pairing.pairs), players - 2 * len(pairing.pairs)))
+        games = tuple(
+            PlayedGame(g.white, g.black, draw_result(rating[g.white], rating[g.black], rng, 0.5))
+            for g in pairing.games
+        )
+        history.append(RoundRecord(pairing.round, pairing.bye, (), games, pairing.requested_byes))
+    return out
+
+
+def integer_program_figures() -> bool:
+    print("Integer-program system (HiGHS), one event each, round by round:")
+    ok = True
+    for players, rounds, target in ((94, 9, 5.0), (200, 5, None)):
+        times = integer_program_event(players, rounds, seed=1)
+        for r, (seconds, pairs, unpaired) in enumerate(times, start=1):
+            print(
+                f"  {players} players, round {r}: {seconds:6.2f} s "
+                f"({pairs} pairs, {unpaired} unpaired)"
+            )
+        worst = max(t for t, _, _ in times)
+        verdict = ""
+        if target is not None:
+            verdict = f" (target < {target:g} s): {'OK' if worst < target else 'MISSED'}"
+            ok &= worst < target
+        print(f"  -> {players} players: slowest round {worst:.2f} s{verdict}")
+    return ok
+
+
+def tcec_swiss_figures() -> bool:
     ok = True
     print("TCEC Swiss pairing benchmark")
     print()
@@ -74,6 +127,19 @@ def main() -> int:
             verdict = "  OK" if seconds < 20 else "  MISSED"
             ok &= seconds < 20
         print(f"  {label:<42} {seconds:7.2f} s  ({removals} history rounds removed){verdict}")
+    return ok
+
+
+def main() -> int:
+    parts = {"tcec-swiss": tcec_swiss_figures, "integer-program": integer_program_figures}
+    wanted = sys.argv[1:] or list(parts)
+    ok = True
+    for name in wanted:
+        if name not in parts:
+            print(f"unknown part {name!r} (known: {', '.join(parts)})", file=sys.stderr)
+            return 2
+        ok &= parts[name]()
+        print()
     return 0 if ok else 1
 
 

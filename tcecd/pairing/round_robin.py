@@ -49,6 +49,9 @@ from tcecd.pairing.base import (
 )
 from tcecd.pairing.tally import check_players, tally
 
+#: The default round context (no requested byes, total rounds unknown).
+NO_CONTEXT = RoundContext()
+
 if TYPE_CHECKING:
     from tcecd.pairing.registry import SystemOptions
 
@@ -107,7 +110,7 @@ class RoundRobin:
         history: Sequence[RoundRecord],
         *,
         double: bool,
-        context: RoundContext = RoundContext(),
+        context: RoundContext = NO_CONTEXT,
     ) -> RoundPairing:
         """Round ``len(history) + 1`` of the table; :class:`PairingError` for
         requested byes, pairing numbers that are not 1..P, or a number of rounds

@@ -18,6 +18,9 @@ from fractions import Fraction
 from tcecd.domain import Color
 from tcecd.pairing.base import ByeKind, Player, RoundContext, RoundRecord
 
+#: The default round context (no requested byes, total rounds unknown).
+NO_CONTEXT = RoundContext()
+
 
 @dataclass
 class Coefficients:
@@ -108,7 +111,9 @@ class Best:
 
 
 def brute_force(
-    players: Sequence[Player], history: Sequence[RoundRecord], context: RoundContext = RoundContext()
+    players: Sequence[Player],
+    history: Sequence[RoundRecord],
+    context: RoundContext = NO_CONTEXT,
 ) -> Best:
     """The spec's answer for the next round, by enumerating every partial
     matching of the present players and every allowed colouring of its pairs."""
@@ -135,11 +140,18 @@ def brute_force(
 
     best: list[Best] = []
 
-    def visit(left: list[str], value: Fraction, games: list[tuple[tuple[Fraction, int], tuple[int, int]]], out: list[int]) -> None:
+    def visit(
+        left: list[str],
+        value: Fraction,
+        games: list[tuple[tuple[Fraction, int], tuple[int, int]]],
+        out: list[int],
+    ) -> None:
         if not left:
             listed = [t for _, t in sorted(games)]
-            if not best or value > best[0].objective or (
-                value == best[0].objective and listed < best[0].boards
+            if (
+                not best
+                or value > best[0].objective
+                or (value == best[0].objective and listed < best[0].boards)
             ):
                 best[:] = [Best(value, listed, sorted(out))]
             return

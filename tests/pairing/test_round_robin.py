@@ -146,7 +146,9 @@ def test_double_rounds_play_each_pair_twice_with_colours_reversed() -> None:
 
 def test_requested_byes_are_refused() -> None:
     context = RoundContext(requested_byes=(Bye("P2", ByeKind.HALF),))
-    with pytest.raises(PairingError, match=r"round 1: a round-robin has no requested byes \('P2'\)"):
+    with pytest.raises(
+        PairingError, match=r"round 1: a round-robin has no requested byes \('P2'\)"
+    ):
         RoundRobin().pair(field(4), [], double=False, context=context)
 
 

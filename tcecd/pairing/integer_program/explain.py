@@ -20,6 +20,7 @@ from tcecd.pairing.base import Player, RoundContext, RoundRecord
 from tcecd.pairing.integer_program.model import (
     L_WEIGHT,
     M_WEIGHT,
+    NO_CONTEXT,
     PAIR_WEIGHT,
     SCORE_DIFF_WEIGHT,
     UNPAIRED_BEFORE_WEIGHT,
@@ -74,7 +75,7 @@ class Explanation:
 def explain_round(
     players: Sequence[Player],
     history: Sequence[RoundRecord],
-    context: RoundContext = RoundContext(),
+    context: RoundContext = NO_CONTEXT,
     *,
     double: bool = False,
     options: SystemOptions | None = None,
@@ -168,7 +169,7 @@ def _colour(colour: Color) -> str:
 def explain(
     players: Sequence[Player],
     history: Sequence[RoundRecord],
-    context: RoundContext = RoundContext(),
+    context: RoundContext = NO_CONTEXT,
     *,
     double: bool = False,
     options: SystemOptions | None = None,

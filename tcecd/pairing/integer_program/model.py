@@ -38,6 +38,9 @@ from tcecd.errors import PairingError
 from tcecd.pairing.base import ByeKind, Player, RoundContext, RoundRecord
 from tcecd.pairing.tally import check_players, tally
 
+#: The default round context (no requested byes, total rounds unknown).
+NO_CONTEXT = RoundContext()
+
 #: The seed's objective weights, doubled (half-units; see the module docstring).
 PAIR_WEIGHT = 100  # 50 * Y_j
 UNPAIRED_BEFORE_WEIGHT = 60  # 30 * U_i X_ij
@@ -125,9 +128,9 @@ class RoundModel:
         return (self.players[game.white].player.seed, self.players[game.black].player.seed)
 
 
-def round_colours(players: Sequence[Player], history: Sequence[RoundRecord]) -> dict[
-    PlayerId, list[Color]
-]:
+def round_colours(
+    players: Sequence[Player], history: Sequence[RoundRecord]
+) -> dict[PlayerId, list[Color]]:
     """Each player's colour in every round it played, oldest first.
 
     A round's colour is the colour of the player's first *played* game in it: in
@@ -211,7 +214,7 @@ def build_model(
     history: Sequence[RoundRecord],
     *,
     double: bool,
-    context: RoundContext = RoundContext(),
+    context: RoundContext = NO_CONTEXT,
 ) -> RoundModel:
     """The model of round ``len(history) + 1``: coefficients and allowed games."""
     round_number = len(history) + 1

@@ -152,8 +152,8 @@ class _Solver:
             if proposal is None:
                 break  # the current solution has no further board: a prefix, the smallest
             nxt = proposal
-            for c in np.flatnonzero(open_mask[:proposal]):  # smaller rank than the proposal
-                c = int(c)
+            for candidate in np.flatnonzero(open_mask[:proposal]):  # smaller rank first
+                c = int(candidate)
                 # c as the next board: its players taken, every game sorting before it
                 # (or in its key group, which shares its lower-numbered player) out.
                 rest = open_mask & (self.group > self.group[c])
@@ -249,7 +249,7 @@ class _Solver:
         nothing), each player in at most one: maximise the objective."""
         idx = np.flatnonzero(allowed)
         n = len(idx)
-        h = highspy.Highs()
+        h = highspy.Highs()  # type: ignore[no-untyped-call]  # highspy leaves __init__ untyped
         for name, value in (
             ("output_flag", False),
             ("threads", 1),
@@ -373,7 +373,9 @@ class _Solver:
         fractional = np.flatnonzero(
             (values > INTEGRAL_TOLERANCE) & (values < 1 - INTEGRAL_TOLERANCE)
         )
-        parent = {int(p): int(p) for k in fractional for p in (self.white[idx[k]], self.black[idx[k]])}
+        parent = {
+            int(p): int(p) for k in fractional for p in (self.white[idx[k]], self.black[idx[k]])
+        }
 
         def find(p: int) -> int:
             while parent[p] != p:

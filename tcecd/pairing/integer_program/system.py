@@ -33,7 +33,7 @@ from tcecd.pairing.base import (
     RoundRecord,
     ScheduledGame,
 )
-from tcecd.pairing.integer_program.model import RoundModel, build_model
+from tcecd.pairing.integer_program.model import NO_CONTEXT, RoundModel, build_model
 from tcecd.pairing.integer_program.solver import Solution, Status, games_of, solve
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ class IntegerProgram:
         history: Sequence[RoundRecord],
         *,
         double: bool,
-        context: RoundContext = RoundContext(),
+        context: RoundContext = NO_CONTEXT,
     ) -> tuple[RoundModel, Solution]:
         """The round's model and the solver's outcome, whatever its status."""
         model = build_model(players, history, double=double, context=context)
@@ -78,7 +78,7 @@ class IntegerProgram:
         history: Sequence[RoundRecord],
         *,
         double: bool,
-        context: RoundContext = RoundContext(),
+        context: RoundContext = NO_CONTEXT,
     ) -> RoundPairing:
         """Pair round ``len(history) + 1``: the optimal pairing the spec's tie-break
         picks; :class:`PairingError` naming the round if HiGHS cannot prove an
