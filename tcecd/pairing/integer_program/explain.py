@@ -60,6 +60,7 @@ class Explanation:
     status: Status
     detail: str
     mips: int
+    lps: int
     allowed_games: int
     objective: Fraction
     pairs: int
@@ -104,6 +105,7 @@ def explain_round(
         status=solution.status,
         detail=solution.detail,
         mips=solution.mips,
+        lps=solution.lps,
         allowed_games=len(model.games),
         objective=Fraction(solution.objective_half, 2),
         pairs=len(chosen),
@@ -127,7 +129,7 @@ def render(expl: Explanation) -> str:
     lines = [
         f"round {expl.round}: integer program, {expl.status.value}"
         + (f" [{expl.detail}]" if expl.detail else ""),
-        f"  allowed games (directed): {expl.allowed_games}; MIPs solved: {expl.mips}",
+        f"  allowed pairs: {expl.allowed_games}; LPs solved: {expl.lps}, MIP searches: {expl.mips}",
     ]
     if expl.status in (Status.OPTIMAL, Status.EMPTY):
         w = (PAIR_WEIGHT // 2, UNPAIRED_BEFORE_WEIGHT // 2, L_WEIGHT // 2, M_WEIGHT // 2)

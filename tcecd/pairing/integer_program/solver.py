@@ -1,40 +1,49 @@
 """Solve a round's model with HiGHS, to proven optimality, and break ties as the spec says.
 
-Two stages on one HiGHS model (binary ``y_e`` per allowed game, at most one
-game per player), ``../shared/specs/integer-program.md``, "Unpaired players,
-ties, determinism":
+The model (:mod:`.model`): one binary ``y_e`` per allowed game, at most one
+game per player, maximise the sum of the games' weights. Two stages
+(``../shared/specs/integer-program.md``, "Unpaired players, ties, determinism"):
 
-1. *Optimum*: maximise the seed's objective (:mod:`.model`). Its value ``V*``
-   is unique.
+1. *Optimum* ``V*`` (unique). Every solve (:meth:`_Solver._optimum`) starts
+   with the LP relaxation, tightened by Edmonds' odd-set inequalities
+   (``sum of y_e inside S <= (|S| - 1) / 2``, S an odd set of players) that its
+   solution violates, always including S = every player with a game when that
+   number is odd. An integral LP optimum is a proof: nothing integral can beat
+   the relaxation. Only if the cuts do not make it integral does HiGHS's MIP
+   search (branch and bound) run, cuts kept, to a gap below 1.
 2. *Tie-break*: among the pairings worth ``V*`` the spec wants the
    lexicographically smallest list of (white's, black's pairing number) in
    board order (the higher score of the two DESC, the lower pairing number
    ASC; a prefix is smaller). It is built board by board. With the boards
-   chosen so far fixed, the current optimal solution proposes the next board
-   (its game of the smallest board key among the games still open); every
-   open game of a smaller rank (= smaller (white, black) numbers) is then a
-   *candidate*, tried in rank order: fix it, forbid every open game that
-   would sort before it (it must be the next board), and maximise again. The
-   first candidate that still reaches ``V*`` is the next board (its solution
-   becomes the current one); if none does, the proposal is. A candidate whose
-   simple bound (its weight plus, for every other open player, half its best
-   open game) is below ``V*`` is dropped without a solve. When the current
-   solution has no further board, the pairing is complete: nothing is smaller
-   than a prefix. Once a board is fixed, every game sorting before it is
-   closed for good (it would become an earlier board).
+   chosen so far fixed, if taking each time the open game of the smallest
+   rank (:meth:`_Solver._greedy`) reaches ``V*``, that is the answer: no
+   optimal pairing can have a smaller board anywhere. Otherwise the current
+   optimal solution proposes the next board (its open game of the smallest
+   board key) and every open game of a smaller rank is a *candidate*, tried in
+   rank order: with it as the next board (its players taken, every game that
+   would sort before it forbidden), is ``V*`` still reachable? A bound from
+   the LP duals of stage 1 (:meth:`_Solver._bound`) or the LP answers "no"
+   cheaply; a greedy completion reaching ``V*`` answers "yes"; else a full
+   solve decides. The first "yes" is the next board, else the proposal is.
+   Once a board is fixed, every game sorting before it is closed for good.
+   When the current solution has no further board, the pairing is complete:
+   nothing is smaller than a prefix.
 
-Every answer of the tie-break is "is ``V*`` still reachable", a yes or no
-that does not depend on which optimal solution HiGHS finds, so the pairing
-does not depend on it either: one thread and a fixed seed make HiGHS's path
-reproducible, but the output would be the same on any machine even without.
+Every question of the tie-break has one true answer ("is ``V*`` still
+reachable"), whichever optimal solution HiGHS happens to find, so the pairing
+does not depend on the solver's path: one thread and a fixed seed make the
+path reproducible too, but the output would be the same on any machine
+without them.
 
-Proven optimality: every objective is integral (weights in half-units,
-binaries), so a MIP gap below 1 proves the optimum (``mip_abs_gap`` 0.5,
-``mip_rel_gap`` 0). Any other end -- the time limit, an interrupt, a numerical
-failure -- is reported as not optimal and the system raises, never pairing with
-a solution that may be worse. The time limit covers the whole round: each MIP
-gets what HiGHS's own run clock says is left. Presolve is off: on these
-matching models it costs more than the whole search it could save.
+Proven optimality: every objective is integral (weights in half-units), so an
+LP or MIP gap below 1 proves the optimum (``mip_abs_gap`` 0.5, ``mip_rel_gap``
+0). Any other end -- the time limit, a numerical failure -- is reported as not
+optimal and the system raises, never pairing with a solution that may be
+worse. The time limit covers the whole round: each HiGHS run gets what is left
+by HiGHS's own run clock. Each solve builds a fresh model of the games still
+allowed (fixed and forbidden games are left out, not fixed by bounds: HiGHS
+1.15 with presolve off mis-solved a MIP with fixed columns while this was
+written).
 """
 
 from __future__ import annotations
@@ -52,7 +61,7 @@ from tcecd.pairing.integer_program.model import Game, RoundModel
 MIP_ABS_GAP = 0.5
 #: HiGHS's random seed, fixed so a run repeats exactly (the output is unique anyway).
 RANDOM_SEED = 0
-#: HiGHS presolve (see the module docstring).
+#: HiGHS presolve for the MIP search (the LPs run without: faster on these models).
 PRESOLVE = "on"
 #: Slack when comparing a float bound with the integral optimum.
 BOUND_TOLERANCE = 1e-3
@@ -77,14 +86,15 @@ class Status(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Solution:
     """The outcome: status, the chosen games in board order (indices into
-    ``model.games``), the optimum in half-units, how many MIPs ran and
-    HiGHS's last word (for ``--explain``)."""
+    ``model.games``), the optimum in half-units, how many LPs and MIP searches
+    ran and HiGHS's last word (for ``--explain``)."""
 
     status: Status
     games: tuple[int, ...]
     objective_half: int
     mips: int
     detail: str
+    lps: int = 0
 
 
 class _Stop(Exception):
@@ -105,13 +115,12 @@ def solve(model: RoundModel, time_limit_s: float) -> Solution:
     try:
         return solver.run()
     except _Stop as stop:
-        return Solution(stop.status, (), 0, solver.mips, stop.detail)
+        return Solution(stop.status, (), 0, solver.mips, stop.detail, solver.lps)
 
 
 class _Solver:
-    """The round's games as arrays; each MIP is a fresh HiGHS model of the games
-    still allowed (fixed boards and forbidden games are left out rather than
-    fixed by bounds: no fixed columns, which HiGHS handles worse)."""
+    """The round's games as arrays, and the two stages (module docstring); each
+    solve is a fresh HiGHS model of the games still allowed."""
 
     def __init__(self, model: RoundModel, time_limit_s: float) -> None:
         self.model = model
@@ -180,7 +189,7 @@ class _Solver:
             after = int(self.group[nxt])
         if fixed_weight != best:  # pragma: no cover - would be a bug in the tie-break
             raise _Stop(Status.FAILED, f"tie-break lost the optimum ({fixed_weight} != {best})")
-        return Solution(Status.OPTIMAL, tuple(chosen), best, self.mips, self.detail)
+        return Solution(Status.OPTIMAL, tuple(chosen), best, self.mips, self.detail, self.lps)
 
     def _greedy(self, allowed: npt.NDArray[np.bool_]) -> list[int]:
         """Boards taken greedily from ``allowed``: each time the open game of the
@@ -317,6 +326,8 @@ class _Solver:
             values = np.asarray(h.getSolution().col_value, dtype=np.float64)
             rounded = np.round(values)
             if np.abs(values - rounded).max() <= INTEGRAL_TOLERANCE:
+                if not self.mips:
+                    self.detail = "integral LP optimum"
                 y[idx] = rounded
                 return int(self.weights[idx] @ (rounded > 0.5)), y
             cuts = self._odd_set_cuts(idx, values)
