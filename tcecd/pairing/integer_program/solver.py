@@ -138,14 +138,15 @@ class _Solver:
         keys = sorted({model.board_key(g) for g in games})
         group_of = {k: i for i, k in enumerate(keys)}
         self.group = np.array([group_of[model.board_key(g)] for g in games], dtype=np.intp)
+        # Dual values for :meth:`_bound`; zero (a valid, weak choice) until an LP gives some.
+        self.u = np.zeros(self.players)
+        self.reduced = -self.weights.astype(np.float64)
 
     def run(self) -> Solution:
         everything = np.ones(self.n, dtype=bool)
         stage_one = self._optimum(everything)
         assert stage_one is not None  # no floor asked: always an answer
         best, current = stage_one
-        self._lp_duals()
-        fixed_loss = 0.0  # reduced costs of the fixed boards
         chosen: list[int] = []
         fixed_weight = 0
         used = np.zeros(self.players, dtype=bool)
@@ -161,6 +162,7 @@ class _Solver:
             if proposal is None:
                 break  # the current solution has no further board: a prefix, the smallest
             nxt = proposal
+            fresh = False  # duals of this step's LP computed?
             for candidate in np.flatnonzero(open_mask[:proposal]):  # smaller rank first
                 c = int(candidate)
                 # c as the next board: its players taken, every game sorting before it
@@ -168,8 +170,14 @@ class _Solver:
                 rest = open_mask & (self.group > self.group[c])
                 rest &= (self.white != self.white[c]) & (self.white != self.black[c])
                 rest &= (self.black != self.white[c]) & (self.black != self.black[c])
-                if self._bound(c, rest, used, fixed_loss) < best - BOUND_TOLERANCE:
-                    continue  # not even the LP bound of a cheap dual reaches the optimum
+                floor = best - fixed_weight - BOUND_TOLERANCE
+                if self._bound(c, rest, used) < floor:
+                    continue  # a bound from LP duals shows the optimum is out of reach
+                if not fresh:  # the duals are an earlier step's: sharpen them, try again
+                    self._lp_duals(open_mask)
+                    fresh = True
+                    if self._bound(c, rest, used) < floor:
+                        continue
                 need = best - fixed_weight - int(self.weights[c])
                 greedy = self._greedy(rest)
                 if self._weight(greedy) == need:
@@ -184,7 +192,6 @@ class _Solver:
                 break
             chosen.append(nxt)
             fixed_weight += int(self.weights[nxt])
-            fixed_loss += float(self.reduced[nxt])
             used[self.white[nxt]] = used[self.black[nxt]] = True
             after = int(self.group[nxt])
         if fixed_weight != best:  # pragma: no cover - would be a bug in the tie-break
@@ -219,11 +226,12 @@ class _Solver:
             return None
         return int(picked[np.argmin(self.group[picked])])
 
-    def _lp_duals(self) -> None:
-        """Dual values of the LP relaxation (one per player), for :meth:`_bound`.
-        Interior point without crossover: a dual near the centre of the optimal
-        face, whose reduced costs vanish on fewer games than a vertex dual's."""
-        h = self._highs(np.ones(self.n, dtype=bool), integer=False)
+    def _lp_duals(self, allowed: npt.NDArray[np.bool_]) -> None:
+        """Dual values of the LP relaxation over ``allowed`` (one per player), for
+        :meth:`_bound`. Interior point without crossover: a dual near the centre of
+        the optimal face, whose reduced costs vanish on fewer games than a vertex
+        dual's."""
+        h = self._highs(allowed, integer=False)
         h.setOptionValue("solver", "ipm")
         h.setOptionValue("run_crossover", "off")
         self._run(h)
@@ -233,16 +241,14 @@ class _Solver:
             self.u = np.maximum(0.0, -duals)
         self.reduced = self.u[self.white] + self.u[self.black] - self.weights
 
-    def _bound(
-        self, c: int, rest: npt.NDArray[np.bool_], used: npt.NDArray[np.bool_], fixed: float
-    ) -> float:
-        """An upper bound on any pairing made of the fixed boards (reduced costs
-        ``fixed``), ``c`` and games from ``rest``, from LP duality. For any values
-        ``u_p`` and pairing M: ``w(M) = sum_p u_p - sum_{e in M} r_e - sum_{p
-        unpaired} u_p`` with ``r_e = u_a + u_b - w_e``. A free player either is
-        unpaired (loses ``u_p``) or takes a game of ``rest`` (half its ``r_e``
-        charged to it), so ``w(M) <= sum u - fixed - r_c - sum_p min(u_p,
-        min r_e / 2)``. It holds for any ``u``; the LP's duals make it sharp."""
+    def _bound(self, c: int, rest: npt.NDArray[np.bool_], used: npt.NDArray[np.bool_]) -> float:
+        """An upper bound on any pairing of the players not ``used`` made of ``c``
+        and games from ``rest``, from LP duality. For any values ``u_p`` and
+        pairing M: ``w(M) = sum_{p in M} u_p - sum_{e in M} r_e`` with ``r_e = u_a
+        + u_b - w_e``. A free player either is unpaired (loses ``u_p`` from ``sum
+        u``) or takes a game of ``rest`` (half its ``r_e`` charged to it), so
+        ``w(M) <= sum u - r_c - sum_p min(u_p, min r_e / 2)``. It holds for any
+        ``u`` (zero for used players); the step's LP duals make it sharp."""
         free = ~used
         free[self.white[c]] = free[self.black[c]] = False
         half = np.full(self.players, np.inf)
@@ -250,8 +256,8 @@ class _Solver:
         r = self.reduced[idx] / 2.0
         np.minimum.at(half, self.white[idx], r)
         np.minimum.at(half, self.black[idx], r)
-        loss = fixed + float(self.reduced[c]) + float(np.minimum(self.u, half)[free].sum())
-        return float(self.u.sum()) - loss
+        loss = float(self.reduced[c]) + float(np.minimum(self.u, half)[free].sum())
+        return float(self.u[~used].sum()) - loss
 
     def _highs(self, allowed: npt.NDArray[np.bool_], *, integer: bool) -> highspy.Highs:
         """A HiGHS model of the ``allowed`` games (all of them, even those worth
