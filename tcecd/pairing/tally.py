@@ -9,7 +9,9 @@ standings (tiebreaks), so both always agree on what a round record means:
   round, 4 in a double round) and counts as one received BYE;
 * a requested bye scores what its kind gives (:meth:`ByeKind.half_points`:
   full, half or zero points for every game of the round) and is not a
-  received BYE (``Tally.requested`` counts them);
+  received BYE (``Tally.requested`` counts them); a further pairing-allocated
+  bye (kind ``PAIRING``, when a system leaves several players unpaired) scores
+  and counts like ``bye``;
 * only games actually played give a colour (``PlayedGame.played``), so a
   forfeit never moves a player's white game difference (WGD);
 * every game, played or not, is an encounter.

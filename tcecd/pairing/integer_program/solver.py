@@ -162,22 +162,23 @@ class _Solver:
             if proposal is None:
                 break  # the current solution has no further board: a prefix, the smallest
             nxt = proposal
-            fresh = False  # duals of this step's LP computed?
-            for candidate in np.flatnonzero(open_mask[:proposal]):  # smaller rank first
+            floor = best - fixed_weight - BOUND_TOLERANCE
+            candidates = np.flatnonzero(open_mask[:proposal])  # smaller rank than the proposal
+            # A quick bound on all of them at once; survivors get the exact one. The
+            # duals may be an earlier step's: if anything survives, sharpen them first.
+            survivors = candidates[self._quick_bound(candidates, open_mask, used) >= floor]
+            if len(survivors):
+                self._lp_duals(open_mask)
+                survivors = candidates[self._quick_bound(candidates, open_mask, used) >= floor]
+            for candidate in survivors:  # smaller rank first
                 c = int(candidate)
                 # c as the next board: its players taken, every game sorting before it
                 # (or in its key group, which shares its lower-numbered player) out.
                 rest = open_mask & (self.group > self.group[c])
                 rest &= (self.white != self.white[c]) & (self.white != self.black[c])
                 rest &= (self.black != self.white[c]) & (self.black != self.black[c])
-                floor = best - fixed_weight - BOUND_TOLERANCE
                 if self._bound(c, rest, used) < floor:
                     continue  # a bound from LP duals shows the optimum is out of reach
-                if not fresh:  # the duals are an earlier step's: sharpen them, try again
-                    self._lp_duals(open_mask)
-                    fresh = True
-                    if self._bound(c, rest, used) < floor:
-                        continue
                 need = best - fixed_weight - int(self.weights[c])
                 greedy = self._greedy(rest)
                 if self._weight(greedy) == need:
@@ -240,6 +241,36 @@ class _Solver:
             duals = np.asarray(h.getSolution().row_dual, dtype=np.float64)[: self.players]
             self.u = np.maximum(0.0, -duals)
         self.reduced = self.u[self.white] + self.u[self.black] - self.weights
+
+    def _quick_bound(
+        self,
+        candidates: IntArray,
+        open_mask: npt.NDArray[np.bool_],
+        used: npt.NDArray[np.bool_],
+    ) -> FloatArray:
+        """:meth:`_bound` for many candidates at once, a little weaker: a free
+        player's cheapest game is taken among all open games of later key groups,
+        also those meeting the candidate's players (a larger set, so a smaller
+        loss, so still a bound). ``H[g, p]`` = half the least reduced cost of an
+        open game of p in a group after g, by a running minimum over the groups."""
+        if not len(candidates):
+            return np.zeros(0)
+        groups = int(self.group.max()) + 2
+        idx = np.flatnonzero(open_mask)
+        half = np.full((groups, self.players), np.inf)
+        r = self.reduced[idx] / 2.0
+        np.minimum.at(half, (self.group[idx], self.white[idx]), r)
+        np.minimum.at(half, (self.group[idx], self.black[idx]), r)
+        from_group = np.minimum.accumulate(half[::-1], axis=0)[::-1]  # groups >= g
+        after = from_group[1:]  # groups > g
+        charged = np.minimum(self.u[None, :], after)
+        free = ~used
+        loss_all = charged[:, free].sum(axis=1)
+        g = self.group[candidates]
+        a, b = self.white[candidates], self.black[candidates]
+        loss = self.reduced[candidates] + loss_all[g] - charged[g, a] - charged[g, b]
+        result: FloatArray = float(self.u[free].sum()) - loss
+        return result
 
     def _bound(self, c: int, rest: npt.NDArray[np.bool_], used: npt.NDArray[np.bool_]) -> float:
         """An upper bound on any pairing of the players not ``used`` made of ``c``
