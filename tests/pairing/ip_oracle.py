@@ -103,6 +103,15 @@ def allowed(c: Coefficients, colour: str) -> bool:
     return not (diff == -1 and not diff + cw - 2 * cb >= -2)
 
 
+def pair_value(white: Coefficients, black: Coefficients) -> Fraction:
+    """The seed's objective terms of one game (white, black)."""
+    value = Fraction(50)
+    value += 30 * (int(white.unpaired_before) + int(black.unpaired_before))
+    for after in (white.white - white.black + 1, black.white - black.black - 1):
+        value += 20 if after == 2 else 1 if after == -2 else 0
+    return value - 5 * abs(white.score - black.score)
+
+
 @dataclass(frozen=True)
 class Best:
     objective: Fraction
@@ -130,11 +139,7 @@ def brute_force(
                 cw, ck = data[w], data[k]
                 if not (allowed(cw, "W") and allowed(ck, "B")):
                     continue
-                value = Fraction(50)
-                value += 30 * (int(cw.unpaired_before) + int(ck.unpaired_before))
-                for after in (cw.white - cw.black + 1, ck.white - ck.black - 1):
-                    value += 20 if after == 2 else 1 if after == -2 else 0
-                value -= 5 * abs(cw.score - ck.score)
+                value = pair_value(cw, ck)
                 key = (-max(cw.score, ck.score), min(cw.seed, ck.seed))
                 options.setdefault((a, b), []).append((value, key, (cw.seed, ck.seed)))
 

@@ -30,7 +30,7 @@ from tcecd.pairing.integer_program import IntegerProgram, explain, explain_round
 from tcecd.pairing.registry import SystemOptions, get_system
 
 from .helpers import field
-from .ip_oracle import allowed, brute_force, coefficients
+from .ip_oracle import allowed, brute_force, coefficients, pair_value
 
 RESULTS = (Result.WHITE_WINS, Result.DRAW, Result.BLACK_WINS)
 
@@ -320,3 +320,37 @@ def test_a_round_not_proven_optimal_in_time_is_an_error_naming_the_round() -> No
     with pytest.raises(PairingError, match=r"^round 2: the integer program was not solved"):
         hurried.pair(players, history, double=False)
     assert "time limit" in explain(players, history, options=SystemOptions(time_limit_s=1e-6))
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(min_value=11, max_value=24),
+    rounds=st.integers(min_value=0, max_value=4),
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+)
+def test_optimum_matches_networkx_on_larger_fields(n: int, rounds: int, seed: int) -> None:
+    # Too many pairings to enumerate: the optimum is checked against networkx's
+    # maximum-weight matching (Edmonds' blossom algorithm) on the spec's pair values,
+    # computed by the oracle (each pair at its better allowed colouring).
+    import networkx as nx
+
+    rng = random.Random(seed)
+    players = field(n)
+    history = play_random(players, rounds, rng, absences=True)
+    data, met = coefficients(players, history, RoundContext())
+    graph = nx.Graph()
+    ids = sorted(data)
+    for i, a in enumerate(ids):
+        for b in ids[i + 1 :]:
+            if frozenset((a, b)) in met:
+                continue
+            values = [
+                pair_value(data[w], data[k])
+                for w, k in ((a, b), (b, a))
+                if allowed(data[w], "W") and allowed(data[k], "B")
+            ]
+            if values and max(values) > 0:
+                graph.add_edge(a, b, weight=int(2 * max(values)))
+    matching = nx.max_weight_matching(graph)
+    want = sum(graph[a][b]["weight"] for a, b in matching)
+    assert explain_round(players, history).objective * 2 == want
