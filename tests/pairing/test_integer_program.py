@@ -354,3 +354,30 @@ def test_optimum_matches_networkx_on_larger_fields(n: int, rounds: int, seed: in
     matching = nx.max_weight_matching(graph)
     want = sum(graph[a][b]["weight"] for a, b in matching)
     assert explain_round(players, history).objective * 2 == want
+
+
+def test_a_game_worth_nothing_still_counts_for_the_tie_break() -> None:
+    # P1 won ten games (colours W, B, W, ...: balanced, black last, so white now)
+    # against P5..P14, who are absent this round; P2..P4 have not played. A game of
+    # P1 is worth 50 - 5 x 10 = 0, any other 50. Optimal pairings are worth 50:
+    # [(2, 3)] alone, or with P1's game worth 0 added, e.g. [(1, 2), (3, 4)] (P1's
+    # board first: the higher score). The smallest list is [(1, 2), (3, 4)].
+    players = field(14)
+    history = [
+        RoundRecord(
+            round=r,
+            bye=None,
+            removed_history_rounds=(),
+            games=(
+                PlayedGame("P1", f"P{r + 4}", Result.WHITE_WINS)
+                if r % 2
+                else PlayedGame(f"P{r + 4}", "P1", Result.BLACK_WINS),
+            ),
+        )
+        for r in range(1, 11)
+    ]
+    away = RoundContext(requested_byes=tuple(Bye(f"P{i}", ByeKind.ZERO) for i in range(5, 15)))
+    want = brute_force(players, history, away)
+    assert (want.objective, want.boards) == (50, [(1, 2), (3, 4)])
+    pairing = SYSTEM.pair(players, history, double=False, context=away)
+    assert boards(pairing, players) == [(1, 2), (3, 4)]

@@ -205,7 +205,9 @@ class _Solver:
         If this reaches the optimum, it is the tie-break's answer: no optimal
         pairing can have a smaller board at any position (module docstring)."""
         out: list[int] = []
-        mask = allowed & (self.weights > 0)
+        # A game worth exactly 0 leaves the optimum as it is but can still be a
+        # smaller board than the next one; only games worth less never belong.
+        mask = allowed & (self.weights >= 0)
         while True:
             idx = np.flatnonzero(mask)
             if not len(idx):
