@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
-from tcecd.pairing.base import ByeKind, Player, RoundContext, RoundRecord
+from tcecd.pairing.base import Bye, ByeKind, Player, RoundContext, RoundRecord
 from tcecd.pairing.tally import check_players, tally
 
 #: The default round context (no requested byes, total rounds unknown).
@@ -192,21 +192,26 @@ def closed_colours(diff: int, last: Sequence[Color]) -> tuple[tuple[Color, Why],
 def present_players(
     players: Sequence[Player], context: RoundContext, round_number: int
 ) -> list[Player]:
-    """The players to pair: all but the round's requested byes and absences."""
+    """The players to pair: all but the round's requested byes and absences.
+
+    A pairing-allocated bye (``U``) among them is this system's own output
+    echoed back (a finished round's record replayed as the context of its
+    re-pairing, as ``tcecd replay --verify`` does): it is not an input, the
+    system decides those byes itself, so it is skipped."""
     ids = {p.id for p in players}
     away: set[PlayerId] = set()
-    for bye in context.requested_byes:
+    for bye in requested(context):
         if bye.player not in ids:
             raise PairingError(f"round {round_number}: unknown bye player {bye.player!r}")
         if bye.player in away:
             raise PairingError(f"round {round_number}: {bye.player!r} has two byes")
-        if bye.kind is ByeKind.PAIRING:
-            raise PairingError(
-                f"round {round_number}: {bye.player!r}: a pairing-allocated bye (U) "
-                "cannot be requested"
-            )
         away.add(bye.player)
     return [p for p in players if p.id not in away]
+
+
+def requested(context: RoundContext) -> tuple[Bye, ...]:
+    """The round's requested byes and absences (H, F, Z), without echoed U byes."""
+    return tuple(b for b in context.requested_byes if b.kind is not ByeKind.PAIRING)
 
 
 def build_model(

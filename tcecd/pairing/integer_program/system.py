@@ -15,6 +15,8 @@ into a :class:`~tcecd.pairing.base.RoundPairing`:
   the one with the lowest pairing number is ``bye``; any further ones (the
   model may leave several unpaired) follow the round's requested byes in
   ``requested_byes`` as ``Bye(player, ByeKind.PAIRING)``, by pairing number.
+  Such ``U`` entries in ``context.requested_byes`` (a record replayed as its
+  own context) are ignored: the system allocates them.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from tcecd.pairing.base import (
     RoundRecord,
     ScheduledGame,
 )
-from tcecd.pairing.integer_program.model import NO_CONTEXT, RoundModel, build_model
+from tcecd.pairing.integer_program.model import NO_CONTEXT, RoundModel, build_model, requested
 from tcecd.pairing.integer_program.solver import Solution, Status, games_of, solve
 
 if TYPE_CHECKING:
@@ -126,5 +128,5 @@ def to_round_pairing(
         removed_history_rounds=(),
         pairs=pairs,
         games=tuple(games),
-        requested_byes=context.requested_byes + extra,
+        requested_byes=requested(context) + extra,
     )
