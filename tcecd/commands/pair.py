@@ -1,6 +1,7 @@
 """``tcecd pair``: pair the next round of an event, or check its rounds, for an arbiter.
 
-    tcecd pair [--system NAME] [--check] [-p FILE] EVENT.trf|STATE.json
+    tcecd pair [--system NAME] [--check] [--explain] [--time-limit S] [-p FILE]
+               EVENT.trf|STATE.json
 
 The input is a FIDE Tournament Report File (TRF-2016, as JaVaFo and
 bbpPairings read it; :mod:`tcecd.trf`) or an event document in the
@@ -61,6 +62,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="re-pair every finished round and list those the rules pair differently; "
         "exit 1 if any",
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="integer-program only: after the pairing, print the solver's status and the "
+        "objective's terms, board by board",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="integer-program only: the solver's limit for the round in seconds (default 10); "
+        "a round not proven optimal within it is an error",
     )
     parser.add_argument(
         "-p",
@@ -129,10 +144,18 @@ def _load(path: str, system: str | None) -> _Event:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tcecd.pairing.registry import canonical_name, get_system
+    from tcecd.pairing.registry import SystemOptions, canonical_name, get_system
 
     event = _load(args.event, args.system)
-    system = get_system(event.system)
+    if args.time_limit <= 0:
+        raise PairingError(f"--time-limit: must be > 0, got {args.time_limit!r}")
+    options = SystemOptions(time_limit_s=args.time_limit)
+    if args.explain and canonical_name(event.system) != "integer-program":
+        raise PairingError(
+            f"--explain: only the integer-program system explains its pairing, "
+            f"not {canonical_name(event.system)!r}"
+        )
+    system = get_system(event.system, options)
     if args.check:
         from tcecd.pairing.checker import check_rounds
 
@@ -170,4 +193,13 @@ def run(args: argparse.Namespace) -> int:
             raise PairingError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)
+    if args.explain:
+        from tcecd.pairing.integer_program.explain import explain
+
+        sys.stdout.write(
+            ("\n" if not args.output else "")
+            + explain(
+                event.players, event.rounds, event.context, double=event.double, options=options
+            )
+        )
     return 0

@@ -81,6 +81,18 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         "FIDE Dubov system, C.04.4.1",
         default_seeding="rating",
     ),
+    SystemInfo(
+        "integer-program",
+        "tcecd.pairing.integer_program",
+        "IntegerProgram",
+        "Swiss integer-program model solved by HiGHS (../shared/specs/integer-program.md)",
+    ),
+    SystemInfo(
+        "round-robin",
+        "tcecd.pairing.round_robin",
+        "RoundRobin",
+        "Round-robin by the Berger tables (FIDE C.05 Annex 1), single or multiple cycles",
+    ),
 )
 
 _BY_NAME: dict[str, SystemInfo] = {

@@ -271,8 +271,13 @@ def load_event_state(text: str, source_name: str) -> EventState:
     return EventState(system, players, double, rounds, context)
 
 
-def _load_byes(rd: _Reader, value: Any, path: str, known: set[str]) -> tuple[Bye, ...]:
-    """Requested byes: ``[{"player": id, "kind": "H"|"F"|"Z"}]``, each player once."""
+def _load_byes(
+    rd: _Reader, value: Any, path: str, known: set[str], *, allocated: bool = False
+) -> tuple[Bye, ...]:
+    """Requested byes: ``[{"player": id, "kind": "H"|"F"|"Z"}]``, each player once.
+    ``allocated``: a finished round's record may also hold kind ``U``, the further
+    pairing-allocated byes of a system that leaves several players unpaired (the
+    integer-program model); a round to pair may not ask for one."""
     byes: list[Bye] = []
     for j, item in enumerate(rd.array(value, path)):
         obj = rd.obj(item, f"{path}[{j}]", ("player", "kind"))
@@ -284,9 +289,10 @@ def _load_byes(rd: _Reader, value: Any, path: str, known: set[str]) -> tuple[Bye
             raise rd.fail(f"{path}[{j}].player", f"unknown player {pid!r}")
         if any(b.player == pid for b in byes):
             raise rd.fail(f"{path}[{j}].player", f"{pid!r} has two requested byes")
-        kinds = {k.value: k for k in ByeKind if k is not ByeKind.PAIRING}
+        kinds = {k.value: k for k in ByeKind if allocated or k is not ByeKind.PAIRING}
         if obj["kind"] not in kinds:
-            raise rd.fail(f"{path}[{j}].kind", f"expected 'H', 'F' or 'Z', got {obj['kind']!r}")
+            expected = "'U', 'H', 'F' or 'Z'" if allocated else "'H', 'F' or 'Z'"
+            raise rd.fail(f"{path}[{j}].kind", f"expected {expected}, got {obj['kind']!r}")
         byes.append(Bye(pid, kinds[obj["kind"]]))
     return tuple(byes)
 
@@ -356,7 +362,9 @@ def _load_rounds(
             _load_game(rd, g, f"{path}.games[{j}]", known)
             for j, g in enumerate(rd.array(obj["games"], f"{path}.games"))
         )
-        requested = _load_byes(rd, obj.get("requested_byes", []), f"{path}.requested_byes", known)
+        requested = _load_byes(
+            rd, obj.get("requested_byes", []), f"{path}.requested_byes", known, allocated=True
+        )
         record = RoundRecord(
             round=number,
             bye=bye,

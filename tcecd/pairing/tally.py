@@ -9,7 +9,9 @@ standings (tiebreaks), so both always agree on what a round record means:
   round, 4 in a double round) and counts as one received BYE;
 * a requested bye scores what its kind gives (:meth:`ByeKind.half_points`:
   full, half or zero points for every game of the round) and is not a
-  received BYE (``Tally.requested`` counts them);
+  received BYE (``Tally.requested`` counts them); a further pairing-allocated
+  bye (kind ``PAIRING``, when a system leaves several players unpaired) scores
+  and counts like ``bye``;
 * only games actually played give a colour (``PlayedGame.played``), so a
   forfeit never moves a player's white game difference (WGD);
 * every game, played or not, is an encounter.
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 
 from tcecd.domain import Color, PlayerId, Result
 from tcecd.errors import PairingError
-from tcecd.pairing.base import Player, RoundRecord
+from tcecd.pairing.base import ByeKind, Player, RoundRecord
 
 
 @dataclass(slots=True)
@@ -94,7 +96,12 @@ def tally(
             if absent.player in seen:
                 raise PairingError(f"{where}: {absent.player!r} has two byes")
             totals[absent.player].score_half += absent.kind.half_points(per_round)
-            totals[absent.player].requested += 1
+            if absent.kind is ByeKind.PAIRING:
+                # A further pairing-allocated bye (the integer-program system may
+                # leave several players unpaired): a received BYE like ``bye``.
+                totals[absent.player].byes += 1
+            else:
+                totals[absent.player].requested += 1
             seen[absent.player] = ("", per_round)
         for game in record.games:
             for pid in (game.white, game.black):

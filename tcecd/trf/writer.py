@@ -139,9 +139,12 @@ def format_pairing(pairing: RoundPairing, players: Sequence[Player]) -> str:
     """A paired round as JaVaFo's and bbpPairings' ``-p`` output: the number
     of lines that follow, then ``white black`` pairing numbers per board in
     board order (the first game of each pair: double rounds list the pair
-    once), then the pairing-allocated bye as ``N 0``."""
+    once), then each pairing-allocated bye as ``N 0`` by pairing number (the
+    integer-program model can leave several players unpaired: its spec's output)."""
     seeds = {p.id: p.seed for p in players}
     lines = [f"{seeds[g.white]} {seeds[g.black]}" for g in pairing.games if g.leg == 1]
-    if pairing.bye is not None:
-        lines.append(f"{seeds[pairing.bye]} 0")
+    unpaired = [] if pairing.bye is None else [pairing.bye]
+    unpaired += [b.player for b in pairing.requested_byes if b.kind is ByeKind.PAIRING]
+    for player in sorted(unpaired, key=lambda pid: seeds[pid]):
+        lines.append(f"{seeds[player]} 0")
     return "\n".join([str(len(lines)), *lines]) + "\n"

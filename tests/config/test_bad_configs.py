@@ -70,7 +70,7 @@ ROWS = [
         "other-pairing-system",
         "pairing: {rounds: 3, system: swiss-dutch}",
         "event.yaml: pairing.system: unknown pairing system: 'swiss-dutch' (known: tcec-swiss, "
-        "dutch-2017, dutch)",
+        "dutch-2017, dutch, dutch-2012, dubov, integer-program, round-robin)",
     ),
     Row(
         "odd-number-of-groups",

@@ -155,7 +155,7 @@ def _bad(path: list[Any], value: Any) -> str:
         ("{", "not JSON"),
         ("[]", r"\$: expected an object"),
         (_bad(["players"], KeyError), r"\$: missing key 'players'"),
-        (_bad(["system"], "round-robin"), r"\$\.system: unsupported system 'round-robin'"),
+        (_bad(["system"], "swiss-ish"), r"\$\.system: unsupported system 'swiss-ish'"),
         (_bad(["double"], "yes"), r"\$\.double: expected true or false"),
         (_bad(["players", 1, "seed"], 1), r"\$\.players\[1\]\.seed: duplicate seed 1"),
         (_bad(["players", 1, "seed"], 5), r"\$\.players\[1\]\.seed: seed 5 is not in 1\.\.2"),
