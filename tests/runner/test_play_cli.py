@@ -297,13 +297,13 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     pgn = tmp_path / "sprt.pgn"
     proc = tcecd(
         "play", "ab-d2", "ab-d1", "--rounds", "50", "--games", "2", "--tc", "30+0.3",
-        "--sprt", "elo0=0", "elo1=400", "alpha=0.2", "beta=0.2", "model=logistic",
+        "--sprt", "elo0=0", "elo1=400", "alpha=0.3", "beta=0.3", "model=logistic",
         "--pgn", str(pgn), cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     games = read_games(pgn)
     # Replay the SPRT by hand over the PGN: pairs of games in playing order.
-    sprt = Sprt(0, 400, 0.2, 0.2, "logistic")
+    sprt = Sprt(0, 400, 0.3, 0.3, "logistic")
     penta = Pentanomial()
     expected = None
     for k in range(0, len(games) - 1, 2):
