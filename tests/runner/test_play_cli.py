@@ -321,7 +321,7 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     verdict = f"SPRT ([0.00, 400.00]) completed - {decision} was accepted after {expected} games"
     assert verdict in proc.stdout
     llr_line = re.findall(
-        r"^LLR: (-?[\d.]+) \(-1\.39, 1\.39\) \[0\.00, 400\.00\]$", proc.stdout, re.M
+        r"^LLR: (-?[\d.]+) \(-0\.85, 0\.85\) \[0\.00, 400\.00\]$", proc.stdout, re.M
     )
     assert llr_line[-1] == f"{sprt.llr(penta.counts()):.2f}"
     estimate = estimate_pentanomial(penta)
