@@ -9,7 +9,8 @@ engines kept alive between games as fastchess and cutechess-cli do) and prints:
   ``bestmove`` as tcecd measures it); target: at most 1.05x;
 - tcecd's own CPU time per move (this process only, engines excluded);
 - the latency from receiving ``bestmove`` to sending the next ``go``: median
-  and 99th percentile; target: median under 1 ms.
+  and 99th percentile; target: median under 1 ms;
+- the match statistics as ``tcecd play`` prints them (Elo, nElo, pentanomial).
 
 If ``fastchess`` or ``cutechess-cli`` is on PATH, the same match is run with it
 and the wall-time ratio is printed. Usage: ``.venv/bin/python bench/match.py
@@ -60,7 +61,8 @@ async def tcecd_match(games: int, nodes: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         spec = MatchSpec(
             engines=unique_names([stockfish, stockfish]),
-            games=games,
+            rounds=max(1, games // 2),  # as fastchess's -rounds N -games 2
+            games=2,
             time_control=TimeControl(nodes=nodes),
             pgn_path=Path(tmp) / "bench.pgn",
             openings=OPENINGS,
@@ -89,6 +91,9 @@ async def tcecd_match(games: int, nodes: int) -> float:
             f" p99 {percentile(latencies_ms, 99):.3f} ms, max {max(latencies_ms):.3f} ms"
             f" (n={len(latencies_ms)}, target: median < 1 ms)"
         )
+    # The statistics tcecd play prints (fastchess's, see tcecd/runner/stats.py).
+    for line in result.report():
+        print(f"  {line}")
     return wall
 
 

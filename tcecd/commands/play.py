@@ -1,15 +1,20 @@
-"""``tcecd play``: a quick match from the command line, as with cutechess-cli or fastchess.
+"""``tcecd play``: matches and tournaments from the command line, as fastchess or cutechess-cli.
 
-    tcecd play ENGINE ENGINE [...] [--games N] [--tc 40/7200|60+0.6] [--nodes N]
-               [--depth D] [--movetime MS] [--openings FILE] [--plies N]
-               [--book BIN] [--book-depth N] [--concurrency M]
-               [--option NAME=VALUE ...] --pgn FILE
+    tcecd play ENGINE ENGINE [...] [--tournament round-robin|gauntlet]
+               [--rounds N] [--games G] [--tc 40/7200|60+0.6] [--nodes N]
+               [--depth D] [--movetime MS] [--each KEY=VALUE ...]
+               [--openings FILE] [--plies N] [--book BIN] [--book-depth N]
+               [--concurrency M] [--option NAME=VALUE ...]
+               [--draw movenumber=N movecount=M score=CP] [--resign movecount=M score=CP]
+               [--maxmoves N] [--tb PATH] [--tbpieces N]
+               [--sprt elo0=E0 elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic]]
+               [--ratinginterval N] [--pgn FILE]
 
 ENGINE is a definition name from ``engines/`` (``stockfish``, ``ab-d2``), a path
-to a definition YAML, or a path to an engine binary (run as UCI). With more
-than two engines every pair plays ``--games`` games. Progress is printed as
-games finish; the summary gives the score, the Elo difference with its 95%
-error bar and the terminations.
+to a definition YAML, or a path to an engine binary (run as UCI). Each pairing
+plays ``--rounds`` rounds of ``--games`` games (one opening per round, colours
+alternating). Progress is printed as games finish; the statistics are
+fastchess's (see docs/engines.md, "tcecd play").
 """
 
 from __future__ import annotations
@@ -18,25 +23,54 @@ import argparse
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tcecd.config.engines import OptionValue
+from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError
+from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import Opening
 
-HELP = "play a quick match between engines (cutechess-cli style)"
+HELP = "play a match or tournament between engines (fastchess / cutechess-cli style)"
+
+#: ``--tournament`` spellings (cutechess-cli's and fastchess's) -> the schedule.
+TOURNAMENTS = {"round-robin": "round-robin", "roundrobin": "round-robin", "gauntlet": "gauntlet"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The match options (cutechess-cli / fastchess names where they exist)."""
+    """The match options (fastchess / cutechess-cli names where they exist)."""
     parser.add_argument(
         "engines", nargs="+", metavar="ENGINE", help="engine definition name, YAML or binary"
     )
-    parser.add_argument("--games", type=int, default=2, help="games per pair (default 2)")
+    parser.add_argument(
+        "--tournament",
+        default="round-robin",
+        metavar="TYPE",
+        help="round-robin (all against all, the default) or gauntlet (the first engine "
+        "against each other one)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="rounds each pairing plays (default 1)"
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=2,
+        help="games per round of a pairing, one opening, colours alternating (default 2)",
+    )
     parser.add_argument("--tc", help="time control, e.g. 40/7200, 60+0.6, 40/7200:3600+30")
     parser.add_argument("--nodes", type=int, help="node limit per move")
     parser.add_argument("--depth", type=int, help="depth limit per move")
     parser.add_argument("--movetime", type=int, metavar="MS", help="fixed time per move (ms)")
+    parser.add_argument(
+        "--each",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="settings for every engine, as cutechess's -each: tc=, st=, nodes=, depth=/plies=, "
+        "timemargin=, restart=on|off, proto=uci|xboard, option.NAME=VALUE",
+    )
     parser.add_argument(
         "--openings", type=Path, metavar="FILE", help="EPD or PGN openings (or a Polyglot .bin)"
     )
@@ -58,7 +92,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="engine option for every engine that has it (repeatable)",
     )
-    parser.add_argument("--pgn", type=Path, required=True, metavar="FILE", help="PGN output")
+    parser.add_argument(
+        "--draw",
+        nargs="+",
+        metavar="KEY=VALUE",
+        help="draw adjudication: movenumber=N movecount=M score=CP",
+    )
+    parser.add_argument(
+        "--resign",
+        nargs="+",
+        metavar="KEY=VALUE",
+        help="win adjudication (both engines agree): movecount=M score=CP",
+    )
+    parser.add_argument("--maxmoves", type=int, metavar="N", help="draw after N moves")
+    parser.add_argument("--tb", metavar="PATH", help="Syzygy tablebase directories (':'-joined)")
+    parser.add_argument(
+        "--tbpieces", type=int, default=7, metavar="N", help="tablebase adjudication up to N pieces"
+    )
+    parser.add_argument(
+        "--sprt",
+        nargs="+",
+        metavar="KEY=VALUE",
+        help="SPRT: elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic]",
+    )
+    parser.add_argument(
+        "--ratinginterval",
+        type=int,
+        default=10,
+        metavar="N",
+        help="print the statistics every N games (default 10; 0: only at the end)",
+    )
+    parser.add_argument("--pgn", type=Path, metavar="FILE", help="PGN output (default: none)")
     parser.add_argument(
         "--margin-ms", type=int, default=200, help="time margin before a flag falls (default 200)"
     )
@@ -78,11 +142,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
 
 
-def parse_option(text: str) -> tuple[str, OptionValue]:
+def parse_option(text: str, flag: str = "--option") -> tuple[str, OptionValue]:
     """``NAME=VALUE`` with VALUE as int, true/false, or text."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
-        raise ConfigError(f"--option: expected NAME=VALUE, got {text!r}")
+        raise ConfigError(f"{flag}: expected NAME=VALUE, got {text!r}")
     value = value.strip()
     parsed: OptionValue = value
     if value.lower() in ("true", "false"):
@@ -93,6 +157,125 @@ def parse_option(text: str) -> tuple[str, OptionValue]:
         except ValueError:
             parsed = value
     return name.strip(), parsed
+
+
+def key_values(flag: str, tokens: Sequence[str], keys: Sequence[str]) -> dict[str, str]:
+    """``KEY=VALUE`` tokens of one flag, each KEY one of ``keys``."""
+    out: dict[str, str] = {}
+    for token in tokens:
+        key, sep, value = token.partition("=")
+        if not sep or key not in keys:
+            raise ConfigError(f"{flag}: expected {'=.. '.join(keys)}=.., got {token!r}")
+        out[key] = value
+    return out
+
+
+def _int(flag: str, key: str, text: str, minimum: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ConfigError(f"{flag}: {key} must be a whole number, got {text!r}") from None
+    if value < minimum:
+        raise ConfigError(f"{flag}: {key} must be at least {minimum}, got {value}")
+    return value
+
+
+def adjudication_rules(args: argparse.Namespace) -> AdjudicationRules:
+    """``--draw``, ``--resign``, ``--maxmoves`` and ``--tb`` as the event config's
+    rules (tcecd.game.adjudication). fastchess's defaults for omitted keys:
+    movenumber 0, movecount 1; ``score`` is required."""
+    from tcecd.game.adjudication import DrawRule, TablebaseRule, WinRule
+
+    draw = win = tablebase = None
+    if args.draw:
+        kv = key_values("--draw", args.draw, ("movenumber", "movecount", "score"))
+        if "score" not in kv:
+            raise ConfigError("--draw: score=CP is required")
+        draw = DrawRule(
+            from_move=_int("--draw", "movenumber", kv.get("movenumber", "0"), 0),
+            score_cp=_int("--draw", "score", kv["score"], 0),
+            moves=_int("--draw", "movecount", kv.get("movecount", "1"), 1),
+        )
+    if args.resign:
+        kv = key_values("--resign", args.resign, ("movecount", "score", "twosided"))
+        if "score" not in kv:
+            raise ConfigError("--resign: score=CP is required")
+        if kv.get("twosided", "true") != "true":
+            # tcecd's win rule is TCEC's: both engines must agree (two-sided).
+            raise ConfigError("--resign: only twosided=true is supported (both engines agree)")
+        win = WinRule(
+            score_cp=_int("--resign", "score", kv["score"], 1),
+            moves=_int("--resign", "movecount", kv.get("movecount", "1"), 1),
+        )
+    if args.tb is not None:
+        if not 3 <= args.tbpieces <= 7:
+            raise ConfigError(f"--tbpieces: must be 3..7, got {args.tbpieces!r}")
+        tablebase = TablebaseRule(args.tbpieces)
+    if args.maxmoves is not None and args.maxmoves < 1:
+        raise ConfigError(f"--maxmoves: must be at least 1, got {args.maxmoves!r}")
+    if draw is not None and win is not None and win.score_cp <= draw.score_cp:
+        raise ConfigError(
+            f"--resign: score {win.score_cp} must be above --draw score {draw.score_cp}"
+        )
+    return AdjudicationRules(draw, win, tablebase, args.maxmoves)
+
+
+#: ``--each`` keys that stand for a ``tcecd play`` flag (cutechess / fastchess names).
+_EACH_FLAGS = {"tc": "tc", "nodes": "nodes", "depth": "depth", "plies": "depth"}
+
+
+def apply_each(
+    args: argparse.Namespace, engines: Sequence[EngineConfig]
+) -> tuple[EngineConfig, ...]:
+    """Apply ``--each``: limits go where their flags would (giving both is an
+    error); ``option.NAME=VALUE``, ``restart`` and ``proto`` change every engine."""
+    updates: dict[str, object] = {}
+    options: dict[str, OptionValue] = {}
+    for token in args.each:
+        key, sep, value = token.partition("=")
+        if not sep:
+            raise ConfigError(f"--each: expected KEY=VALUE, got {token!r}")
+        if key.startswith("option."):
+            name, parsed = parse_option(key[len("option.") :] + "=" + value, "--each")
+            options[name] = parsed
+            continue
+        flag = _EACH_FLAGS.get(key)
+        if key == "st":  # seconds per move (cutechess), as --movetime in ms
+            try:
+                ms = round(float(value) * 1000)
+            except ValueError:
+                raise ConfigError(f"--each: st must be seconds, got {value!r}") from None
+            _set_flag(args, "movetime", ms, token)
+        elif key == "timemargin":
+            args.margin_ms = _int("--each", "timemargin", value, 0)
+        elif key == "restart":
+            if value not in ("on", "off"):
+                raise ConfigError(f"--each: restart must be on or off, got {value!r}")
+            updates["restart"] = "per-game" if value == "on" else "keep-alive"
+        elif key == "proto":
+            if value not in ("uci", "xboard"):
+                raise ConfigError(f"--each: proto must be uci or xboard, got {value!r}")
+            updates["protocol"] = value
+        elif flag is not None:
+            _set_flag(args, flag, value if flag == "tc" else _int("--each", key, value, 1), token)
+        else:
+            raise ConfigError(
+                f"--each: unknown key {key!r} (tc, st, nodes, depth, plies, timemargin, "
+                "restart, proto, option.NAME)"
+            )
+    out = []
+    for engine in engines:
+        update = dict(updates)
+        if options:
+            update["options"] = {**engine.options, **options}
+        out.append(engine.model_copy(update=update) if update else engine)
+    return tuple(out)
+
+
+def _set_flag(args: argparse.Namespace, name: str, value: object, token: str) -> None:
+    if getattr(args, name) is not None:
+        raise ConfigError(f"--each {token}: --{name} is given too")
+    setattr(args, name, value)
 
 
 def _openings(args: argparse.Namespace) -> tuple[Opening, ...]:
@@ -114,15 +297,34 @@ def run(args: argparse.Namespace) -> int:
     from tcecd.config.load import load_engine
     from tcecd.game.timecontrol import TimeControl
     from tcecd.runner.match import MatchSpec, run_match, unique_names
+    from tcecd.runner.stats import Sprt, parse_sprt
 
     if len(args.engines) < 2:
         raise ConfigError(f"tcecd play: need at least two engines, got {args.engines!r}")
-    for name in ("games", "concurrency", "nodes", "depth", "movetime", "plies", "book_depth"):
+    tournament = TOURNAMENTS.get(args.tournament)
+    if tournament is None:
+        raise ConfigError(
+            f"--tournament: expected round-robin or gauntlet, got {args.tournament!r}"
+        )
+    engines = apply_each(args, unique_names([load_engine(ref) for ref in args.engines]))
+    for name in (
+        "rounds", "games", "concurrency", "nodes", "depth", "movetime", "plies", "book_depth",
+    ):  # fmt: skip
         value = getattr(args, name)
         if value is not None and value < 1:
             raise ConfigError(f"--{name.replace('_', '-')}: must be at least 1, got {value!r}")
     if args.margin_ms < 0:
         raise ConfigError(f"--margin-ms: must be >= 0, got {args.margin_ms!r}")
+    if args.ratinginterval < 0:
+        raise ConfigError(f"--ratinginterval: must be >= 0, got {args.ratinginterval!r}")
+    sprt: Sprt | None = None
+    if args.sprt:
+        try:
+            sprt = parse_sprt(args.sprt)
+        except ValueError as exc:
+            raise ConfigError(f"--sprt: {exc}") from None
+        if len(engines) != 2:
+            raise ConfigError(f"--sprt: needs exactly two engines, got {len(engines)}")
     try:
         tc = TimeControl.parse(args.tc) if args.tc else TimeControl()
         tc = dataclasses.replace(
@@ -135,34 +337,60 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--tc: {exc}") from None
     if not (tc.stages or tc.movetime_ms or tc.nodes or tc.depth):
         raise ConfigError("tcecd play: give a limit: --tc, --nodes, --depth or --movetime")
-    try:
-        args.pgn.parent.mkdir(parents=True, exist_ok=True)
-        args.pgn.write_text("", encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"--pgn: cannot write {str(args.pgn)!r}: {exc.strerror}") from None
-    engines = unique_names([load_engine(ref) for ref in args.engines])
+    rules = adjudication_rules(args)
+    if args.pgn is not None:
+        try:
+            args.pgn.parent.mkdir(parents=True, exist_ok=True)
+            args.pgn.write_text("", encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--pgn: cannot write {str(args.pgn)!r}: {exc.strerror}") from None
     openings = _openings(args)
     options = dict(parse_option(text) for text in args.option)
+    probe: Callable[..., int | None] | None = None
+    close_probe: Callable[[], None] | None = None
+    if args.tb is not None:
+        from tcecd.game.tablebase import open_probe
+
+        try:
+            probe, close_probe = open_probe(args.tb)
+        except ConfigError as exc:
+            raise ConfigError(f"--tb: {exc}") from None
     spec = MatchSpec(
         engines=engines,
         games=args.games,
+        rounds=args.rounds,
+        tournament="gauntlet" if tournament == "gauntlet" else "round-robin",
         time_control=tc,
         pgn_path=args.pgn,
         openings=openings,
         concurrency=args.concurrency,
         margin_ms=args.margin_ms,
         soft_options=options,
+        adjudication=rules,
+        probe=probe,
         fault_policy=args.fault_policy,
         stall_timeout_ms=args.stall_timeout_ms,
         event=args.event,
+        sprt=sprt,
+        rating_interval=0 if args.quiet else args.ratinginterval,
     )
     # python-chess warns about every line it does not understand (some engines
     # print a lot of chatter); a quick match only wants real errors on stderr.
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
     names = " vs ".join(e.name for e in engines)
-    print(f"Match: {names}, {args.games} games per pair, tc {tc.describe()}", flush=True)
+    print(
+        f"{'Gauntlet' if tournament == 'gauntlet' else 'Match'}: {names}, "
+        f"{args.rounds} round(s) of {args.games} games per pairing, tc {tc.describe()}",
+        flush=True,
+    )
     progress = None if args.quiet else (lambda line: print(line, flush=True))
-    result = asyncio.run(run_match(spec, progress=progress))
-    print(result.summary())
-    print(f"PGN: {args.pgn}")
+    try:
+        result = asyncio.run(run_match(spec, progress=progress))
+    finally:
+        if close_probe is not None:
+            close_probe()
+    # The progress lines end with each game's "Score of" line: print it once.
+    print(result.summary(score_lines=args.quiet))
+    if args.pgn is not None:
+        print(f"PGN: {args.pgn}")
     return 0

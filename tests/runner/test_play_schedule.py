@@ -1,0 +1,107 @@
+"""``tcecd play``'s schedule and tallies (tcecd.runner.match), without engines."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tcecd.config.engines import EngineConfig
+from tcecd.game.record import Opening
+from tcecd.game.timecontrol import TimeControl
+from tcecd.runner.match import MatchResult, MatchSpec, Tally, schedule
+from tcecd.runner.stats import Pentanomial, Sprt
+
+
+def engines(*names: str) -> tuple[EngineConfig, ...]:
+    return tuple(EngineConfig(name=n, command=("true",)) for n in names)
+
+
+OPENINGS = (
+    Opening(name="A", fen=None, moves=("e2e4",)),
+    Opening(name="B", fen=None, moves=("d2d4",)),
+)
+
+
+def spec(**kw: object) -> MatchSpec:
+    base: dict[str, object] = {
+        "engines": engines("a", "b", "c"),
+        "games": 2,
+        "time_control": TimeControl(depth=1),
+        "openings": OPENINGS,
+    }
+    base.update(kw)
+    return MatchSpec(**base)  # type: ignore[arg-type]
+
+
+def test_round_robin_of_three_two_rounds_of_two() -> None:
+    jobs = list(schedule(spec(rounds=2)))
+    # 3 pairings x 2 rounds x 2 games, numbered in playing order.
+    assert [j.number for j in jobs] == list(range(1, 13))
+    met = Counter(frozenset((j.white.name, j.black.name)) for j in jobs)
+    assert met == {frozenset("ab"): 4, frozenset("ac"): 4, frozenset("bc"): 4}
+    # Round by round: round 1 uses opening A for every pairing, round 2 opening B.
+    assert [j.round for j in jobs] == [1] * 6 + [2] * 6
+    assert {j.opening.name for j in jobs if j.round == 1} == {"A"}
+    assert {j.opening.name for j in jobs if j.round == 2} == {"B"}
+    # Each opening of each pairing is played once with each colour.
+    for k in range(0, 12, 2):
+        first, second = jobs[k], jobs[k + 1]
+        assert (first.white, first.black) == (second.black, second.white)
+        assert first.opening == second.opening
+
+
+def test_gauntlet_plays_the_first_engine_against_each_other() -> None:
+    jobs = list(schedule(spec(tournament="gauntlet", engines=engines("a", "b", "c", "d"))))
+    assert len(jobs) == 3 * 2
+    assert all("a" in (j.white.name, j.black.name) for j in jobs)
+    assert Counter(j.white.name for j in jobs) == {"a": 3, "b": 1, "c": 1, "d": 1}
+
+
+def test_odd_games_alternate_the_first_colour_by_round() -> None:
+    """One game per round: the first engine is White in rounds 1 and 3, Black in 2 and 4."""
+    jobs = list(schedule(spec(engines=engines("a", "b"), games=1, rounds=4)))
+    assert [j.white.name for j in jobs] == ["a", "b", "a", "b"]
+
+
+def test_three_games_a_round_pair_only_the_first_two() -> None:
+    """Games 1+2 of a round form a pair; game 3 has no partner (W/D/L only)."""
+    result = MatchResult(games_per_round=3)
+    tally = Tally("a", "b", paired=False)
+    for slot, half in enumerate((2, 0, 1)):
+        tally.add(half, 1, slot, pair_complete=slot // 2 * 2 + 1 < result.games_per_round)
+    assert (tally.wins, tally.losses, tally.draws) == (1, 1, 1)
+    assert tally.penta == Pentanomial(wl=1)
+    assert tally.counts() == (1, 1, 1)  # the SPRT uses L, D, W here
+
+
+def test_pairs_complete_in_any_order() -> None:
+    """With concurrency the second game of a pair can finish first."""
+    tally = Tally("a", "b")
+    tally.add(2, 1, 1, True)  # round 1, game 2 finishes first: a won it
+    tally.add(0, 2, 0, True)  # round 2, game 1: a lost
+    assert tally.penta.pairs == 0
+    tally.add(1, 1, 0, True)  # round 1, game 1: draw -> pair WD
+    tally.add(0, 2, 1, True)  # round 2, game 2: a lost -> pair LL
+    assert tally.penta == Pentanomial(wd=1, ll=1)
+    assert tally.counts() == (1, 0, 0, 1, 0)
+
+
+def test_report_block_by_hand() -> None:
+    """fastchess's block for 3 wins, 1 draw in two pairs (WW, WD).
+
+    Pairs 1.0 and 0.75: s = 0.875, var = (0.125² + 0.125²)/2 = 0.015625,
+    s ± 1.96·sqrt(0.015625/2) = 0.875 ± 0.17324 -> top above 1: Elo error inf.
+    Elo = 400·log10(7) = 338.04. nElo = 0.375/sqrt(2·0.015625) · 347.44 = 737.02;
+    its error: 0.17324/0.17678 · 347.44 = 340.48. LOS = Φ(0.375/0.088388) = Φ(4.24)."""
+    tally = Tally("a", "b", wins=3, draws=1, penta=Pentanomial(ww=1, wd=1))
+    assert tally.report("depth 1") == [
+        "Results of a vs b (depth 1):",
+        "Elo: 338.04 +/- inf, nElo: 737.02 +/- 340.48",
+        "LOS: 100.00 %, DrawRatio: 0.00 %, PairsRatio: inf",
+        "Games: 4, Wins: 3, Losses: 0, Draws: 1, Points: 3.5 (87.50 %)",
+        "Ptnml(0-2): [0, 0, 0, 1, 1], WL/DD Ratio: nan",
+    ]
+    result = MatchResult(tallies={("a", "b"): tally}, sprt=Sprt(0, 5))
+    assert result.report()[-1].startswith("LLR: ")
+    assert result.report()[-1].endswith(" (-2.94, 2.94) [0.00, 5.00]")
+
+
