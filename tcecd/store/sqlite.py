@@ -132,6 +132,9 @@ class EventStore:
         try:
             if self.path.exists() and not self.path.is_file():
                 raise StateError(f"{self.path}: is not a regular file (the event state database)")
+            # Made by the connection below when missing: removed again on close
+            # if nothing was written (a refused start leaves no trace).
+            self._made = not self.path.exists()
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA synchronous=FULL")
             self._check()
@@ -174,6 +177,9 @@ class EventStore:
     def close(self) -> None:
         with self._mutex:
             self._db.close()
+            if self._made and self._blank:
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()
         self._release()
 
     def __enter__(self) -> EventStore:
