@@ -205,8 +205,9 @@ class EventStore:
                 self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("BEGIN IMMEDIATE")
             self._depth = 1
+            was_blank = self._blank
             try:
-                if self._blank:
+                if was_blank:
                     for statement in _SCHEMA.split(";"):
                         if statement.strip():
                             self._db.execute(statement)
@@ -214,13 +215,14 @@ class EventStore:
                         "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
                         (str(SCHEMA_VERSION),),
                     )
+                    self._blank = False  # reads inside the transaction see its tables
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self._blank = was_blank
                 raise
             else:
                 self._db.execute("COMMIT")
-                self._blank = False
             finally:
                 self._depth = 0
 

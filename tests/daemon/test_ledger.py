@@ -254,3 +254,48 @@ def test_outputs_respect_the_umask(played: Played) -> None:
     for name in ("event.pgn", "tcec/schedule.json", "tcec/crosstable.json"):
         mode = (played.finished / name).stat().st_mode & 0o777
         assert mode == expected, (name, oct(mode), oct(expected))
+
+
+def test_the_advice_works_for_a_lost_store(tmp_path: Path, played: Played) -> None:
+    """What the refusal says to do, done: --from-pgn with the event's own PGN
+    rebuilds the state (the PGN is not rewritten: tcecd renders its own games
+    back byte for byte) and the event goes on to its end, the PGN only growing."""
+    cfg, state = copy_state(played.crashed, tmp_path)
+    for p in state.glob("event.sqlite*"):
+        p.unlink()
+    pgn = state / "event.pgn"
+    before = pgn.read_bytes()
+    assert run_tcecd(cfg).returncode == 2
+    proc = run_tcecd(cfg, "--from-pgn", str(pgn))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    after = pgn.read_bytes()
+    assert after.startswith(before)
+    assert pgn_rounds(after.decode("utf-8")) == ["1.1", "1.2", "2.1", "2.2"]
+
+
+def test_a_refused_import_leaves_no_state(tmp_path: Path, played: Played) -> None:
+    """A PGN refused half-way through the import (game 3's move comment is
+    malformed, which only the full read of its moves finds) leaves the state
+    directory without an event: on main it kept the players, both pairings and
+    games 1.1-1.2, and the next run failed on that half state. The same
+    directory then takes the good PGN."""
+    from tcecd.store import EventStore
+
+    text = (played.finished / "event.pgn").read_text(encoding="utf-8")
+    third = text.index("[Event ", text.index("[Event ", text.index("[Event ") + 1) + 1)
+    at = text.index(" mt=", third) + len(" mt=")
+    bad = tmp_path / "bad.pgn"
+    bad.write_text(text[:at] + "x" + text[at:], encoding="utf-8")
+    cfg = write_config(tmp_path, rounds=ROUNDS, concurrency=1)
+    line = one_error_line(run_tcecd(cfg, "--from-pgn", str(bad)))
+    assert line.startswith("tcecd: error: bad.pgn: game 3: ply ")
+    assert "invalid mt: 'x" in line
+    with EventStore(tmp_path / "state") as store:
+        assert not store.initialised
+        assert store.pairings() == []
+        assert store.games() == []
+    good = tmp_path / "good.pgn"
+    good.write_text(text, encoding="utf-8")
+    proc = run_tcecd(cfg, "--from-pgn", str(good))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8") == text
