@@ -20,6 +20,8 @@ import pytest
 
 from tests.daemon.helpers import pgn_rounds, run_tcecd, write_config
 
+pytestmark = pytest.mark.slow  # real event runs (a few seconds each)
+
 ROUNDS = 2
 
 
