@@ -28,16 +28,26 @@ event's own.
 
 The first failure to reach the broker is logged once as a warning; the task
 keeps retrying quietly until it succeeds.
+
+Messages that must reach subscribers (results, pairings, standings; see
+:mod:`tcecd.bus.outbox`) come from the daemon's state with the id of their
+outbox row (:meth:`Publisher.publish` with ``stored``, and
+:meth:`Publisher.publish_stored` at start-up). Once the broker acknowledged
+one (``publish`` at QoS 1 returns after the PUBACK), the publisher reports its
+id through ``on_acked`` (in a worker thread, batched), so the state knows what
+the broker has. At the end of a run :meth:`Publisher.settle` waits a bounded
+time for the rest, retrying the broker every second meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import random
 import ssl
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,6 +55,7 @@ import aiomqtt
 import structlog
 
 from tcecd import __version__
+from tcecd.bus.outbox import OutboxEntry, OutboxMessage, entries_of
 from tcecd.bus.payloads import Kind, Message, Projection, encode, slugify
 from tcecd.bus.queue import OutQueue
 from tcecd.bus.settings import MqttSettings
@@ -55,6 +66,14 @@ from tcecd.game.record import GameRecord
 _OP_TIMEOUT_S = 5.0
 #: Longest wait for the retained burst of ``<root>/#`` when clearing stale state.
 _SWEEP_TIMEOUT_S = 10.0
+#: Longest pause between connection attempts while :meth:`Publisher.settle` waits.
+_SETTLE_RETRY_S = 1.0
+#: Acknowledged outbox ids are written to the state in batches of at most this
+#: many (and whenever the queue runs empty): fewer fsyncs, at worst a re-send.
+_ACK_BATCH = 64
+
+#: An outbox row as the daemon's state gives it: (row id, message).
+StoredRow = tuple[int, OutboxEntry]
 
 
 def utc_now_iso() -> str:
@@ -72,6 +91,8 @@ class Publisher:
     ``fresh_event`` says that the daemon has just created the event's state (not
     a resume): stale retained messages under the root are cleared on the first
     connection and the ``event`` document gets a new ``run_id``.
+    ``on_acked`` records outbox ids the broker acknowledged (a blocking call,
+    run in a worker thread; the daemon passes its store's ``ack_outbox``).
     """
 
     def __init__(
@@ -87,6 +108,7 @@ class Publisher:
         close_timeout_s: float = 2.0,
         fresh_event: bool = False,
         run_id: str | None = None,
+        on_acked: Callable[[Sequence[int]], None] | None = None,
     ) -> None:
         self.settings = settings
         self.slug = slugify(event)
@@ -120,6 +142,11 @@ class Publisher:
         self.connections = 0
         #: Number of connection attempts so far (successful or not).
         self.attempts = 0
+        self._on_acked = on_acked
+        self._unacked: set[int] = set()  # outbox ids queued or in flight
+        self._acks: list[int] = []  # outbox ids acknowledged, not yet reported
+        self._hurry = asyncio.Event()  # settle(): retry the broker every second
+        self._warned_acks = False
 
     # -- public API -------------------------------------------------------------------
 
@@ -134,17 +161,61 @@ class Publisher:
         return len(self._queue)
 
     @property
+    def undelivered(self) -> int:
+        """Outbox messages (results, pairings, standings) not yet acknowledged."""
+        return len(self._unacked)
+
+    @property
     def dropped(self) -> int:
         """Move updates / stale snapshots dropped or coalesced by the queue policy."""
         return self._queue.dropped
 
-    def publish(self, event: DomainEvent) -> None:
+    def publish(self, event: DomainEvent, stored: Sequence[StoredRow] = ()) -> None:
         """Map ``event`` to its messages and queue them. Never blocks, never
-        raises because of the broker (a non-event is a TypeError: a bug)."""
+        raises because of the broker (a non-event is a TypeError: a bug).
+
+        ``stored`` are the outbox rows the daemon committed for this event
+        (made by :meth:`outbox_entries`): they are sent in place of the
+        messages with the same key, and acknowledged to the state once the
+        broker has them."""
+        rows = {entry.key: (row_id, entry) for row_id, entry in stored}
         for msg in self._projection.messages_for(event, self._clock()):
+            if rows:
+                mine = entries_of(self.root, [msg])
+                row = rows.pop(mine[0].key, None) if mine else None
+                if row is not None:
+                    self._queue_stored(*row)
+                    continue
             if msg.qos and msg.qos != self.settings.qos:
                 msg = dataclasses.replace(msg, qos=self.settings.qos)
             self.publish_raw(msg)
+        for row in rows.values():  # (not made by outbox_entries for this event)
+            self._queue_stored(*row)
+
+    def outbox_entries(self, event: DomainEvent) -> list[OutboxEntry]:
+        """The must-deliver messages ``event`` maps to, for the daemon to commit
+        with what they announce (see :mod:`tcecd.bus.outbox`). Publishes nothing
+        and leaves the publisher's own view of the event unchanged."""
+        scratch = Projection(self.root, self._projection.event_name, run_id=self.run_id)
+        # Only what the must-deliver documents read: the schedule (the final
+        # standings' round count); no simple crosstable (not in the outbox).
+        scratch.schedule = {k: dict(v) for k, v in self._projection.schedule.items()}
+        scratch.external_crosstable = True
+        msgs = scratch.messages_for(event, self._clock())
+        return [
+            dataclasses.replace(e, qos=self.settings.qos) if e.qos else e
+            for e in entries_of(self.root, msgs)
+        ]
+
+    def publish_stored(self, rows: Iterable[StoredRow]) -> None:
+        """Queue outbox rows as they are (at start-up: those the broker never
+        acknowledged in an earlier run), in the order given."""
+        for row_id, entry in rows:
+            self._queue_stored(row_id, entry)
+
+    def _queue_stored(self, row_id: int, entry: OutboxEntry) -> None:
+        self._unacked.add(row_id)
+        self.publish_raw(entry.message(self.root, row_id))
 
     def restore_finished(self, records: Iterable[GameRecord]) -> None:
         """On resume: tell the publisher which games already finished (in
@@ -177,6 +248,16 @@ class Publisher:
         full = {"schema": 1, "event": self._projection.event_name, "ts": self._clock(), **doc}
         return Message("/".join((self.root, *levels)), encode(full),
                        self.settings.qos if qos is None else qos, retain, Kind.ESSENTIAL)
+
+    async def settle(self, timeout_s: float) -> int:
+        """At the end of a run: wait up to ``timeout_s`` until everything queued
+        is delivered, trying the broker again every second meanwhile (not after
+        the usual back-off). Returns the outbox messages still unacknowledged
+        (0: every result, pairing and standings reached the broker)."""
+        self._hurry.set()
+        if timeout_s > 0:
+            await self.flush(timeout_s)
+        return len(self._unacked)
 
     async def flush(self, timeout_s: float) -> bool:
         """Wait until the queue is empty and acknowledged, at most ``timeout_s``.
@@ -218,6 +299,7 @@ class Publisher:
             # asyncio.wait (not ``await task``): the task's own CancelledError is
             # expected, but a cancellation of *our* caller must still propagate.
             await asyncio.wait([task])
+        await self._save_acks()
         if self._broker is not None:
             broker, self._broker = self._broker, None
             await broker.__aexit__(None, None, None)
@@ -284,7 +366,13 @@ class Publisher:
                 self._log.exception("mqtt publisher error; reconnecting")
             finally:
                 self._connected, self._failed = False, True
-            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            pause = delay * random.uniform(0.5, 1.0)
+            if self._hurry.is_set():
+                await asyncio.sleep(min(pause, _SETTLE_RETRY_S))
+            else:  # settle() cuts a long back-off short
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(pause):
+                        await self._hurry.wait()
             delay = min(delay * 2, max_delay)
 
     async def _serve(self, client: aiomqtt.Client) -> None:
@@ -304,6 +392,9 @@ class Publisher:
             while True:
                 msg = self._queue.pop()
                 if msg is None:
+                    await self._save_acks()
+                    if len(self._queue):
+                        continue
                     self._idle.set()
                     self._wakeup.clear()
                     waiter = asyncio.ensure_future(self._wakeup.wait())
@@ -347,6 +438,29 @@ class Publisher:
                 self._retained[msg.topic] = msg
             else:
                 self._retained.pop(msg.topic, None)
+        if isinstance(msg, OutboxMessage) and msg.outbox_id in self._unacked:
+            # At QoS 1 the publish returned on the broker's PUBACK: it has it.
+            self._unacked.discard(msg.outbox_id)
+            self._acks.append(msg.outbox_id)
+            if len(self._acks) >= _ACK_BATCH:
+                await self._save_acks()
+
+    async def _save_acks(self) -> None:
+        """Report the acknowledged outbox ids (in a worker thread: a store commit).
+        On failure they are kept for the next try (at worst sent again)."""
+        if not self._acks:
+            return
+        ids, self._acks = self._acks, []
+        if self._on_acked is None:
+            return
+        try:
+            await asyncio.to_thread(self._on_acked, ids)
+        except Exception as exc:
+            self._acks[:0] = ids
+            if not self._warned_acks:  # once: the next store commit will say more
+                self._warned_acks = True
+                self._log.warning("mqtt: could not record delivered messages in the state; "
+                                  "they may be sent again", error=str(exc), ids=len(ids))
 
     async def _clear_stale(self, client: aiomqtt.Client) -> None:
         """Delete every retained message under ``<root>/#`` (an earlier event's).

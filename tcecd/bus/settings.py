@@ -34,6 +34,8 @@ class MqttSettings:
     bounds the publisher's outgoing queue while the broker is unreachable
     (move updates are dropped first, see docs/events.md). ``embedded`` asks the
     publisher to start an in-process broker on the URL's host and port.
+    ``delivery_timeout_s`` is how long ``tcecd run`` waits at its end for the
+    broker to acknowledge the results, pairings and standings still queued.
     """
 
     url: str = "mqtt://127.0.0.1:1883"
@@ -48,12 +50,17 @@ class MqttSettings:
     qos: int = 1
     queue_limit: int = 10000
     embedded: bool = False
+    delivery_timeout_s: float = 30.0
 
     def __post_init__(self) -> None:
         _parse(self.url)  # raises BusError on a bad URL
         _check_segment("topic prefix", self.topic_prefix)
         if self.qos not in (0, 1, 2):
             raise BusError(f"invalid MQTT qos: {self.qos!r} (expected 0, 1 or 2)")
+        if not self.delivery_timeout_s >= 0:  # (also NaN)
+            raise BusError(
+                f"invalid MQTT delivery_timeout_s: {self.delivery_timeout_s!r} (must be >= 0)"
+            )
         if self.queue_limit < 1:
             raise BusError(f"invalid MQTT queue_limit: {self.queue_limit!r} (must be >= 1)")
         if self.tls_key is not None and self.tls_cert is None:

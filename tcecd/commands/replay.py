@@ -1,26 +1,38 @@
 """``tcecd replay``: rebuild, verify and re-stream a Swiss event from its PGN.
 
     tcecd replay EVENT.pgn [--config EVENT.yaml] [--double|--single]
-                 [--verify] [--crosstable] [--schedule] [--out DIR]
+                 [--system NAME] [--verify] [--crosstable] [--schedule] [--out DIR]
                  [--publish [--mqtt URL] [--speed X]]
+                 [--trf OUT.trf]
 
 Reads the event's PGN (ours, or TCEC cutechess ``swiss-tcec`` output),
 rebuilds players, seeds, rounds, BYEs and results, prints the standings (and
 on request the crosstable and schedule), writes TCEC ``crosstable.json`` /
 ``schedule.json`` with ``--out``, and re-publishes the event over MQTT with
-``--publish``. ``--verify`` lists every deviation from the TCEC Swiss rules
+``--publish``. ``--verify`` lists every deviation from the pairing system's rules
+(``--system``, else the config's, else TCEC Swiss)
 and exits 1 when there is one. See docs/replay.md.
+
+``--trf`` exports the finished rounds as a FIDE TRF-2016 file (pairing
+numbers = seeds) for an arbiter to check with JaVaFo or bbpPairings.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tcecd.commands.mqtt_password import (
+    add_password_file_option,
+    command_line_password,
+    with_password,
+)
 from tcecd.errors import ConfigError
+from tcecd.pairing.registry import NAMES
 
 HELP = "rebuild, verify and re-stream an event from its PGN"
 
@@ -45,6 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the event has single rounds (default: inferred from the games)",
     )  # fmt: skip
     parser.add_argument(
+        "--system",
+        choices=NAMES,
+        metavar="NAME",
+        help="the pairing system (default: the config's, else tcec-swiss); "
+        f"one of {', '.join(NAMES)}",
+    )
+    parser.add_argument(
         "--verify",
         action="store_true",
         help="re-pair every round by the rules and list each deviation; exit 1 if any",
@@ -55,6 +74,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", metavar="DIR", help="write TCEC-format crosstable.json and schedule.json here"
     )
     parser.add_argument(
+        "--trf",
+        metavar="OUT.trf",
+        help="write the finished rounds as a TRF-2016 file (single rounds; pairing numbers = "
+        "seeds) to check with JaVaFo or bbpPairings",
+    )
+    parser.add_argument(
         "--publish", action="store_true", help="re-stream the event over MQTT (live schema)"
     )
     parser.add_argument(
@@ -62,6 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help=f"broker for --publish (default: the config's, else {DEFAULT_MQTT_URL})",
     )
+    add_password_file_option(parser)
     parser.add_argument(
         "--speed",
         type=float,
@@ -91,9 +117,15 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
         rounds_bar(done, total)
 
+    from tcecd.pairing.registry import SystemOptions
+
+    system = args.system or context.system
     try:
         replayed = rebuild_from_pgn(
             pgn,
+            system=system,
+            options=SystemOptions(time_limit_s=context.time_limit_s),
+            total_rounds=context.rounds,
             players=context.players,
             double=args.double if args.double is not None else context.double,
             progress=bar,
@@ -133,19 +165,26 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
         if not args.quiet:
             print(f"\nwrote {', '.join(str(p) for p in written)}", file=out)
+    if args.trf:
+        _write_trf(Path(args.trf), replayed, context.rounds)
+        if not args.quiet:
+            print(f"\nwrote {args.trf}", file=out)
     if args.publish:
         _publish(args, context, replayed)
     if args.verify:
-        print(_verdict(replayed.deviations, len(replayed.games)), file=out)
+        print(_verdict(replayed.deviations, len(replayed.games), replayed.system), file=out)
         return 1 if replayed.deviations else 0
     return 0
 
 
-def _verdict(deviations: Sequence[object], games: int) -> str:
+def _verdict(deviations: Sequence[object], games: int, system: str) -> str:
+    from tcecd.replay.event import system_title
+
+    rules = f"the {system_title(system)} rules"
     if not deviations:
-        return f"OK: all {games} games follow the TCEC Swiss rules"
+        return f"OK: all {games} games follow {rules}"
     n = len(deviations)
-    return f"FAILED: {n} deviation{'s' if n != 1 else ''} from the TCEC Swiss rules"
+    return f"FAILED: {n} deviation{'s' if n != 1 else ''} from {rules}"
 
 
 def _publish(args: argparse.Namespace, context: object, replayed: object) -> None:
@@ -165,6 +204,7 @@ def _publish(args: argparse.Namespace, context: object, replayed: object) -> Non
         if args.mqtt
         else context.mqtt or MqttSettings.from_url(DEFAULT_MQTT_URL)
     )
+    settings = with_password(settings, command_line_password(args, os.environ))
     count = asyncio.run(
         publish_replay(
             replayed,
@@ -176,3 +216,28 @@ def _publish(args: argparse.Namespace, context: object, replayed: object) -> Non
     )
     if not args.quiet:
         print(f"\npublished {count} events to {settings.redacted_url()}", file=sys.stdout)
+
+
+def _write_trf(path: Path, replayed: object, total_rounds: int | None) -> None:
+    """The finished rounds as TRF-2016; an unfinished last round is left out."""
+    from tcecd.errors import TrfError
+    from tcecd.pairing.base import RoundContext
+    from tcecd.replay.event import ReplayedEvent
+    from tcecd.trf import TrfEvent, format_trf
+
+    assert isinstance(replayed, ReplayedEvent)
+    if replayed.double:
+        raise TrfError(
+            f"--trf {path}: a TRF-2016 file holds one game per round; {replayed.path.name} "
+            "has double rounds"
+        )
+    event = TrfEvent(
+        name=replayed.event or None,
+        players=replayed.players,
+        rounds=replayed.rounds,
+        context=RoundContext(total_rounds=total_rounds),
+    )
+    try:
+        path.write_text(format_trf(event), encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--trf {path}: cannot write: {exc.strerror or exc}") from None

@@ -1,5 +1,8 @@
 """``tcecd run EVENT.yaml [--state-dir DIR] [--mqtt URL] [--from-pgn PGN]``: run or resume.
 
+``--mqtt-password-file FILE`` or ``$TCECD_MQTT_PASSWORD`` give the broker
+password without putting it in the process list.
+
 Loads and validates the config, applies the command-line overrides, sets up
 logging and hands over to :mod:`tcecd.daemon`. Running the same command again
 after a crash or a signal resumes the event from its state directory.
@@ -9,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+from tcecd.commands.mqtt_password import add_password_file_option
 
 HELP = "run (or resume) an event from its YAML config"
 
@@ -28,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="MQTT broker URL, e.g. mqtt://host:1883 (overrides the config's mqtt)",
     )
+    add_password_file_option(parser)
     parser.add_argument(
         "--from-pgn",
         type=Path,
@@ -39,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
+
+    from tcecd.commands.mqtt_password import command_line_password
     from tcecd.config.event import apply_overrides
     from tcecd.config.load import load_event
     from tcecd.daemon import run_event
@@ -46,7 +55,12 @@ def run(args: argparse.Namespace) -> int:
     from tcecd.logging import configure
 
     config = load_event(args.config)
-    config = apply_overrides(config, state_dir=args.state_dir, mqtt_url=args.mqtt)
+    config = apply_overrides(
+        config,
+        state_dir=args.state_dir,
+        mqtt_url=args.mqtt,
+        mqtt_password=command_line_password(args, os.environ),
+    )
     settings = from_config(config)
     configure(settings.log_level, settings.log_format)
     if args.from_pgn is not None:

@@ -18,6 +18,11 @@ import uuid
 import aiomqtt
 
 from tcecd.bus.settings import MqttSettings
+from tcecd.commands.mqtt_password import (
+    add_password_file_option,
+    command_line_password,
+    with_password,
+)
 from tcecd.errors import BusError
 from tcecd.watch.model import Watcher
 from tcecd.watch.render import render
@@ -40,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="show this event (topic slug, e.g. tcec-swiss-7); default: the "
                              "event with the latest message")
     parser.add_argument("--tls-ca", metavar="FILE", help="CA certificate for mqtts://")
+    add_password_file_option(parser)
     parser.add_argument("--once", action="store_true",
                         help="print one frame once the retained state has arrived, then exit")
     parser.add_argument("--wait", type=float, default=5.0, metavar="SECONDS",
@@ -49,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = MqttSettings.from_url(args.mqtt, topic_prefix=args.prefix, tls_ca=args.tls_ca)
+    settings = with_password(settings, command_line_password(args, os.environ))
     if args.once:
         frame = asyncio.run(_once(settings, args.event, args.wait))
         sys.stdout.write(frame)

@@ -96,9 +96,10 @@ class EventInfo(_Section):
 class SeedingConfig(_Section):
     """How seed numbers 1..P are given (tcec-swiss.md, "Players, seeds")."""
 
-    method: Literal["explicit", "rating", "group", "random"] = "explicit"
+    method: Literal["explicit", "rating", "group", "random"] | None = None
     """explicit: the order of `engines`; rating: highest rating first (ties: the order given);
-    group: the rule text's group procedure; random: a seeded RNG."""
+    group: the rule text's group procedure; random: a seeded RNG. Null: the pairing system's
+    default (rating for the FIDE systems, explicit otherwise)."""
     groups: Annotated[int, Field(ge=2)] | None = None
     """Group seeding only: an even number of groups (null: round_to_even(players / 7),
     at least 2)."""
@@ -111,7 +112,8 @@ class SeedingConfig(_Section):
         if self.groups is not None:
             if self.method != "group":
                 raise ValueError(
-                    f"groups: {self.groups!r} is only used by method 'group', not {self.method!r}"
+                    f"groups: {self.groups!r} is only used by method 'group', "
+                    f"not {self.method or 'the default'!r}"
                 )
             if self.groups % 2:
                 raise ValueError(
@@ -119,19 +121,31 @@ class SeedingConfig(_Section):
                 )
         if self.seed is not None and self.method != "random":
             raise ValueError(
-                f"seed: {self.seed!r} is only used by method 'random', not {self.method!r}"
+                f"seed: {self.seed!r} is only used by method 'random', "
+                f"not {self.method or 'the default'!r}"
             )
         return self
+
+
+def _system_name(value: str) -> str:
+    from tcecd.errors import PairingError
+    from tcecd.pairing.registry import canonical_name
+
+    try:
+        return canonical_name(value)
+    except PairingError as exc:
+        raise ValueError(str(exc)) from None
 
 
 class PairingConfig(_Section):
     """The pairing system and its parameters."""
 
-    system: Literal["tcec-swiss"] = "tcec-swiss"
-    """The pairing system: the TCEC Swiss system."""
-    rounds: PositiveInt
-    """Number of rounds (the rules suggest an odd number of single rounds, at most about players /
-    2)."""
+    system: Annotated[str, AfterValidator(_system_name)] = "tcec-swiss"
+    """The pairing system by name (`tcecd pair --help` lists them): tcec-swiss (the default),
+    dutch-2017 (alias dutch), ...; an alias is stored as the system's own name."""
+    rounds: PositiveInt | None = None
+    """Number of rounds (the TCEC rules suggest an odd number of single rounds, at most about
+    players / 2). Required, except for a system whose field fixes it (round-robin)."""
     double: bool = False
     """Double rounds: each pair plays two games with reversed colours and the same opening."""
     seeding: SeedingConfig = SeedingConfig()
@@ -139,6 +153,9 @@ class PairingConfig(_Section):
     tiebreaks: tuple[Tiebreak, ...] = DEFAULT_TIEBREAKS
     """Final-ranking tiebreaks after score and received BYEs, in order; seed ASC always ends the
     list."""
+    time_limit_s: Annotated[float, Field(gt=0)] = 10.0
+    """The integer-program model's solver limit per round, in seconds: a round not proven
+    optimal within it is an error, never a worse pairing. Other systems ignore it."""
 
     @field_validator("tiebreaks")
     @classmethod
@@ -400,6 +417,9 @@ class MqttConfig(_Section):
     """Prefix of every topic (no '+', '#' or empty levels)."""
     qos: Annotated[int, Field(ge=0, le=2)] = 1
     """QoS of results, standings, pairings and status (live moves go at QoS 0)."""
+    delivery_timeout_s: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 30.0
+    """Seconds tcecd run waits at its end for the broker to acknowledge the results,
+    pairings and standings still queued (then warns; they are re-sent on the next start)."""
 
 
     @model_validator(mode="after")
@@ -420,6 +440,7 @@ class MqttConfig(_Section):
             "topic_prefix": self.topic_prefix,
             "qos": self.qos,
             "embedded": self.embedded,
+            "delivery_timeout_s": self.delivery_timeout_s,
         }
         if self.username is not None:
             overrides["username"] = self.username
@@ -516,13 +537,16 @@ class EventConfig(_Section):
                 )
             seen[engine.name] = i
         seeding = self.pairing.seeding
-        if seeding.method == "rating":
+        if self.pairing.rounds is None and self._fixed_rounds() is None:
+            raise _at("pairing", "missing required key 'rounds'")
+        if self.seeding_method == "rating":
+            why = "" if seeding.method else f"(the default of {self.pairing.system}) "
             for i, engine in enumerate(self.engines):
                 if engine.rating is None:
                     raise _at(
                         f"engines[{i}]",
                         f"engine {engine.name!r} has no rating; seeding method 'rating' "
-                        "needs one for every engine",
+                        f"{why}needs one for every engine",
                     )
         if seeding.groups is not None and seeding.groups > count:
             raise _at(
@@ -533,6 +557,29 @@ class EventConfig(_Section):
         return self
 
     # -- derived values -----------------------------------------------------
+
+    def _fixed_rounds(self) -> int | None:
+        from tcecd.pairing.registry import get_system
+
+        return get_system(self.pairing.system).rounds_for(len(self.engines))
+
+    @property
+    def rounds(self) -> int:
+        """The number of rounds: ``pairing.rounds``, or what the system's field fixes."""
+        if self.pairing.rounds is not None:
+            return self.pairing.rounds
+        fixed = self._fixed_rounds()
+        assert fixed is not None  # checked when the config was validated
+        return fixed
+
+    @property
+    def seeding_method(self) -> str:
+        """``pairing.seeding.method``, or the pairing system's default."""
+        if self.pairing.seeding.method is not None:
+            return self.pairing.seeding.method
+        from tcecd.pairing.registry import system_info
+
+        return system_info(self.pairing.system).default_seeding
 
     @property
     def state_dir(self) -> Path:
@@ -577,7 +624,11 @@ def _at(loc: str, message: str) -> ValueError:
 
 
 def apply_overrides(
-    config: EventConfig, *, state_dir: Path | None = None, mqtt_url: str | None = None
+    config: EventConfig,
+    *,
+    state_dir: Path | None = None,
+    mqtt_url: str | None = None,
+    mqtt_password: str | None = None,
 ) -> EventConfig:
     """The config with command-line overrides applied (``tcecd run --state-dir
     DIR --mqtt URL``). A relative ``state_dir`` is relative to the working
@@ -606,5 +657,14 @@ def apply_overrides(
             else:
                 msg = str(exc)
             raise ConfigError(f"--mqtt: {msg}") from None
-        update["mqtt_password"] = None
+        update["mqtt_password"] = mqtt_password
+    elif (
+        mqtt_password is not None
+        and config.mqtt is not None
+        and config.mqtt.password is None
+        and config.mqtt_password is None
+    ):
+        # A password from the command line's file or environment fills in one the
+        # config does not give; the config's own password or password_file wins.
+        update["mqtt_password"] = mqtt_password
     return config.model_copy(update=update) if update else config

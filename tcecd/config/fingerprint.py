@@ -55,10 +55,10 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
         ],
         "pairing": {
             "system": pairing.system,
-            "rounds": pairing.rounds,
+            "rounds": config.rounds,
             "double": pairing.double,
             "seeding": {
-                "method": pairing.seeding.method,
+                "method": config.seeding_method,
                 "groups": pairing.seeding.groups,
                 "seed": pairing.seeding.seed,
             },

@@ -32,10 +32,11 @@ def describe_event(config: EventConfig) -> list[str]:
     """The lines ``tcecd validate`` prints for a good config."""
     pairing = config.pairing
     seeding = pairing.seeding
-    seed_text: str = seeding.method
-    if seeding.method == "group":
+    method = config.seeding_method
+    seed_text: str = method
+    if method == "group":
         seed_text += f", {seeding.groups} groups" if seeding.groups else ", groups by P/7"
-    if seeding.method == "random":
+    if method == "random":
         seed_text += (
             f", rng seed {seeding.seed}"
             if seeding.seed is not None
@@ -45,8 +46,8 @@ def describe_event(config: EventConfig) -> list[str]:
     tc = config.time_control_value()
     lines = [
         f"event:        {config.event.name} @ {config.event.site}",
-        f"pairing:      {pairing.system}, {pairing.rounds} {kind} round"
-        f"{'s' if pairing.rounds != 1 else ''}, seeding {seed_text}",
+        f"pairing:      {pairing.system}, {config.rounds} {kind} round"
+        f"{'s' if config.rounds != 1 else ''}, seeding {seed_text}",
         f"tiebreaks:    {', '.join((*pairing.tiebreaks, 'seed'))}",
         f"engines:      {len(config.engines)}",
     ]
@@ -96,8 +97,10 @@ def advice(config: EventConfig) -> list[str]:
     """Recommendations of the TCEC Swiss rule text that ``config`` does not
     follow (not errors: the pairing works either way)."""
     notes: list[str] = []
+    if config.pairing.system != "tcec-swiss":
+        return notes
     players = len(config.engines)
-    rounds = config.pairing.rounds
+    rounds = config.rounds
     if not config.pairing.double and rounds % 2 == 0:
         notes.append(
             f"{rounds} single rounds: the rules recommend an odd number of single rounds "

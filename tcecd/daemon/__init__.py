@@ -6,6 +6,11 @@ current game, or aborts it when ``shutdown.on_signal: abort``), persists and
 exits 0; a second signal aborts at once (the interrupted game is replayed from
 its start on resume). Every state change is already durable when it happens
 (see :mod:`tcecd.store`), so stopping is only a matter of not starting more.
+
+Before it exits, the daemon waits up to ``mqtt.delivery_timeout_s`` for the
+broker to acknowledge the results, pairings and standings still queued, and
+warns (one line, with the count) if some are not: they stay in the state's
+outbox and go out on the next start (docs/events.md, "Delivery").
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
 
@@ -22,6 +27,10 @@ from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.settings import RunSettings
 from tcecd.daemon.table import standings_table
+
+if TYPE_CHECKING:
+    from tcecd.bus.publisher import Publisher
+    from tcecd.bus.settings import MqttSettings
 
 __all__ = ["EventRunner", "RunSettings", "run_event", "run_event_async"]
 
@@ -70,23 +79,25 @@ async def run_event_async(
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, on_signal, sig)
                 installed.append(sig)
+    pub: Any = None
     try:
         async with contextlib.AsyncExitStack() as stack:
             if settings.mqtt is not None:
                 from tcecd.bus.publisher import Publisher
 
-                pub: Any = await stack.enter_async_context(
+                pub = await stack.enter_async_context(
                     Publisher(
                         settings.mqtt,
                         event=settings.event,
                         log=log,
-                        daemon_info={"state_dir": str(settings.state_dir)},
                         # No round paired yet: a new event (or one that died before
                         # pairing, whose retained state is all re-published): clear
                         # an earlier same-named event's retained messages first.
                         fresh_event=not runner.pairings,
                         # Kept in the state: a resume publishes the same run_id.
                         run_id=runner.store.run_id() if runner.store is not None else None,
+                        # Written in a worker thread; the store closes after the publisher.
+                        on_acked=runner.store.ack_outbox if runner.store is not None else None,
                     )
                 )
                 runner.pub = pub
@@ -95,6 +106,8 @@ async def run_event_async(
             finally:
                 # The publisher's own exit flushes what it can while connected.
                 await runner.aclose_engines()
+            if pub is not None and settings.mqtt is not None:
+                await _settle(pub, settings.mqtt, log)
     except asyncio.CancelledError:
         if signals_seen[0] < 2:
             raise
@@ -104,12 +117,27 @@ async def run_event_async(
             loop.remove_signal_handler(sig)
         runner.close()
     if complete:
-        print(standings_table(runner.final_standings, settings, runner.players), file=out)
+        table = standings_table(
+            runner.final_standings, settings, runner.players, runner.book.history()
+        )
+        print(table, file=out)
         log.info("event finished", pgn=str(settings.pgn_path))
     else:
         log.warning("event stopped; run the same command again to resume",
                     state_dir=str(settings.state_dir))  # fmt: skip
     return 0
+
+
+async def _settle(pub: Publisher, mqtt: MqttSettings, log: Any) -> None:
+    """Wait (bounded) for the broker to acknowledge what must reach subscribers;
+    one warning line if some did not (a second signal cuts the wait short)."""
+    timeout_s = mqtt.delivery_timeout_s
+    undelivered = await pub.settle(timeout_s)
+    if undelivered:
+        log.warning(
+            "mqtt: results not delivered in time; kept in the state, re-sent on the next start",
+            undelivered=undelivered, queued=pub.pending, timeout_s=timeout_s,
+        )  # fmt: skip
 
 
 def run_event(settings: RunSettings, *, out: TextIO | None = None) -> int:

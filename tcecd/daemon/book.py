@@ -10,6 +10,7 @@ resumed state is consistent, the record of a forfeited game, and the TCEC
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +20,7 @@ from tcecd.errors import StateError
 from tcecd.game.record import GameRecord, Opening
 from tcecd.outputs import tcec_json
 from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame, Standing
-from tcecd.store import EventStore, StoredGame, round_record
+from tcecd.store import EventStore, OutboxRow, StoredGame, round_record
 
 FaultTuple = tuple[PlayerId, str, str]  # engine, kind, detail
 
@@ -76,6 +77,10 @@ class EventBook:
         self.disqualified: dict[PlayerId, tuple[int, str]] = {}
         #: The store's ``finished`` mark: the final standings were published.
         self.marked_finished = False
+        #: Keys of the store's outbox rows (tcecd.bus.outbox), and the rows the
+        #: broker had not acknowledged at start-up (re-sent first).
+        self.outbox_keys: set[str] = set()
+        self.outbox_pending: list[OutboxRow] = []
 
     def load(self, store: EventStore) -> None:
         """Read everything back from the store (start-up only)."""
@@ -87,6 +92,8 @@ class EventBook:
         self.strikes = store.strikes()
         self.disqualified = store.disqualified()
         self.marked_finished = store.finished
+        self.outbox_keys = store.outbox_keys()
+        self.outbox_pending = store.outbox_pending()
 
     # -- recording (called right after the matching store commit) --------------------
 
@@ -137,20 +144,16 @@ class EventBook:
         """The round's games not yet recorded, in playing order."""
         return [g for g in pairing.games if GameId(pairing.round, g.number) not in self.finished]
 
-    def verify(self, system: Any, where: object) -> None:
-        """On (re)start: every stored pairing must be the one the rules give for
-        the rounds before it, and every stored game must be the scheduled one."""
+    def verify(self, where: object) -> None:
+        """On (re)start: the stored rounds must follow each other, and every stored
+        game must be the scheduled one. Stored pairings are authoritative and are
+        not re-paired here: checking them against the rules is ``tcecd replay
+        --verify``'s job."""
         history = self.history()
         for r in sorted(self.pairings):
             if r - 1 > len(history):
                 raise StateError(f"{where}: round {r} is paired before round "
                                  f"{len(history) + 1} finished")  # fmt: skip
-            derived = system.pair(self.players, history[: r - 1], double=self.s.double)
-            if derived != self.pairings[r]:
-                raise StateError(
-                    f"{where}: stored pairing of round {r} differs from the one the "
-                    "rules give for the recorded results; the state is inconsistent"
-                )
         for gid, game in self.finished.items():
             pairing = self.pairings.get(gid.round)
             scheduled = (
@@ -222,10 +225,17 @@ class EventBook:
 
     # -- TCEC JSON documents --------------------------------------------------------------
 
-    def schedule(self) -> list[dict[str, Any]]:
+    def schedule(self, running: Mapping[GameId, str] | None = None) -> list[dict[str, Any]]:
+        """``schedule.json``; ``running``: the games being played, with their start."""
         pairings = [self.pairings[r] for r in sorted(self.pairings)]
         names = {p.id: p.name for p in self.players}
-        return tcec_json.schedule_json(pairings, self.records, names=names)
+        return tcec_json.schedule_json(pairings, self.records, names=names, running=running)
+
+    def crash_rows(self) -> list[dict[str, Any]]:
+        """``crash.json``: the games an engine fault decided."""
+        pairings = [self.pairings[r] for r in sorted(self.pairings)]
+        names = {p.id: p.name for p in self.players}
+        return tcec_json.crash_json(pairings, self.records, names=names)
 
     def crosstable(self) -> dict[str, Any]:
         ordinal = 0

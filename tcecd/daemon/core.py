@@ -15,9 +15,11 @@ crash-safe store (:mod:`tcecd.store`) before acting on it:
 4. final standings, ``EventFinished``, and the table on stdout.
 
 Each finished game is one store transaction (record, PGN text, its strikes
-and any disqualification together), then a PGN append (fsync'd), then the
-JSON outputs, then the live stream. A crash anywhere leaves a state that the
-next start resumes from without losing or duplicating a game.
+and any disqualification together, and its MQTT ``end`` message in the
+outbox), then a PGN append (fsync'd), then the JSON outputs, then the live
+stream. A crash anywhere leaves a state that the next start resumes from
+without losing or duplicating a game, and re-sends what the broker had not
+acknowledged (:mod:`tcecd.bus.outbox`).
 
 Once the event runs, nothing here blocks the event loop: store commits and
 the PGN append are awaited in a worker thread (in that order, one game at a
@@ -36,6 +38,8 @@ from typing import Any
 
 import structlog
 
+from tcecd.bus.outbox import OutboxEntry
+from tcecd.bus.payloads import slugify
 from tcecd.config.fingerprint import diff_fingerprints
 from tcecd.daemon.book import EventBook, FaultTuple, default_fingerprint, gid_key, utc_now
 from tcecd.daemon.crash import CrashPoints
@@ -46,6 +50,7 @@ from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, PlayerId
 from tcecd.errors import EngineError, StateError, TcecdError
 from tcecd.events import (
+    DomainEvent,
     EngineDisqualified,
     EngineFault,
     EventFinished,
@@ -57,9 +62,10 @@ from tcecd.events import (
     StandingsUpdated,
 )
 from tcecd.game.record import GameRecord, MoveRecord, Opening
+from tcecd.outputs import tcec_json
 from tcecd.outputs.files import PgnFile
 from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame, Standing
-from tcecd.store import EventStore, StoredGame
+from tcecd.store import EventStore, OutboxRow, StoredGame
 
 __all__ = [
     "EventRunner",
@@ -113,6 +119,8 @@ class EventRunner:
         self._game_tasks: set[asyncio.Task[None]] = set()
         self._live_owner: GameId | None = None
         self._live: dict[GameId, LiveGame] = {}
+        #: Start times of the games being played (schedule.json's running rows).
+        self._started: dict[GameId, str] = {}
         self.complete = False
         self.final_standings: tuple[Standing, ...] = ()
         #: Engine sessions (keep-alive engines stay here between games).
@@ -245,13 +253,22 @@ class EventRunner:
         """Hand schedule.json and crosstable.json to the file writer."""
         if self.s.json_dir is None:
             return
-        self.files.submit(self.s.json_dir / "schedule.json", json_text(self.book.schedule()))
+        running = {gid: start for gid, start in self._started.items() if gid in self._live}
+        schedule = self.book.schedule(running)
+        self.files.submit(self.s.json_dir / "schedule.json", json_text(schedule))
         self.files.submit(self.s.json_dir / "crosstable.json", json_text(self.crosstable()))
+        self.files.submit(self.s.json_dir / "crash.json", json_text(self.book.crash_rows()))
+        self.files.submit(
+            self.s.json_dir / "tournament.json",
+            json_text(tcec_json.tournament_json(self.s.event, slugify(self.s.event))),
+        )
 
     def _write_live(self, live: LiveGame) -> None:
         if self.s.json_dir is not None:
             text = json_text(live.document(), indent=None)
             self.files.submit(self.s.json_dir / "live.json", text)
+            # TCEC's viewer fetches live.pgn first (PGN text with TCEC comments).
+            self.files.submit(self.s.json_dir / "live.pgn", live.pgn())
 
     # -- the event --------------------------------------------------------------------
 
@@ -264,17 +281,19 @@ class EventRunner:
                 structlog.contextvars.unbind_contextvars("round")
 
     async def _run(self) -> bool:
-        from tcecd.pairing.tcec_swiss import TcecSwiss
+        from tcecd.pairing.base import RoundContext
+        from tcecd.pairing.registry import SystemOptions, get_system
 
         store = self.store
         assert store is not None
         s = self.s
-        system = TcecSwiss()
+        system = get_system(s.system, SystemOptions(time_limit_s=s.time_limit_s))
+        await self._resend_outbox()
         self.pub.publish(
             EventStarted(
                 event=s.event,
                 site=s.site,
-                system="tcec-swiss",
+                system=s.system,
                 double=s.double,
                 rounds=s.rounds,
                 time_control=s.time_control.pgn_tag(),
@@ -293,7 +312,7 @@ class EventRunner:
         self._write_outputs()
         self.pub.publish_crosstable(self.crosstable())
 
-        self.book.verify(system, store.path)
+        self.book.verify(store.path)
         # Only after the checks: complete the PGN (appending, never rewriting).
         if await asyncio.to_thread(self.pgn.sync, self._stored_pgn()):
             self.log.warning("pgn file repaired from the event state", path=str(s.pgn_path))
@@ -306,13 +325,24 @@ class EventRunner:
                 continue  # finished before a restart
             if len(history) != round_no - 1:
                 raise StateError(f"{store.path}: round {len(history) + 1} is unfinished")
-            derived = system.pair(self.players, history, double=s.double)
-            stored = self.pairings.get(round_no)
-            if stored is None:
-                await asyncio.to_thread(store.save_pairing, derived)
+            # Stored pairings are authoritative: a resumed event plays the round it
+            # paired before the restart and never re-pairs it (checking a pairing
+            # against the rules is `tcecd replay --verify`'s job).
+            if round_no not in self.pairings:
+                # Off the loop: a slow pairing (Dutch on a big field, the integer
+                # program) must not stall the live stream.
+                derived = await asyncio.to_thread(
+                    system.pair,
+                    self.players,
+                    history,
+                    double=s.double,
+                    context=RoundContext(total_rounds=s.rounds),
+                )
+                outbox = self.pub.outbox_entries(RoundPaired(derived))
+                rows = await asyncio.to_thread(store.save_pairing, derived, outbox=outbox)
                 self.pairings[round_no] = derived
                 self.crash.hit(f"after-pairing:{round_no}")
-                self.pub.publish(RoundPaired(derived))
+                self.pub.publish(RoundPaired(derived), self._kept(rows))
                 self._write_outputs()
                 self.log.info(
                     "round paired",
@@ -321,17 +351,12 @@ class EventRunner:
                     removed_history_rounds=list(derived.removed_history_rounds),
                     games=[f"{g.white}-{g.black}" for g in derived.games],
                 )
-            elif stored != derived:
-                raise StateError(
-                    f"{store.path}: stored pairing of round {round_no} differs from the "
-                    "one the rules give for the recorded results; the state is inconsistent"
-                )
             await self._play_round(self.pairings[round_no])
             if self.stop_requested() and len(self.book.history()) < round_no:
                 return False
             history = self.book.history()
             table = self.standings(history)
-            self.pub.publish(StandingsUpdated(round_no, table))
+            await self._publish_kept(StandingsUpdated(round_no, table))
             self.pub.publish_crosstable(self.crosstable())
             self.log.info(
                 "round finished",
@@ -342,13 +367,76 @@ class EventRunner:
         final = self.standings(self.book.history())
         self.final_standings = final
         if not self.book.marked_finished:
-            await asyncio.to_thread(store.mark_finished)
+            outbox = self.pub.outbox_entries(EventFinished(final))
+            rows = await asyncio.to_thread(store.mark_finished, outbox=outbox)
             self.book.marked_finished = True
-        self.pub.publish(EventFinished(final))
+            self.pub.publish(EventFinished(final), self._kept(rows))
+        else:  # a resumed finished event (its final rows are there unless MQTT was off)
+            await self._publish_kept(EventFinished(final))
         self._write_outputs()
         await self.files.flush()
         self.complete = True
         return True
+
+    # -- must-deliver messages (tcecd.bus.outbox) --------------------------------------
+
+    def _kept(self, rows: list[OutboxRow]) -> list[OutboxRow]:
+        """Note outbox rows just committed (the mirror follows the store)."""
+        self.book.outbox_keys.update(entry.key for _, entry in rows)
+        return rows
+
+    async def _publish_kept(self, event: DomainEvent) -> None:
+        """Commit ``event``'s must-deliver messages on their own (those not in the
+        outbox yet), then publish it."""
+        store = self.store
+        assert store is not None
+        outbox = [e for e in self.pub.outbox_entries(event) if e.key not in self.book.outbox_keys]
+        rows = await asyncio.to_thread(store.add_outbox, outbox) if outbox else []
+        self.pub.publish(event, self._kept(rows))
+
+    async def _resend_outbox(self) -> None:
+        """Start-up: add the outbox rows the state lacks (see :meth:`_missing_outbox`),
+        then queue every row the broker has not acknowledged, oldest first and
+        before the current state is published, so that the retained topics end
+        with the current state."""
+        store = self.store
+        assert store is not None
+        missing = await asyncio.to_thread(self._missing_outbox)
+        rows = await asyncio.to_thread(store.add_outbox, missing) if missing else []
+        resend = [*self.book.outbox_pending, *self._kept(rows)]
+        self.book.outbox_pending = []
+        if resend:
+            self.pub.publish_stored(resend)
+            self.log.info("re-sending results the broker had not acknowledged",
+                          messages=len(resend))  # fmt: skip
+
+    def _missing_outbox(self) -> list[OutboxEntry]:
+        """The must-deliver messages of what the state holds that are not in its
+        outbox: each round's pairing, each finished game's result and each
+        finished round's standings, in event order. Only a crash between a
+        round's last game and its standings leaves one out in normal running;
+        the rest covers a state written without MQTT (or by a tcecd without the
+        outbox): its results then reach the broker at least once. (The final
+        standings are added at the end of :meth:`_run`.) Pure, runs in a
+        worker thread before anything else reads or writes the mirror."""
+        if not self.pairings:
+            return []
+        first = self.pairings[min(self.pairings)]
+        if not self.pub.outbox_entries(RoundPaired(first)):
+            return []  # this sink keeps no outbox (no MQTT)
+        history = self.book.history()
+        events: list[DomainEvent] = []
+        for r in sorted(self.pairings):
+            pairing = self.pairings[r]
+            events.append(RoundPaired(pairing))
+            for g in pairing.games:
+                done = self.finished.get(GameId(r, g.number))
+                if done is not None:
+                    events.append(GameFinished(self.records[done.game_id], done.pgn))
+            if r <= len(history):
+                events.append(StandingsUpdated(r, self.standings(history[:r])))
+        have = self.book.outbox_keys
+        return [e for ev in events for e in self.pub.outbox_entries(ev) if e.key not in have]
 
     async def _play_round(self, pairing: RoundPairing) -> None:
         """Play the round's unfinished games: ``concurrency`` at a time, started
@@ -495,13 +583,14 @@ class EventRunner:
             out = strikes[engine] >= self.s.strikes_max and engine not in disq
             if out and engine not in [e for e, _ in new_dq]:
                 new_dq.append((engine, f"{strikes[engine]} strikes (last: {kind}: {detail})"))
-        await asyncio.to_thread(
+        rows = await asyncio.to_thread(
             store.commit_game,
             record,
             pgn,
             played=played,
             faults=[(e, k, d) for e, k, d in slot.faults],
             disqualify=[(e, gid.round, why) for e, why in new_dq],
+            outbox=self.pub.outbox_entries(GameFinished(record, pgn)),
         )
         # The mirror follows the commit (the order the store's readers would see).
         self.book.add_game(record, pgn, played=played)
@@ -520,8 +609,9 @@ class EventRunner:
             self._write_live(LiveGame.finished(record, pgn))
             self._live_owner = None
         self._live.pop(gid, None)
+        self._started.pop(gid, None)
         await self.files.flush()
-        self.pub.publish(GameFinished(record, pgn))
+        self.pub.publish(GameFinished(record, pgn), self._kept(rows))
         self.log.info(
             "game finished",
             game=str(gid),
@@ -538,6 +628,8 @@ class EventRunner:
 
     def game_started(self, event: GameStarted, live: LiveGame) -> None:
         self._live[event.game_id] = live
+        self._started[event.game_id] = event.start_time
+        self._write_outputs()  # the schedule shows the game "in progress"
         if self._live_owner is None or self._live_owner not in self._live:
             self._live_owner = event.game_id
         if self._live_owner == event.game_id:

@@ -28,7 +28,9 @@ from tcecd.errors import StateError
 from tcecd.outputs.files import PgnFile, count_games
 
 #: The TCEC JSON files the daemon writes into ``outputs.tcec_json_dir``.
-JSON_FILES = ("schedule.json", "crosstable.json", "live.json")
+JSON_FILES = (
+    "schedule.json", "crosstable.json", "live.json", "live.pgn", "crash.json", "tournament.json",
+)
 
 
 def _plural(n: int, word: str) -> str:

@@ -1,8 +1,10 @@
-"""The live game JSON (TCEC viewer format) for the game being played.
+"""The live game (TCEC viewer formats) for the game being played.
 
-One :class:`LiveGame` per running game accumulates the TCEC move entries, so
-that rewriting ``live.json`` after a move costs one ``json.dumps`` and one
-rename, not a replay of the game.
+One :class:`LiveGame` per running game accumulates the TCEC move entries and
+the PGN movetext, so that rewriting ``live.json`` and ``live.pgn`` after a move
+costs one ``json.dumps``, one join and two renames, not a replay of the game.
+Once the game is over, ``live.pgn`` is its final PGN (TCEC's viewer shows the
+last game until the next one starts).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from typing import Any
 import chess
 import chess.pgn
 
+from tcecd.domain import Color
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.outputs.tcec_json import live_game_json, live_move_json
+from tcecd.pgn.writer import LivePgn
 
 
 def start_board(opening: Opening, book_plies: int = 0) -> chess.Board:
@@ -41,17 +45,27 @@ class LiveGame:
         self.black_options = black_options
         self.moves: list[dict[str, Any]] = []
         self._last_fen: str | None = None
+        self._pgn = LivePgn(headers, white_options, black_options, opening.fen)
+        self._final_pgn: str | None = None
 
     def add(self, move: MoveRecord) -> None:
         """Append one ply (book or engine)."""
         if self._last_fen is None:
             # The runner may or may not stream book moves: the ply number says
-            # how many plies from the opening's start precede this one.
+            # how many plies from the opening's start precede this one. The PGN
+            # needs them all, so the missing book plies are written as such.
             before = start_board(self.opening, move.ply - 1)
+            for book in _book_plies(self.opening, move.ply - 1):
+                self._pgn.add(book)
         else:
             before = chess.Board(self._last_fen)
         self.moves.append(live_move_json(before, move))
+        self._pgn.add(move)
         self._last_fen = move.fen_after
+
+    def pgn(self) -> str:
+        """``live.pgn``: the game so far (``*``), or its final PGN once it ended."""
+        return self._final_pgn if self._final_pgn is not None else self._pgn.text()
 
     def document(self) -> dict[str, Any]:
         return live_game_json(self.headers, self.white_options, self.black_options, self.moves)
@@ -64,4 +78,18 @@ class LiveGame:
         live = cls(headers, record.opening, record.white_options, record.black_options)
         for move in record.moves:
             live.add(move)
+        live._final_pgn = pgn
         return live
+
+
+def _book_plies(opening: Opening, plies: int) -> list[MoveRecord]:
+    """The opening's first ``plies`` book moves as records (for the live PGN)."""
+    board = chess.Board(opening.fen) if opening.fen else chess.Board()
+    out: list[MoveRecord] = []
+    for ply, uci in enumerate(opening.moves[:plies], start=1):
+        move = chess.Move.from_uci(uci)
+        color = Color.WHITE if board.turn == chess.WHITE else Color.BLACK
+        san = board.san(move)
+        board.push(move)
+        out.append(MoveRecord(ply, color, uci, san, board.fen(), book=True))
+    return out

@@ -2,7 +2,10 @@
 
 * :class:`EventSink` is what the runner needs of the live stream (the MQTT
   :class:`tcecd.bus.publisher.Publisher`, or :class:`NullPublisher` without a
-  broker). Publishing never blocks and never raises for a broker's sake.
+  broker). Publishing never blocks and never raises for a broker's sake. The
+  messages that must reach subscribers come from the sink as outbox entries
+  (:mod:`tcecd.bus.outbox`) that the runner commits with what they announce,
+  and go back to it with their row ids.
 * :class:`FileWriter` is the single writer of the TCEC JSON files
   (``schedule.json``, ``crosstable.json``, ``live.json``). The event loop only
   serialises a document and hands the text over (:meth:`FileWriter.submit`,
@@ -23,11 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
+from tcecd.bus.outbox import OutboxEntry
 from tcecd.events import DomainEvent
 from tcecd.game.record import GameRecord
 from tcecd.outputs.files import atomic_write_text
@@ -38,7 +42,13 @@ class EventSink(Protocol):
     (or :class:`NullPublisher`). ``publish`` must never block or raise for a
     broker's sake: games never wait for viewers."""
 
-    def publish(self, event: DomainEvent) -> None: ...
+    def publish(
+        self, event: DomainEvent, stored: Sequence[tuple[int, OutboxEntry]] = ()
+    ) -> None: ...
+
+    def outbox_entries(self, event: DomainEvent) -> list[OutboxEntry]: ...
+
+    def publish_stored(self, rows: Iterable[tuple[int, OutboxEntry]]) -> None: ...
 
     def publish_crosstable(self, table: dict[str, Any]) -> None: ...
 
@@ -48,10 +58,20 @@ class EventSink(Protocol):
 
 
 class NullPublisher:
-    """Stands in for the MQTT publisher when the config has no ``mqtt``."""
+    """Stands in for the MQTT publisher when the config has no ``mqtt``
+    (no outbox entries: nothing is kept for a broker that is not there)."""
 
-    def publish(self, event: DomainEvent) -> None:
+    def publish(
+        self, event: DomainEvent, stored: Sequence[tuple[int, OutboxEntry]] = ()
+    ) -> None:
+        del event, stored
+
+    def outbox_entries(self, event: DomainEvent) -> list[OutboxEntry]:
         del event
+        return []
+
+    def publish_stored(self, rows: Iterable[tuple[int, OutboxEntry]]) -> None:
+        del rows
 
     def publish_crosstable(self, table: dict[str, Any]) -> None:
         del table

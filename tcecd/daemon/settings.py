@@ -59,6 +59,9 @@ class RunSettings:
     log_level: str = "info"
     log_format: Literal["auto", "json", "console"] = "auto"
     on_signal: Literal["finish-game", "abort"] = "finish-game"
+    #: the pairing system's registry name (tcecd.pairing.registry) and its solver limit
+    system: str = "tcec-swiss"
+    time_limit_s: float = 10.0
     fingerprint: dict[str, object] = field(default_factory=dict)
 
 
@@ -73,14 +76,16 @@ def from_config(config: EventConfig) -> RunSettings:
     return RunSettings(
         event=config.event.name,
         site=config.event.site,
-        rounds=pairing.rounds,
+        rounds=config.rounds,
+        system=pairing.system,
+        time_limit_s=pairing.time_limit_s,
         double=pairing.double,
         engines=tuple(config.engines),
         time_control=config.time_control_value(),
         state_dir=config.state_dir,
         pgn_path=config.pgn_path,
         json_dir=config.tcec_json_dir,
-        seeding=seeding.method,
+        seeding=config.seeding_method,
         seeding_groups=seeding.groups,
         seeding_seed=seeding.seed,
         tiebreaks=tuple(pairing.tiebreaks),

@@ -6,16 +6,20 @@ from collections.abc import Sequence
 
 from tcecd.daemon.settings import RunSettings
 from tcecd.outputs.text import standings_table as _table
-from tcecd.pairing.base import Player, Standing
+from tcecd.pairing.base import Player, RoundRecord, Standing
 
 
 def standings_table(
     standings: Sequence[Standing],
     settings: RunSettings | None = None,
     players: Sequence[Player] = (),
+    records: Sequence[RoundRecord] | None = None,
 ) -> str:
-    """The shared standings table, under a title naming the event."""
-    table = _table(standings, players)
+    """The shared standings table (with wins, draws, losses and performance when
+    ``records`` are given), under a title naming the event."""
+    double = settings.double if settings is not None else False
+    table = _table(standings, players, records=records, double=double)
     if settings is None:
         return table
-    return f"Final standings: {settings.event} ({settings.rounds} rounds)\n{table}"
+    rounds = f"{settings.rounds} round{'s' if settings.rounds != 1 else ''}"
+    return f"Final standings: {settings.event} ({rounds})\n{table}"

@@ -96,16 +96,35 @@ def load_openings(
     return OpeningSet(openings, book)
 
 
+def split_fen_counters(line: str) -> tuple[str, tuple[int, int] | None]:
+    """Split the FEN move counters off an EPD line that carries them.
+
+    Strict EPD has four position fields and then opcodes, but many published
+    books and TCEC's own files write full FENs (``... b KQkq - 0 1``),
+    optionally followed by opcodes; cutechess-cli and fastchess read both. The
+    two counters are the halfmove clock and the fullmove number: returned
+    separately (they are not opcodes) with the line rebuilt as strict EPD.
+    """
+    parts = line.split(None, 6)
+    if len(parts) >= 6 and parts[4].isdigit() and parts[5].isdigit():
+        rest = f" {parts[6]}" if len(parts) > 6 else ""
+        return " ".join(parts[:4]) + rest, (int(parts[4]), max(1, int(parts[5])))
+    return line, None
+
+
 def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
     openings: list[Opening] = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith(("#", ";", "%")):
             continue
+        epd, counters = split_fen_counters(line)
         try:
-            board, ops = chess.Board.from_epd(line)
+            board, ops = chess.Board.from_epd(epd)
         except ValueError as exc:
             raise OpeningsError(f"{path}:{lineno}: invalid EPD {line!r} ({exc})") from None
+        if counters is not None:
+            board.halfmove_clock, board.fullmove_number = counters
         if not board.is_valid():
             raise OpeningsError(f"{path}:{lineno}: illegal position {line!r} ({board.status()!r})")
         if is_finished(board):

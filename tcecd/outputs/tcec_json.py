@@ -1,10 +1,24 @@
 """Builders of the TCEC-format JSON files (pure: values in, JSON-ready dicts out).
 
-The formats are those TCEC's viewer polls (/work/shared/specs/tcec-formats.md):
+The formats are those TCEC's viewer polls (../shared/specs/tcec-formats.md):
 ``schedule.json`` (one entry per game in playing order), ``crosstable.json``
 (standings, per-player counts and head-to-head results) and the live game JSON
 (headers and every move of the game being played). Nothing here touches files
 or the clock; :mod:`tcecd.outputs.files` writes the results atomically.
+
+What TCEC's web viewer reads, and how (the spec's "What TCEC's web viewer
+reads"), decides the details:
+
+* unknown values are left out, never written as ``null`` (the viewer prints a
+  null literally: ``6/null`` depth, ``0nps``);
+* ``Start`` is ``"HH:MM:SS on YYYY.MM.DD"`` (UTC), as TCEC's cutechess writes it;
+  the running game has ``Start``, ``Result "*"`` and ``Termination "in progress"``;
+* a normal ending gets a ``Termination`` the viewer shows as normal: our PGN
+  keeps the words of TCEC's PGNs (``TCEC resign rule``, ``TCEC max moves rule``),
+  the viewer files say ``TCEC win rule`` and ``TCEC Adjudication``
+  (:func:`viewer_termination`);
+* ``Elo`` in the crosstable is the rating change over the event, as TCEC's
+  cutechess computes it (K = 32 times score minus expected score, per game).
 
 Choices where the format leaves room (documented in docs/running.md):
 
@@ -13,9 +27,7 @@ Choices where the format leaves room (documented in docs/running.md):
 * A game forfeited because an engine was disqualified has ``Termination``
   ``"Canceled"`` (the TCEC word for a game voided by disqualification) and its
   forfeit ``Result``; ``Forfeit`` names the disqualified engine.
-* ``Performance`` is the percentage score over games (BYEs excluded); ``Elo`` is
-  the Elo difference that percentage implies (``-400 log10(1/p - 1)``, clamped
-  to +-800), 0 with no games.
+* ``Performance`` is the percentage score over games (BYEs excluded).
 """
 
 from __future__ import annotations
@@ -32,6 +44,37 @@ from tcecd.game.record import GameRecord, MoveRecord
 from tcecd.pairing.base import Player, RoundPairing, Standing
 
 JsonDict = dict[str, Any]
+
+
+#: Our PGN's adjudication words -> the words TCEC's viewer shows as a normal ending
+#: (``TERMINATION_NORMALS`` of its js/game.js; the spec's "Terminations shown as normal").
+_VIEWER_NORMAL = {
+    "TCEC resign rule": "TCEC win rule",
+    "TCEC max moves rule": "TCEC Adjudication",
+}
+
+#: K of the rating change TCEC's cutechess writes as the crosstable's ``Elo``.
+ELO_K = 32
+
+
+def viewer_termination(termination: Termination, detail: str) -> str:
+    """The schedule's ``Termination`` cell for a finished game."""
+    if termination is Termination.FORFEIT:
+        return "Canceled"
+    text = detail or termination.value
+    return _VIEWER_NORMAL.get(text, text)
+
+
+def viewer_start(timestamp: str) -> str:
+    """``"2026-11-22T03:59:43.149Z"`` -> ``"03:59:43 on 2026.11.22"`` (the viewer's
+    ``parse_date_time`` cannot read fractional seconds; TCEC writes this form)."""
+    date, _, clock = timestamp.partition("T")
+    return f"{clock[:8]} on {date.replace('-', '.')}"
+
+
+def _without_none(doc: JsonDict) -> JsonDict:
+    """Leave unknown values out: the viewer prints a null literally."""
+    return {k: v for k, v in doc.items() if v is not None}
 
 
 def _duration(ms: int) -> str:
@@ -61,10 +104,14 @@ def schedule_json(
     finished: Mapping[GameId, GameRecord],
     *,
     names: Mapping[PlayerId, str] | None = None,
+    running: Mapping[GameId, str] | None = None,
 ) -> list[JsonDict]:
     """``schedule.json``: every scheduled game in playing order; finished games
-    carry their result, termination and summary, the others only the players."""
+    carry their result, termination and summary, a running game (``running``:
+    game -> its UTC start time) its start, ``"*"`` and ``"in progress"``, the
+    others only the players."""
     names = names or {}
+    running = running or {}
     out: list[JsonDict] = []
     ordinal = 0
     for pairing in pairings:
@@ -80,13 +127,9 @@ def schedule_json(
             rec = finished.get(gid)
             if rec is not None:
                 entry.update(
-                    Start=rec.start_time,
+                    Start=viewer_start(rec.start_time),
                     Result=rec.result.value,
-                    Termination=(
-                        "Canceled"
-                        if rec.termination is Termination.FORFEIT
-                        else rec.termination_detail or rec.termination.value
-                    ),
+                    Termination=viewer_termination(rec.termination, rec.termination_detail),
                     Duration=_duration(rec.duration_ms),
                     FinalFen=final_fen(rec),
                     ECO=rec.opening.eco,
@@ -97,7 +140,11 @@ def schedule_json(
                 )
                 if rec.termination is Termination.FORFEIT:
                     entry["Forfeit"] = rec.termination_detail
-            out.append(entry)
+            elif gid in running:
+                entry.update(
+                    Start=viewer_start(running[gid]), Result="*", Termination="in progress"
+                )
+            out.append(_without_none(entry))
     return out
 
 
@@ -112,12 +159,9 @@ class CrossGame:
     played: bool
 
 
-def _elo_from_fraction(p: float) -> int:
-    if p <= 0.0:
-        return -800
-    if p >= 1.0:
-        return 800
-    return max(-800, min(800, round(-400 * math.log10(1 / p - 1))))
+def expected_score(rating: int, opponent: int) -> float:
+    """The Elo expectation of a player rated ``rating`` against ``opponent``."""
+    return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
 
 
 def _abbreviation(name: str, taken: set[str]) -> str:
@@ -169,7 +213,7 @@ def crosstable_json(
             "Neustadtl": 0.0,
             "Strikes": strikes.get(pid, 0),
             "Performance": 0.0,
-            "Elo": 0,
+            "Elo": 0.0,
             "Results": {},
         }
     points: dict[PlayerId, float] = dict.fromkeys(rows, 0.0)
@@ -187,6 +231,9 @@ def crosstable_json(
                 elif got == 0.0:
                     row[f"LossAs{side}"] += 1
             row["Neustadtl"] += got * score.get(opp, 0.0)
+            mine, theirs = by_id[me].rating, by_id[opp].rating
+            if g.played and mine is not None and theirs is not None:
+                row["Elo"] += ELO_K * (got - expected_score(mine, theirs))
             h2h = row["Results"].setdefault(
                 by_id[opp].name, {"H2h": 0.0, "Text": "", "Scores": []}
             )
@@ -204,8 +251,10 @@ def crosstable_json(
         if row["Games"]:
             frac = points[pid] / row["Games"]
             row["Performance"] = round(100 * frac, 1)
-            row["Elo"] = _elo_from_fraction(frac)
+        row["Elo"] = round(row["Elo"], 1)
         row["Neustadtl"] = round(row["Neustadtl"], 2)
+        if row["Rating"] is None:
+            del row["Rating"]  # unknown: left out, never null
     return {
         "Event": event,
         "Type": kind,
@@ -243,7 +292,11 @@ def live_move_json(board_before: chess.Board, move: MoveRecord) -> JsonDict:
             }
         )
     after = chess.Board(move.fen_after)
-    return {
+    # Unknown values are left out (a null prints as "null" or 0 in the viewer):
+    # an xboard engine reports no nps, a book move no depth. ``pd``, ``h``,
+    # ``ph`` and ``rem`` are not read by the viewer; ``pd`` and ``h`` stay for
+    # other readers when known.
+    return _without_none({
         "m": move.san,
         "from": chess.square_name(mv.from_square),
         "to": chess.square_name(mv.to_square),
@@ -258,13 +311,13 @@ def live_move_json(board_before: chess.Board, move: MoveRecord) -> JsonDict:
         "n": move.nodes,
         "tb": move.tbhits,
         "h": None if move.hashfull is None else round(move.hashfull / 10, 1),
-        "ph": 0.0,
         "wv": None if move.score is None else move.score.pgn(),
-        "pv": {"San": " ".join(move.pv_san), "Moves": pv_moves},
+        "pv": {"San": " ".join(move.pv_san), "Moves": pv_moves} if move.pv_san else None,
         "material": _material(after),
-        "adjudication": {"FiftyMoves": move.r50, "Draw": move.rd, "ResignOrWin": move.rr},
-        "rem": None,
-    }
+        "adjudication": _without_none(
+            {"FiftyMoves": move.r50, "Draw": move.rd, "ResignOrWin": move.rr}
+        ) or None,
+    })
 
 
 def live_game_json(
@@ -280,3 +333,52 @@ def live_game_json(
         "Headers": dict(headers),
         "Moves": list(moves),
     }
+
+
+#: Terminations that are an engine's fault (crash.json rows), with the action taken.
+_FAULTS = {
+    Termination.TIME_FORFEIT: "loses the game, one strike",
+    Termination.ILLEGAL_MOVE: "loses the game, one strike",
+    Termination.ABANDONED: "loses the game, one strike",
+    Termination.STALLED: "loses the game, one strike",
+    Termination.FORFEIT: "game canceled: engine disqualified",
+}
+
+
+def crash_json(
+    pairings: Sequence[RoundPairing],
+    finished: Mapping[GameId, GameRecord],
+    *,
+    names: Mapping[PlayerId, str] | None = None,
+) -> list[JsonDict]:
+    """``crash.json``: one row per game an engine fault decided, in playing order,
+    with the keys the viewer's Crash tab reads (``gameno``, not ``Game``)."""
+    names = names or {}
+    rows: list[JsonDict] = []
+    ordinal = 0
+    for pairing in pairings:
+        for g in pairing.games:
+            ordinal += 1
+            rec = finished.get(GameId(pairing.round, g.number))
+            if rec is None or rec.termination not in _FAULTS:
+                continue
+            rows.append(
+                {
+                    "gameno": ordinal,
+                    "White": names.get(g.white, g.white),
+                    "Black": names.get(g.black, g.black),
+                    "Reason": rec.termination_detail or rec.termination.value,
+                    "decision": viewer_termination(rec.termination, rec.termination_detail),
+                    "action": _FAULTS[rec.termination],
+                    "Result": rec.result.value,
+                    "Log": "",
+                }
+            )
+    return rows
+
+
+def tournament_json(event: str, slug: str) -> JsonDict:
+    """``tournament.json``: a Swiss (``cup`` 0, so the viewer keeps its Standings
+    and Crosstable tabs) with ``link`` set, so game links read
+    ``#<link>&game=N`` rather than ``#undefined&game=N``."""
+    return {"name": event, "cup": 0, "link": f"event={slug}"}

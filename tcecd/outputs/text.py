@@ -7,9 +7,10 @@ the same wherever they are printed. Pure: strings in, a string out.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 
-from tcecd.pairing.base import Player, Standing
+from tcecd.pairing.base import Player, RoundRecord, Standing
 
 
 def render_table(
@@ -45,16 +46,81 @@ def tiebreak_column(values: Sequence[float]) -> list[str]:
     return [f"{v:.2f}" for v in values]
 
 
-def standings_table(standings: Sequence[Standing], players: Sequence[Player] = ()) -> str:
+def performance(opponent_ratings: Sequence[int], points: float) -> int | None:
+    """A performance rating: the opponents' average rating plus the Elo difference
+    the score implies (``-400 log10(1/p - 1)``), capped at ±800 as FIDE's table
+    is (a perfect or zero score); None without a rated opponent."""
+    if not opponent_ratings:
+        return None
+    p = points / len(opponent_ratings)
+    if p <= 0.0:
+        diff = -800.0
+    elif p >= 1.0:
+        diff = 800.0
+    else:
+        diff = max(-800.0, min(800.0, -400.0 * math.log10(1.0 / p - 1.0)))
+    return round(sum(opponent_ratings) / len(opponent_ratings) + diff)
+
+
+def _results_columns(
+    ranked: Sequence[Standing],
+    players: Sequence[Player],
+    records: Sequence[RoundRecord],
+    double: bool,
+) -> tuple[list[str], list[list[str]]]:
+    """W, D, L over the games (forfeits included, BYEs not) and, when any engine
+    is rated, the performance over the games played against rated opponents (a
+    forfeit never played rates nobody, as in FIDE's rating rules)."""
+    from tcecd.domain import Color
+    from tcecd.pairing.tally import tally
+
+    totals = tally(players, records, double=double)
+    rating = {p.id: p.rating for p in players}
+    header = ["W", "D", "L"]
+    rows: list[list[str]] = []
+    for s in ranked:
+        t = totals[s.id]
+        draws = sum(1 for _, half in t.results if half == 1)
+        losses = sum(1 for _, half in t.results if half == 0)
+        rows.append([str(t.wins), str(draws), str(losses)])
+    if any(r is not None for r in rating.values()):
+        header.append("Perf")
+        rated: dict[str, list[tuple[int, int]]] = {p.id: [] for p in players}
+        for record in records:
+            for g in record.games:
+                for me, opp, color in ((g.white, g.black, Color.WHITE),
+                                       (g.black, g.white, Color.BLACK)):  # fmt: skip
+                    theirs = rating[opp]
+                    if g.played and theirs is not None:
+                        rated[me].append((theirs, g.result.half_points(color)))
+        for row, s in zip(rows, ranked, strict=True):
+            mine = rated[s.id]
+            perf = performance([r for r, _ in mine], sum(h for _, h in mine) / 2)
+            row.append("-" if perf is None else str(perf))
+    return header, rows
+
+
+def standings_table(
+    standings: Sequence[Standing],
+    players: Sequence[Player] = (),
+    *,
+    records: Sequence[RoundRecord] | None = None,
+    double: bool = False,
+) -> str:
     """Rank, player id, seed (when ``players`` are given), score, BYEs, games,
-    then each configured tiebreak, in rank order."""
+    wins, draws and losses and the performance rating (when ``records`` are
+    given), then each configured tiebreak, in rank order."""
     seed = {p.id: p.seed for p in players}
     ranked = sorted(standings, key=lambda s: s.rank)
     tb_names = [n for n, _ in ranked[0].tiebreaks] if ranked else []
     columns = [tiebreak_column([s.tiebreaks[i][1] for s in ranked]) for i in range(len(tb_names))]
     with_seed = bool(players)
+    extra_header: list[str] = []
+    extra: list[list[str]] = [[] for _ in ranked]
+    if records is not None and players:
+        extra_header, extra = _results_columns(ranked, players, records, double)
     header = ["Rank", "Player", *(["Seed"] if with_seed else []), "Score", "BYEs", "Games"]
-    header += tb_names
+    header += extra_header + tb_names
     rows = [
         [
             str(s.rank),
@@ -63,6 +129,7 @@ def standings_table(standings: Sequence[Standing], players: Sequence[Player] = (
             points(s.score_half),
             str(s.byes),
             str(s.games),
+            *extra[row],
             *(col[row] for col in columns),
         ]
         for row, s in enumerate(ranked)

@@ -158,6 +158,10 @@ class RoundContext:
     first_colour: Color = Color.WHITE
 
 
+#: The context of a round with nothing beyond players and history (a default argument).
+NO_CONTEXT = RoundContext()
+
+
 class PairingSystem(Protocol):
     """What the daemon, ``tcecd pair``, ``tcecd simulate`` and ``tcecd replay
     --verify`` call; the registry (:mod:`tcecd.pairing.registry`) builds them."""

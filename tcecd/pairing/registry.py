@@ -37,9 +37,16 @@ class SystemInfo:
     cls: str
     summary: str
     aliases: tuple[str, ...] = ()
+    #: How an event config seeds the field when ``pairing.seeding.method`` is not
+    #: given: FIDE's systems rank the field by rating (C.04.2 / the systems' own
+    #: "initial ranking"), TCEC Swiss takes the order the config gives.
+    default_seeding: str = "explicit"
 
     def build(self, options: SystemOptions) -> PairingSystem:
-        module = importlib.import_module(self.module)
+        try:
+            module = importlib.import_module(self.module)
+        except ModuleNotFoundError as exc:  # registered, but its module is not installed
+            raise PairingError(f"pairing system {self.name!r} is not available: {exc}") from None
         system: PairingSystem = getattr(module, self.cls)(options)
         return system
 
@@ -58,6 +65,7 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         "Dutch2017",
         "FIDE Dutch system, C.04.3 as of 2017 (JaVaFo, bbpPairings)",
         aliases=("dutch",),
+        default_seeding="rating",
     ),
 )
 

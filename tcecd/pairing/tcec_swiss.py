@@ -1,7 +1,7 @@
 """The TCEC Swiss pairing system, step by step as the rule text names them.
 
-Rules: ``shared/seeds/tcec-swiss-system.txt`` (binding); open points settled in
-``shared/specs/tcec-swiss.md``. One call pairs one round from the players and
+Rules: ``../shared/seeds/tcec-swiss-system.txt`` (binding); open points settled in
+``../shared/specs/tcec-swiss.md``. One call pairs one round from the players and
 the finished rounds; it is a pure function (no I/O, no clock, no randomness),
 so the same records always give the same round.
 
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from tcecd.domain import PlayerId
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
+    NO_CONTEXT,
     Pair,
     Player,
     RoundContext,
@@ -90,7 +91,7 @@ class TcecSwiss:
         history: Sequence[RoundRecord],
         *,
         double: bool,
-        context: RoundContext = RoundContext(),
+        context: RoundContext = NO_CONTEXT,
     ) -> RoundPairing:
         """Pair round ``len(history) + 1``; raise :class:`PairingError` when impossible.
 

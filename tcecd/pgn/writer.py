@@ -1,7 +1,7 @@
 """The TCEC-style PGN writer: a :class:`GameRecord` in, PGN text out (pure).
 
 The layout follows the PGNs TCEC's cutechess fork writes (see
-/work/shared/data/tcec-swiss-samples and tcec-formats.md):
+../shared/data/tcec-swiss-samples and tcec-formats.md):
 
 - the Seven Tag Roster, then every other tag in alphabetical order (cutechess
   sorts them): ``ECO``, ``FEN``, ``GameDuration``, ``GameEndTime``,
@@ -21,7 +21,7 @@ in a record is a :class:`~tcecd.errors.PgnError` instead of a corrupt file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import chess
 
@@ -49,9 +49,16 @@ def _hms(ms: int) -> str:
 
 
 def _clk(ms: int) -> str:
-    """Milliseconds as the ``[%clk h:mm:ss]`` value, floored to the second."""
-    seconds = max(0, ms) // 1000
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    """Milliseconds as the ``[%clk h:mm:ss.t]`` value, floored to the tenth.
+
+    Whole seconds would show ``0:00:00`` on every move of a fast game; python-chess
+    (``GameNode.clock()``) and lichess read a decimal fraction of the seconds. A
+    zero tenth is left out (``0:59:58``), as python-chess writes it.
+    """
+    tenths = max(0, ms) // 100
+    seconds, tenth = divmod(tenths, 10)
+    text = f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{text}.{tenth}" if tenth else text
 
 
 def _eval(score: Score) -> str:
@@ -187,30 +194,95 @@ def _tags(record: GameRecord) -> list[tuple[str, str]]:
     return [*roster.items(), *sorted(other.items())]
 
 
-def _ponder_stats(moves: Sequence[MoveRecord]) -> list[tuple[str | None, float]]:
-    """``(pd, ph)`` for every ply, as TCEC's cutechess computes them.
+class _PonderStats:
+    """``(pd, ph)`` for each ply in turn, as TCEC's cutechess computes them.
 
     ``MoveRecord.ponder_san`` is the reply an engine expected after its move
     (``bestmove ... ponder X``); TCEC's ``pd`` on an engine's move is the
     move it pondered on before it, i.e. its previous expectation. ``ph`` is the
     share (percent, truncated to one decimal as cutechess prints it) of the
     engine's earlier moves whose expected reply the opponent then played; a
-    move without an expectation counts as a miss; 0.0 before any.
+    move without an expectation counts as a miss; 0.0 before any. Incremental,
+    so the live PGN of a running game costs one ply per move.
     """
-    stats: list[tuple[str | None, float]] = []
-    last_ponder: dict[Color, str | None] = {Color.WHITE: None, Color.BLACK: None}
-    hits = {Color.WHITE: 0, Color.BLACK: 0}
-    tries = {Color.WHITE: 0, Color.BLACK: 0}
-    for index, move in enumerate(moves):
+
+    def __init__(self) -> None:
+        self._last_ponder: dict[Color, str | None] = {Color.WHITE: None, Color.BLACK: None}
+        self._hits = {Color.WHITE: 0, Color.BLACK: 0}
+        self._tries = {Color.WHITE: 0, Color.BLACK: 0}
+        self._previous: MoveRecord | None = None
+
+    def push(self, move: MoveRecord) -> tuple[str | None, float]:
+        prev = self._previous
+        if prev is not None and not prev.book:
+            # The previous engine move is judged now that its reply is known.
+            self._tries[prev.color] += 1
+            if prev.ponder_san is not None and move.san == prev.ponder_san:
+                self._hits[prev.color] += 1
         color = move.color
-        rate = (hits[color] * 1000 // tries[color]) / 10 if tries[color] else 0.0
-        stats.append((last_ponder[color], rate))
-        last_ponder[color] = None if move.book else move.ponder_san
-        if not move.book and index + 1 < len(moves):
-            tries[color] += 1
-            if move.ponder_san is not None and moves[index + 1].san == move.ponder_san:
-                hits[color] += 1
-    return stats
+        tries = self._tries[color]
+        rate = (self._hits[color] * 1000 // tries) / 10 if tries else 0.0
+        stat = (self._last_ponder[color], rate)
+        self._last_ponder[color] = None if move.book else move.ponder_san
+        self._previous = move
+        return stat
+
+
+class _Movetext:
+    """The movetext lines of a game, one ply at a time (:func:`game_pgn` and
+    :class:`LivePgn` share it): replays each move from the start position (an
+    illegal one is a :class:`PgnError`), numbers it, and writes its TCEC
+    comment with the standard ``[%eval]``/``[%clk]`` annotations."""
+
+    def __init__(self, start_fen: str | None, label: object) -> None:
+        self.board = chess.Board(start_fen) if start_fen else chess.Board()
+        self.label = label
+        self.lines: list[str] = []
+        self._stats = _PonderStats()
+
+    def add(self, move: MoveRecord, ending: str = "") -> None:
+        board = self.board
+        try:
+            parsed = chess.Move.from_uci(move.uci)
+        except ValueError:
+            parsed = chess.Move.null()
+        if not parsed or not board.is_legal(parsed):
+            raise PgnError(
+                f"game {self.label}: illegal move {move.uci!r} at ply {move.ply} "
+                f"in {board.fen()!r}"
+            )
+        san = board.san(parsed)
+        if board.turn == chess.WHITE:
+            prefix = f"{board.fullmove_number}. "
+        elif not self.lines:
+            prefix = f"{board.fullmove_number}... "
+        else:
+            prefix = ""
+        board.push(parsed)
+
+        pd, ph = self._stats.push(move)
+        body = move_comment(move, pd=pd, ph=ph, mb=material_balance(board))
+        if ending:
+            body += f" {ending}"
+        annotations = []
+        if not move.book and move.score is not None:
+            annotations.append(f"[%eval {_eval(move.score)}]")
+        if move.clock_left_ms is not None:
+            annotations.append(f"[%clk {_clk(move.clock_left_ms)}]")
+        if annotations:
+            body += " " + " ".join(annotations)
+        self.lines.append(f"{prefix}{san} {{{_escape_comment(body)}}}")
+
+
+def _options_comment(
+    white: Sequence[tuple[str, str]], black: Sequence[tuple[str, str]]
+) -> str:
+    options = (
+        _options_text("WhiteEngineOptions", white)
+        + ", "
+        + _options_text("BlackEngineOptions", black)
+    )
+    return "{" + _escape_comment(options) + "}"
 
 
 def game_pgn(record: GameRecord) -> str:
@@ -222,49 +294,14 @@ def game_pgn(record: GameRecord) -> str:
     """
     lines = [f'[{name} "{_escape_tag(value)}"]' for name, value in _tags(record)]
     lines.append("")
-    options = (
-        _options_text("WhiteEngineOptions", record.white_options)
-        + ", "
-        + _options_text("BlackEngineOptions", record.black_options)
-    )
-    lines.append("{" + _escape_comment(options) + "}")
+    lines.append(_options_comment(record.white_options, record.black_options))
 
     description = result_description(record.result, record.termination, record.termination_detail)
-    board = chess.Board(record.opening.fen) if record.opening.fen else chess.Board()
-    first = True
-    stats = _ponder_stats(record.moves)
+    movetext = _Movetext(record.opening.fen, record.game_id)
+    last = len(record.moves) - 1
     for index, move in enumerate(record.moves):
-        try:
-            parsed = chess.Move.from_uci(move.uci)
-        except ValueError:
-            parsed = chess.Move.null()
-        if not parsed or not board.is_legal(parsed):
-            raise PgnError(
-                f"game {record.game_id}: illegal move {move.uci!r} at ply {move.ply} "
-                f"in {board.fen()!r}"
-            )
-        san = board.san(parsed)
-        if board.turn == chess.WHITE:
-            prefix = f"{board.fullmove_number}. "
-        elif first:
-            prefix = f"{board.fullmove_number}... "
-        else:
-            prefix = ""
-        board.push(parsed)
-        first = False
-
-        pd, ph = stats[index]
-        body = move_comment(move, pd=pd, ph=ph, mb=material_balance(board))
-        if index == len(record.moves) - 1:
-            body += f" {description}"
-        annotations = []
-        if not move.book and move.score is not None:
-            annotations.append(f"[%eval {_eval(move.score)}]")
-        if move.clock_left_ms is not None:
-            annotations.append(f"[%clk {_clk(move.clock_left_ms)}]")
-        if annotations:
-            body += " " + " ".join(annotations)
-        lines.append(f"{prefix}{san} {{{_escape_comment(body)}}}")
+        movetext.add(move, description if index == last else "")
+    lines += movetext.lines
 
     if not record.moves:
         lines.append("{" + _escape_comment(description) + "}")
@@ -280,3 +317,27 @@ def forfeit_pgn(record: GameRecord) -> str:
     if record.termination is not Termination.FORFEIT:
         raise ValueError(f"game {record.game_id}: termination is {record.termination.value!r}")
     return game_pgn(record)
+
+
+class LivePgn:
+    """The PGN of the game being played, as TCEC's ``live.pgn``: the tags known so
+    far (``Result "*"``, no termination: the viewer reads either as "finished"),
+    the options comment and the moves so far, in the layout of :func:`game_pgn`.
+    Built a ply at a time; :meth:`text` joins what is there."""
+
+    def __init__(
+        self,
+        headers: Mapping[str, str],
+        white_options: Sequence[tuple[str, str]],
+        black_options: Sequence[tuple[str, str]],
+        start_fen: str | None,
+    ) -> None:
+        self._head = [f'[{name} "{_escape_tag(value)}"]' for name, value in headers.items()]
+        self._head += ["", _options_comment(white_options, black_options)]
+        self._moves = _Movetext(start_fen, headers.get("Round", "?"))
+
+    def add(self, move: MoveRecord) -> None:
+        self._moves.add(move)
+
+    def text(self) -> str:
+        return "\n".join([*self._head, *self._moves.lines, "*"]) + "\n\n"

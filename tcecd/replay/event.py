@@ -18,7 +18,11 @@ BYEs absent. What is inferred when not given:
   Black; with an odd field the player missing from round 1 is the last seed.
 - single or double rounds: double when a player plays twice in round 1.
 
-Every round is then re-paired with the TCEC Swiss rules from the results
+For another pairing system (``system``, a registry name) the seeds must be
+given (the event config's): only TCEC Swiss fixes round 1 so that the seeds
+can be read back from it.
+
+Every round is then re-paired with the event's pairing system from the results
 before it; the rules' removed history rounds go into the rebuilt records (the
 PGN cannot show them) and every difference becomes a
 :class:`~tcecd.replay.verify.Deviation`.
@@ -30,19 +34,25 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tcecd.domain import GameId, PlayerId, Result, Termination
 from tcecd.errors import PairingError, PgnError
 from tcecd.pairing.base import (
     Pair,
+    PairingSystem,
     PlayedGame,
     Player,
+    RoundContext,
     RoundPairing,
     RoundRecord,
     ScheduledGame,
 )
 from tcecd.pgn.reader import HeaderEntry, ProgressCallback, iter_checked_headers
 from tcecd.replay.verify import Deviation, compare_round, unpairable
+
+if TYPE_CHECKING:
+    from tcecd.pairing.registry import SystemOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +115,7 @@ class ReplayedEvent:
     seeds_inferred: bool
     double_inferred: bool
     verified: bool  # False: rounds were not re-paired (see rebuild_from_pgn)
+    system: str = "tcec-swiss"  # the pairing system's registry name
 
     def pairings(self) -> tuple[RoundPairing, ...]:
         """Every round as the PGN played it (see :func:`played_pairing`);
@@ -142,9 +153,14 @@ class ReplayedEvent:
             more = len(self.deviations) - 1
             extra = f" (and {more} more deviation{'s' if more != 1 else ''})" if more else ""
             raise PgnError(
-                f"{self.path.name}: does not follow the TCEC Swiss rules: "
+                f"{self.path.name}: does not follow the {system_title(self.system)} rules: "
                 f"{self.deviations[0]}{extra}"
             )
+
+
+def system_title(name: str) -> str:
+    """How messages name a system's rules ("the TCEC Swiss rules", "the dutch-2017 rules")."""
+    return "TCEC Swiss" if name == "tcec-swiss" else name
 
 
 def _error(path: Path, number: int, message: str) -> PgnError:
@@ -326,12 +342,14 @@ def _check_round(
 
 
 def _pair(
-    players: Sequence[Player], history: Sequence[RoundRecord], double: bool
+    system: PairingSystem,
+    players: Sequence[Player],
+    history: Sequence[RoundRecord],
+    double: bool,
+    total_rounds: int | None,
 ) -> RoundPairing:
-    # Imported here: the pairing core is only needed once the PGN has been read.
-    from tcecd.pairing.tcec_swiss import TcecSwiss
-
-    return TcecSwiss().pair(players, history, double=double)
+    context = RoundContext(total_rounds=total_rounds)
+    return system.pair(players, history, double=double, context=context)
 
 
 def played_pairing(
@@ -381,6 +399,9 @@ def rebuild_from_pgn(
     progress: ProgressCallback | None = None,
     verify: bool = True,
     round_progress: ProgressCallback | None = None,
+    system: str = "tcec-swiss",
+    options: SystemOptions | None = None,
+    total_rounds: int | None = None,
 ) -> ReplayedEvent:
     """Rebuild and verify the event in ``path``.
 
@@ -397,6 +418,15 @@ def rebuild_from_pgn(
     rounds, so such an event must not be used to pair further rounds.
     """
     p = Path(path)
+    # Imported here: the pairing core is only needed once the PGN has been read.
+    from tcecd.pairing.registry import canonical_name, get_system
+
+    system = canonical_name(system)
+    if players is None and system != "tcec-swiss":
+        raise PgnError(
+            f"{p.name}: the seeds of a {system} event cannot be inferred from its round 1; "
+            "give the event config (--config)"
+        )
     event, site, rounds = read_rounds(p, progress=progress)
     if not rounds:
         raise PgnError(f"{p.name}: no finished game")
@@ -415,6 +445,7 @@ def rebuild_from_pgn(
     known = {pl.id: pl for pl in field}
     per_round = _games_per_round(len(field), is_double)
 
+    pairer: PairingSystem | None = None
     history: list[RoundRecord] = []
     expected_pairings: list[RoundPairing | None] = []
     deviations: list[Deviation] = []
@@ -437,7 +468,9 @@ def rebuild_from_pgn(
         expected: RoundPairing | None = None
         if verify:
             try:
-                expected = _pair(field, history, is_double)
+                if pairer is None:
+                    pairer = get_system(system, options)
+                expected = _pair(pairer, field, history, is_double, total_rounds)
             except PairingError as exc:
                 deviations.append(unpairable(r, str(exc)))
             if round_progress is not None:
@@ -464,4 +497,5 @@ def rebuild_from_pgn(
         seeds_inferred=seeds_inferred,
         double_inferred=double_inferred,
         verified=verify,
+        system=system,
     )

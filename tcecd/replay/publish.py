@@ -90,7 +90,7 @@ def replay_events(
                 yield 0, EventStarted(
                     event=replayed.event,
                     site=replayed.site,
-                    system="tcec-swiss",
+                    system=replayed.system,
                     double=replayed.double,
                     rounds=rounds_total,
                     time_control=first_tc,

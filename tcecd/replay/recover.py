@@ -74,7 +74,7 @@ def recover_from_pgn(
 
     Raises :class:`PgnError` (one line) when the PGN is malformed, names an
     engine the config does not have, has more rounds than the config plans,
-    uses the other round format, or deviates from the TCEC Swiss rules (the
+    uses the other round format, or deviates from its pairing system's rules (the
     first deviation is quoted). On success every round of the returned event
     follows the rules, so ``event.pairings()`` are the rules' pairings of the
     rounds in the PGN (the last one possibly unfinished: ``event.partial``).
@@ -83,8 +83,17 @@ def recover_from_pgn(
 
     path = Path(pgn)
     players = players_from_config(config) or None
+    from tcecd.pairing.registry import SystemOptions
+
     event = rebuild_from_pgn(
-        path, players=players, double=config.pairing.double, progress=progress, verify=True
+        path,
+        players=players,
+        double=config.pairing.double,
+        progress=progress,
+        verify=True,
+        system=config.pairing.system,
+        options=SystemOptions(time_limit_s=config.pairing.time_limit_s),
+        total_rounds=config.rounds,
     )
     engines = {e.name for e in config.engines}
     unknown = sorted(p.id for p in event.players if p.id not in engines)
@@ -95,7 +104,7 @@ def recover_from_pgn(
         raise PgnError(
             f"{path.name}: engine {missing[0]!r} of the config never plays in the PGN's round 1"
         )
-    planned = config.pairing.rounds
+    planned = config.rounds
     played = len(event.rounds) + (1 if event.partial is not None else 0)
     if played > planned:
         raise PgnError(f"{path.name}: the PGN has {played} rounds; the config plans {planned}")

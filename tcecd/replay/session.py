@@ -30,12 +30,13 @@ def players_from_config(config: EventConfig) -> tuple[Player, ...]:
     PGN's round 1 instead.
     """
     seeding = config.pairing.seeding
-    if seeding.method == "random" and seeding.seed is None:
+    method = config.seeding_method
+    if method == "random" and seeding.seed is None:
         return ()
     from tcecd.pairing.seeding import seed_players
 
     entries = [(e.name, e.name, e.rating) for e in config.engines]
-    return seed_players(entries, seeding.method, groups=seeding.groups, rng_seed=seeding.seed)
+    return seed_players(entries, method, groups=seeding.groups, rng_seed=seeding.seed)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class ReplayContext:
     rounds: int | None = None  # the planned number of rounds
     mqtt: MqttSettings | None = None
     config_path: Path | None = None
+    system: str = "tcec-swiss"  # the pairing system's registry name
+    time_limit_s: float = 10.0
 
     @classmethod
     def from_config(cls, path: Path | None) -> ReplayContext:
@@ -62,9 +65,11 @@ class ReplayContext:
             players=players or None,
             double=config.pairing.double,
             tiebreaks=tuple(config.pairing.tiebreaks),
-            rounds=config.pairing.rounds,
+            rounds=config.rounds,
             mqtt=config.mqtt_settings(),
             config_path=path,
+            system=config.pairing.system,
+            time_limit_s=config.pairing.time_limit_s,
         )
 
     def standings(

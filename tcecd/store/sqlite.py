@@ -16,7 +16,11 @@ Layout (``SCHEMA_VERSION`` 1, see docs/state.md):
 * ``games(round, number, ..., record, pgn)``: finished games (played or forfeited)
   with the full record (JSON) and the exact PGN text written to the PGN file;
 * ``faults``: every engine fault (one strike each);
-* ``disqualified(engine, round, reason)``.
+* ``disqualified(engine, round, reason)``;
+* ``outbox(id, key, topic, payload, qos, retained, acked)``: the MQTT messages
+  that must reach subscribers (:mod:`tcecd.bus.outbox`), written with what they
+  announce, ``acked`` once the broker acknowledged them (added within version 1:
+  created when an older state is opened).
 
 The PGN file, ``schedule.json`` and ``crosstable.json`` are outputs derived from
 this store, never read back.
@@ -43,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tcecd.bus.outbox import OutboxEntry
 from tcecd.domain import GameId, PlayerId, Result, Termination
 from tcecd.errors import StateError
 from tcecd.game.record import GameRecord
@@ -51,6 +56,18 @@ from tcecd.store import codec
 
 SCHEMA_VERSION = 1
 DB_NAME = "event.sqlite"
+_OUTBOX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL UNIQUE,
+    topic TEXT NOT NULL,
+    payload BLOB NOT NULL,
+    qos INTEGER NOT NULL,
+    retained INTEGER NOT NULL,
+    acked INTEGER NOT NULL DEFAULT 0
+);
+"""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rounds (round INTEGER PRIMARY KEY, pairing TEXT NOT NULL);
@@ -79,7 +96,8 @@ CREATE TABLE IF NOT EXISTS disqualified (
     round INTEGER NOT NULL,
     reason TEXT NOT NULL
 );
-"""
+
+""" + _OUTBOX_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +184,10 @@ class EventStore:
         problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             raise StateError(f"{self.path}: the event state is damaged: {problems[0]}")
+        if "outbox" not in tables:
+            # Added within schema version 1: created when an older (sound) state
+            # is opened, the one write opening makes.
+            self._db.execute(_OUTBOX_SCHEMA)
 
     # -- plumbing ----------------------------------------------------------
 
@@ -321,18 +343,24 @@ class EventStore:
     def finished(self) -> bool:
         return self._get("finished") == "1"
 
-    def mark_finished(self) -> None:
+    def mark_finished(self, *, outbox: Sequence[OutboxEntry] = ()) -> list[OutboxRow]:
+        """Mark the event over, with the messages announcing it (one transaction)."""
         with self._tx() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('finished', '1')")
+            return _insert_outbox(db, outbox)
 
     # -- rounds --------------------------------------------------------------
 
-    def save_pairing(self, pairing: RoundPairing) -> None:
+    def save_pairing(
+        self, pairing: RoundPairing, *, outbox: Sequence[OutboxEntry] = ()
+    ) -> list[OutboxRow]:
+        """Record a round's pairing, with the messages announcing it (one transaction)."""
         with self._tx() as db:
             db.execute(
                 "INSERT INTO rounds VALUES (?, ?)",
                 (pairing.round, json.dumps(codec.pairing_to_dict(pairing))),
             )
+            return _insert_outbox(db, outbox)
 
     def pairing(self, round_no: int) -> RoundPairing | None:
         rows = self._query("SELECT round, pairing FROM rounds WHERE round = ?", (round_no,))
@@ -359,11 +387,13 @@ class EventStore:
         played: bool,
         faults: Sequence[tuple[PlayerId, str, str]] = (),
         disqualify: Sequence[tuple[PlayerId, int, str]] = (),
-    ) -> None:
-        """Record a finished game with the faults (engine, kind, detail) it caused
-        and the disqualifications they led to (engine, round, reason), in one
-        transaction; durable when this returns. Committing the same game twice
-        is a :class:`StateError` (a finished game is never replayed)."""
+        outbox: Sequence[OutboxEntry] = (),
+    ) -> list[OutboxRow]:
+        """Record a finished game with the faults (engine, kind, detail) it caused,
+        the disqualifications they led to (engine, round, reason) and the
+        messages announcing it (``outbox``), in one transaction; durable when
+        this returns. Returns the outbox rows written. Committing the same game
+        twice is a :class:`StateError` (a finished game is never replayed)."""
         gid = record.game_id
         try:
             with self._tx() as db:
@@ -389,6 +419,7 @@ class EventStore:
                         pgn,
                     ),
                 )
+                return _insert_outbox(db, outbox)
         except sqlite3.IntegrityError:
             raise StateError(f"game {gid} is already recorded in {self.path}") from None
 
@@ -463,6 +494,54 @@ class EventStore:
     def disqualified(self) -> dict[PlayerId, tuple[int, str]]:
         rows = self._query("SELECT engine, round, reason FROM disqualified")
         return {r[0]: (int(r[1]), r[2]) for r in rows}
+
+
+    # -- the outbox (tcecd.bus.outbox) ------------------------------------------
+
+    def add_outbox(self, entries: Sequence[OutboxEntry]) -> list[OutboxRow]:
+        """Add must-deliver messages on their own (one transaction); an entry
+        whose key is already there is left alone. Returns the rows written."""
+        with self._tx() as db:
+            return _insert_outbox(db, entries)
+
+    def outbox_keys(self) -> set[str]:
+        """The keys of every outbox row, acknowledged or not."""
+        return {str(r[0]) for r in self._query("SELECT key FROM outbox")}
+
+    def outbox_pending(self) -> list[OutboxRow]:
+        """The rows the broker has not acknowledged yet, oldest first."""
+        rows = self._query(
+            "SELECT id, key, topic, payload, qos, retained FROM outbox WHERE acked = 0 "
+            "ORDER BY id"
+        )
+        return [
+            (int(r[0]), OutboxEntry(r[1], r[2], bytes(r[3]), int(r[4]), bool(r[5])))
+            for r in rows
+        ]
+
+    def ack_outbox(self, ids: Sequence[int]) -> None:
+        """Mark rows acknowledged by the broker (losing this write only means
+        sending them again: at least once)."""
+        with self._tx() as db:
+            db.executemany("UPDATE outbox SET acked = 1 WHERE id = ?", [(i,) for i in ids])
+
+
+#: An outbox row: its id and the message.
+OutboxRow = tuple[int, OutboxEntry]
+
+
+def _insert_outbox(db: sqlite3.Connection, entries: Sequence[OutboxEntry]) -> list[OutboxRow]:
+    """Insert ``entries`` in the current transaction, skipping keys already there."""
+    rows: list[OutboxRow] = []
+    for e in entries:
+        cur = db.execute(
+            "INSERT OR IGNORE INTO outbox (key, topic, payload, qos, retained) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (e.key, e.topic, e.payload, e.qos, int(e.retain)),
+        )
+        if cur.rowcount == 1 and cur.lastrowid is not None:
+            rows.append((int(cur.lastrowid), e))
+    return rows
 
 
 _TABLES = ("meta", "rounds", "games", "faults", "disqualified")

@@ -33,14 +33,18 @@ class RecordingLog:
 
 class Collector:
     """Subscribes to ``topic`` and keeps every message it receives, reconnecting
-    whenever the broker goes away (as a real viewer would)."""
+    whenever the broker goes away (as a real viewer would). With ``identifier``
+    and ``clean_session=False`` it is a persistent subscriber: the broker keeps
+    its QoS 1 messages while it is away."""
 
     def __init__(self, host: str, port: int, topic: str = "tcecd/#", *,
                  username: str | None = None, password: str | None = None,
-                 tls_context: ssl.SSLContext | None = None) -> None:
+                 tls_context: ssl.SSLContext | None = None, identifier: str | None = None,
+                 clean_session: bool | None = None) -> None:
         self.host, self.port, self.topic = host, port, topic
         self.kw: dict[str, Any] = {"username": username, "password": password,
-                                   "tls_context": tls_context}
+                                   "tls_context": tls_context, "identifier": identifier,
+                                   "clean_session": clean_session}
         self.got: list[tuple[str, bytes, bool]] = []
         self.subscriptions = 0
         self._changed = asyncio.Event()

@@ -252,3 +252,8 @@ def test_tcecd_run_fresh_state_dir_clears_resume_keeps(tmp_path: Path, mosquitto
     assert json.loads(fresh[f"{root}/standings"])["after_round"] == 1
     assert json.loads(fresh[f"{root}/event"])["rounds"] == 1
     assert json.loads(fresh[f"{root}/event"])["run_id"] not in (None, first_run)
+    # Published payloads carry no local paths (the state directory, the config):
+    # a subscriber anywhere must not learn the host's file layout.
+    assert f"{root}/status" in fresh
+    for topic, payload in (*first.items(), *fresh.items()):
+        assert str(tmp_path).encode() not in payload, topic

@@ -232,3 +232,35 @@ async def test_watch_once_as_read_only_viewer(mosquitto_factory: Any) -> None:
             out, err = await proc.communicate()
     assert proc.returncode == 0, err.decode()
     assert "Game 2.1: Gamma 2 - Alpha  [playing]" in out.decode()
+
+
+@pytest.mark.parametrize("source", ["file", "env"])
+async def test_watch_password_from_file_or_environment(
+    mosquitto_factory: Any, tmp_path: Any, source: str
+) -> None:
+    """The viewer's password stays out of the process list: --mqtt-password-file
+    or $TCECD_MQTT_PASSWORD with a URL that names only the user."""
+    import os
+
+    broker = mosquitto_factory(users={"tcecd": "pub-pw", "viewer": "view-pw"})
+    daemon = MqttSettings.from_url(f"mqtt://tcecd:pub-pw@127.0.0.1:{broker.port}")
+    args = ["--mqtt", f"mqtt://viewer@127.0.0.1:{broker.port}"]
+    env = {k: v for k, v in os.environ.items() if k != "TCECD_MQTT_PASSWORD"}
+    if source == "file":
+        secret = tmp_path / "viewer.pass"
+        secret.write_text("view-pw\n", encoding="utf-8")
+        args += ["--mqtt-password-file", str(secret)]
+    else:
+        env["TCECD_MQTT_PASSWORD"] = "view-pw"
+    async with Publisher(daemon, event="Bus Test") as pub:
+        for e in mid_round_two():
+            pub.publish(e)
+        assert await pub.flush(30)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tcecd", "watch", "--once", "--wait", "60", *args,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+        async with asyncio.timeout(90):
+            out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    assert "Game 2.1: Gamma 2 - Alpha  [playing]" in out.decode()
+    assert "view-pw" not in " ".join(args)

@@ -43,7 +43,7 @@ ROWS = [
         "unknown-nested-key",
         "pairing: {rounds: 3, dobule: true}",
         "event.yaml: pairing: unknown key 'dobule' (expected one of: system, rounds, double, "
-        "seeding, tiebreaks)",
+        "seeding, tiebreaks, time_limit_s)",
     ),
     Row(
         "missing-section",
@@ -68,8 +68,9 @@ ROWS = [
     ),
     Row(
         "other-pairing-system",
-        "pairing: {rounds: 3, system: dutch}",
-        "event.yaml: pairing.system: expected 'tcec-swiss', got 'dutch'",
+        "pairing: {rounds: 3, system: swiss-dutch}",
+        "event.yaml: pairing.system: unknown pairing system: 'swiss-dutch' (known: tcec-swiss, "
+        "dutch-2017, dutch)",
     ),
     Row(
         "odd-number-of-groups",

@@ -146,7 +146,8 @@ def test_defaults_of_a_minimal_config(tmp_path: Path) -> None:
     base = tmp_path.resolve()
     assert config.pairing.system == "tcec-swiss"
     assert config.pairing.double is False
-    assert config.pairing.seeding.method == "explicit"
+    assert config.pairing.seeding.method is None  # not given: the system's default
+    assert config.seeding_method == "explicit"  # TCEC Swiss: the order of `engines`
     assert config.pairing.tiebreaks == ("black-games", "sonneborn-berger", "wins")
     assert config.concurrency == 1  # as TCEC plays
     assert config.mqtt is None
@@ -301,3 +302,15 @@ def test_tiebreak_names_match_the_standings_module() -> None:
 
     assert set(get_args(Tiebreak)) == set(standings.TIEBREAKS)
     assert DEFAULT_TIEBREAKS == standings.DEFAULT_TIEBREAKS
+
+
+def test_command_line_password_fills_in_but_never_overrides_the_config(tmp_path: Path) -> None:
+    """`tcecd run --mqtt URL` with the password from $TCECD_MQTT_PASSWORD or
+    --mqtt-password-file: it goes with the new URL; without --mqtt it fills in a
+    config broker that has no password, and never replaces the config's own."""
+    config = load_event(write_event(tmp_path, outputs=None))
+    url = apply_overrides(config, mqtt_url="mqtt://u@broker:1884", mqtt_password="pw")
+    settings = url.mqtt_settings()
+    assert settings is not None
+    assert (settings.username, settings.password) == ("u", "pw")
+    assert apply_overrides(config, mqtt_password="pw") == config  # no broker configured

@@ -13,6 +13,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,7 +162,7 @@ def test_resume_accepts_a_new_mqtt_url(tmp_path: Path, reference: Finished) -> N
     the finished event is reported again, nothing is replayed."""
     elsewhere = tmp_path / "moved-state"
     shutil.copytree(reference.state, elsewhere)
-    cfg = write_config(tmp_path)
+    cfg = write_config(tmp_path, mqtt="{delivery_timeout_s: 0}")  # (nobody to wait for)
     # The state directory was moved: --state-dir points at it.
     proc = run_tcecd(cfg, "--mqtt", "mqtt://127.0.0.1:9", "--state-dir", str(elsewhere))
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -209,8 +210,8 @@ def test_lost_state_continues_from_the_pgn(tmp_path: Path, reference: Finished) 
 
 
 def test_tampered_state_is_refused(tmp_path: Path, reference: Finished) -> None:
-    """A stored pairing that is not what the rules give (colours swapped by hand)
-    is reported, not played on."""
+    """A stored schedule whose recorded games disagree with it (colours swapped
+    by hand after the games were played) is reported, not played on."""
     shutil.copytree(reference.state, tmp_path / "state")
     db = sqlite3.connect(tmp_path / "state" / "event.sqlite")
     (text,) = db.execute("SELECT pairing FROM rounds WHERE round = 2").fetchone()
@@ -222,8 +223,41 @@ def test_tampered_state_is_refused(tmp_path: Path, reference: Finished) -> None:
     db.close()
     proc = run_tcecd(write_config(tmp_path))
     assert proc.returncode == 2
-    assert "stored pairing of round 2 differs" in proc.stderr
+    assert "stored game 2.1" in proc.stderr
+    assert "is not in the stored schedule" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_stored_pairing_is_authoritative_on_resume(tmp_path: Path) -> None:
+    """A resumed event plays the round it stored, as stored: it does not re-pair
+    it, even when the stored pairing is not what the rules give today (a pairing
+    made by an older tcecd, or swapped by an arbiter's decision). Checking it
+    against the rules is `tcecd replay --verify`'s job, which names the round."""
+    cfg = write_config(tmp_path)
+    proc = run_tcecd(cfg, crash_at="after-pairing:2")
+    assert proc.returncode != 0  # killed right after round 2 was paired
+    db = sqlite3.connect(tmp_path / "state" / "event.sqlite")
+    (text,) = db.execute("SELECT pairing FROM rounds WHERE round = 2").fetchone()
+    pairing = json.loads(text)
+    number, white, black, pair_index, leg = pairing["games"][0]
+    pairing["games"][0] = [number, black, white, pair_index, leg]  # colours swapped
+    db.execute("UPDATE rounds SET pairing = ? WHERE round = 2", (json.dumps(pairing),))
+    db.commit()
+    db.close()
+    proc = run_tcecd(cfg)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    pgn = (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")
+    # Game 2.1 was played with the stored (swapped) colours.
+    tags = pgn[pgn.index('[Round "2.1"]') :][:300]  # Round, then White and Black
+    assert f'[White "{black}"]' in tags
+    assert f'[Black "{white}"]' in tags
+    verify = subprocess.run(
+        [sys.executable, "-m", "tcecd", "replay", str(tmp_path / "state" / "event.pgn"),
+         "--config", str(cfg), "--verify"],
+        capture_output=True, text=True, timeout=120, env=run_env(),
+    )  # fmt: skip
+    assert verify.returncode == 1, verify.stdout + verify.stderr
+    assert "round 2" in (verify.stdout + verify.stderr).lower()
 
 
 def test_bad_config_is_one_line_exit_2(tmp_path: Path) -> None:

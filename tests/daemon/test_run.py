@@ -90,6 +90,12 @@ async def test_strikes_disqualify_and_forfeit_the_remaining_games(
     sched = schedule_summary(state)
     canceled = [s for s in sched if s[4] == "Canceled"]
     assert [s[0] for s in canceled] == forfeited
+    # crash.json (the viewer's Crash tab): the crash, then the canceled games.
+    crash_rows = json.loads((state / "tcec" / "crash.json").read_text(encoding="utf-8"))
+    assert len(crash_rows) == 3
+    assert crash_rows[0]["Reason"] == first["TerminationDetails"]
+    assert crash_rows[0]["action"] == "loses the game, one strike"
+    assert [r["decision"] for r in crash_rows[1:]] == ["Canceled", "Canceled"]
     # The live stream: the disqualification, then each forfeit's end message.
     topics = [t for t, _ in out["msgs"]]
     assert f"{root}/engine/broken-crash/disqualified" in topics
@@ -120,16 +126,21 @@ async def test_strikes_disqualify_and_forfeit_the_remaining_games(
 def test_replay_policy_replays_then_disqualifies(tmp_path: Path) -> None:
     cfg = write_config(
         tmp_path, engines=_engines_with_broken(), strikes="{max: 2, on_fault: replay}",
-        rounds=2, concurrency=1,
+        rounds=2, concurrency=1, mqtt="{delivery_timeout_s: 0.5}",
     )  # fmt: skip
-    # No broker listens there: the event runs all the same, with one warning.
+    # No broker listens there: the event runs all the same, with one warning, and
+    # at its end one more, with what is kept for the next start: 2 pairings, 4
+    # results, 2 round standings, the final standings and `finished`.
     proc = run_tcecd(cfg, "--mqtt", f"mqtt://127.0.0.1:{free_port()}")
     assert proc.returncode == 0, proc.stderr[-3000:]
     mqtt_warnings = [
-        line for line in proc.stderr.splitlines() if '"warning"' in line and "mqtt" in line
-    ]
-    assert len(mqtt_warnings) == 1, mqtt_warnings
-    assert json.loads(mqtt_warnings[0])["event"].startswith("mqtt broker unreachable")
+        json.loads(line) for line in proc.stderr.splitlines()
+        if '"warning"' in line and "mqtt" in line
+    ]  # fmt: skip
+    assert len(mqtt_warnings) == 2, mqtt_warnings
+    assert mqtt_warnings[0]["event"].startswith("mqtt broker unreachable")
+    assert "not delivered" in mqtt_warnings[1]["event"]
+    assert mqtt_warnings[1]["undelivered"] == 10
     assert "Final standings" in proc.stdout  # ... and the event finished
     state = tmp_path / "state"
     games = _pgn_games((state / "event.pgn").read_text(encoding="utf-8"))

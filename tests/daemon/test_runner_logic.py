@@ -15,6 +15,7 @@ from tcecd.config.engines import EngineConfig
 from tcecd.daemon import run_event_async
 from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
+from tcecd.daemon.outputs import NullPublisher
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, Result, Termination
 from tcecd.errors import EngineError
@@ -38,17 +39,14 @@ def _settings(tmp_path: Path, **kw: Any) -> RunSettings:
     return RunSettings(**base)
 
 
-class Recorder:
+class Recorder(NullPublisher):
     """A publisher that remembers what it was given."""
 
     def __init__(self) -> None:
         self.events: list[Any] = []
 
-    def publish(self, event: Any) -> None:
+    def publish(self, event: Any, stored: Any = ()) -> None:
         self.events.append(event)
-
-    def publish_crosstable(self, table: Any) -> None:
-        del table
 
 
 def _record(gid: GameId, game: ScheduledGame) -> GameRecord:

@@ -176,3 +176,25 @@ def test_selection_errors() -> None:
         select_opening((), 0, order="sequential")
     with pytest.raises(ValueError, match="index"):
         select_opening(OPENINGS, -1, order="sequential")
+
+
+def test_epd_lines_with_fen_move_counters_are_read_as_the_peers_read_them(
+    tmp_path: Path,
+) -> None:
+    """Many published books and TCEC's own files write full FENs in .epd files,
+    counters included; cutechess-cli and fastchess play them. The counters are
+    kept (halfmove clock, fullmove number), and opcodes after them still name
+    the opening."""
+    text = (
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+        'rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 2 id "Indian";\n'
+        'rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2 c0 "Sicilian";\n'
+    )
+    openings = load_openings(write(tmp_path, "counters.epd", text))
+    assert [o.fen for o in openings] == [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 2",
+        # python-chess drops an en-passant square no pawn can take: c6 is not capturable.
+        "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+    ]
+    assert [o.name for o in openings] == [None, "Indian", "Sicilian"]

@@ -3,7 +3,7 @@ atomic / append-only file writers."""
 
 from __future__ import annotations
 
-import math
+import dataclasses
 from pathlib import Path
 
 import chess
@@ -38,7 +38,8 @@ def test_crosstable_by_hand() -> None:
         CrossGame(2, "c", "a", Result.DRAW, True),  # Gamma-Alpha drawn
         CrossGame(3, "b", "c", Result.WHITE_WINS, False),  # Gamma forfeits to Beta
     ]
-    doc = crosstable_json("Ev", (A, B, C), games, _standings(), strikes={"c": 3})
+    rated_b, rated_c = Player("b", "Beta", 2, 2900), Player("c", "Gamma", 3, 2800)
+    doc = crosstable_json("Ev", (A, rated_b, rated_c), games, _standings(), strikes={"c": 3})
     assert doc["Event"] == "Ev"
     assert doc["Order"] == ["Alpha", "Beta", "Gamma"]
     a, b, c = (doc["Table"][n] for n in ("Alpha", "Beta", "Gamma"))
@@ -48,7 +49,11 @@ def test_crosstable_by_hand() -> None:
         1, 1, 1, 0,
     )  # fmt: skip
     assert a["Performance"] == 75.0
-    assert a["Elo"] == round(-400 * math.log10(1 / 0.75 - 1))  # +191
+    # Elo is the rating change TCEC's viewer shows as "Elo [Rating + Elo]": K = 32
+    # times (score - expected) over the games played. Alpha 3000 beat Beta 2900
+    # (expected 1 / (1 + 10^-0.25) = 0.6401: +11.52) and drew Gamma 2800
+    # (expected 1 / (1 + 10^-0.5) = 0.7597: -8.31): +3.2.
+    assert a["Elo"] == 3.2
     assert a["Rating"] == 3000
     assert a["Results"]["Beta"] == {
         "H2h": 1.0, "Text": "1", "Scores": [{"Game": 1, "Result": 1.0, "Winner": "White"}],
@@ -58,10 +63,13 @@ def test_crosstable_by_hand() -> None:
     assert (b["Score"], b["Games"], b["GamesAsWhite"], b["GamesAsBlack"]) == (1.0, 2, 0, 1)
     assert (b["LossAsBlack"], b["WinsAsWhite"]) == (1, 0)
     assert b["Neustadtl"] == 0.5  # 0 x 1.5 + 1 x 0.5
-    assert (b["Performance"], b["Elo"]) == (50.0, 0)
+    # Beta lost to Alpha (expected 0.3599: -11.52); the forfeit win was never played
+    # and changes no rating.
+    assert (b["Performance"], b["Elo"]) == (50.0, -11.5)
     # Gamma: one drawn game with white, one unplayed loss; 3 strikes.
     assert (c["GamesAsWhite"], c["GamesAsBlack"], c["Games"], c["Strikes"]) == (1, 0, 2, 3)
     assert c["Neustadtl"] == 0.75  # 1/2 x 1.5 + 0 x 1
+    assert c["Elo"] == 8.3  # drew Alpha: 32 x (0.5 - 0.2403)
     assert c["Results"]["Beta"]["Text"] == "0"
     assert [a["Abbreviation"], b["Abbreviation"], c["Abbreviation"]] == ["Alp", "Bet", "Gam"]
 
@@ -99,12 +107,70 @@ def test_schedule_lists_every_game_and_results_of_finished_ones() -> None:
     assert first["Duration"] == "01:01:02"
     assert first["Moves"] == 1
     assert first["WhiteEv"] == "0.31"
-    assert first["BlackEv"] is None
+    assert "BlackEv" not in first  # unknown: left out (the viewer prints a null)
+    assert first["Start"] == "10:00:00 on 2026.11.22"  # UTC, TCEC's cutechess format
     assert first["ECO"] == "B00"
     assert first["FinalFen"].startswith("rnbqkbnr/pppppppp/8/8/4P3/")
     assert doc[1]["Termination"] == "Canceled"  # voided by disqualification, TCEC word
     assert doc[1]["Forfeit"] == "b disqualified"
     assert "Result" not in doc[2]  # not played yet
+    assert all(v is not None for row in doc for v in row.values())
+
+
+def test_schedule_shows_the_running_game_as_tcec_writes_it() -> None:
+    """The running game: Start, Result "*" and Termination "in progress"; the
+    games after it only Game, White, Black (and our Round)."""
+    r1 = RoundPairing(
+        1, None, (), (Pair("a", "b"), Pair("c", "d")),
+        (ScheduledGame(1, "b", "a", 0, 1), ScheduledGame(2, "d", "c", 1, 1)),
+    )  # fmt: skip
+    doc = schedule_json([r1], {}, running={GameId(1, 1): "2026-11-22T18:18:54.568Z"})
+    assert doc[0] == {
+        "Game": 1, "Round": "1.1", "White": "b", "Black": "a",
+        "Start": "18:18:54 on 2026.11.22", "Result": "*", "Termination": "in progress",
+    }  # fmt: skip
+    assert doc[1] == {"Game": 2, "Round": "1.2", "White": "d", "Black": "c"}
+
+
+@pytest.mark.parametrize(
+    ("termination", "detail", "cell"),
+    [
+        # TCEC's viewer colours every Termination red but its TERMINATION_NORMALS;
+        # our PGN keeps the words of TCEC's PGNs, the viewer files say its words.
+        (Termination.ADJUDICATION, "TCEC resign rule", "TCEC win rule"),
+        (Termination.ADJUDICATION, "TCEC max moves rule", "TCEC Adjudication"),
+        (Termination.ADJUDICATION, "TCEC draw rule", "TCEC draw rule"),
+        (Termination.ADJUDICATION, "SyzygyTB", "SyzygyTB"),
+        (Termination.NORMAL, "White mates", "White mates"),
+        (Termination.NORMAL, "3-Fold repetition", "3-Fold repetition"),
+        (Termination.NORMAL, "Fifty moves rule", "Fifty moves rule"),
+        (Termination.TIME_FORFEIT, "White loses on time", "White loses on time"),  # red: right
+        (Termination.FORFEIT, "b disqualified", "Canceled"),
+    ],
+)
+def test_viewer_terminations(termination: Termination, detail: str, cell: str) -> None:
+    from tcecd.outputs.tcec_json import viewer_termination
+
+    assert viewer_termination(termination, detail) == cell
+
+
+def test_crash_json_lists_fault_decided_games_with_the_viewers_keys() -> None:
+    from tcecd.outputs.tcec_json import crash_json
+
+    r1 = RoundPairing(
+        1, None, (), (Pair("a", "b"), Pair("c", "d")),
+        (ScheduledGame(1, "b", "a", 0, 1), ScheduledGame(2, "d", "c", 1, 1)),
+    )  # fmt: skip
+    crash = dataclasses.replace(
+        _record(GameId(1, 2)), white="d", black="c", result=Result.BLACK_WINS,
+        termination=Termination.ABANDONED, termination_detail="White disconnects",
+    )  # fmt: skip
+    rows = crash_json([r1], {GameId(1, 1): _record(GameId(1, 1)), GameId(1, 2): crash})
+    assert rows == [
+        {"gameno": 2, "White": "d", "Black": "c", "Reason": "White disconnects",
+         "decision": "White disconnects", "action": "loses the game, one strike",
+         "Result": "0-1", "Log": ""},
+    ]  # fmt: skip
 
 
 def test_live_move_entry() -> None:
@@ -130,6 +196,25 @@ def test_live_move_entry() -> None:
     assert entry["pv"]["Moves"][1]["from"] == "d8"
     assert entry["pv"]["Moves"][2]["fen"].startswith("rnb1kbnr/ppp1pppp/8/3q4/8/2N5/")
     assert board.fen().endswith("w KQkq - 0 2")  # the caller's board is untouched
+    assert "ph" not in entry
+    assert "rem" not in entry
+
+
+def test_live_move_entry_leaves_unknown_values_out() -> None:
+    """An xboard engine reports no nps, selective depth or hash: the viewer would
+    print a null as "6/null" and "0nps", so the keys are left out; book moves
+    carry no search data at all."""
+    board = chess.Board()
+    after = board.copy()
+    after.push_uci("e2e4")
+    xboard = MoveRecord(1, Color.WHITE, "e2e4", "e4", after.fen(), move_time_ms=900,
+                        clock_left_ms=59_100, depth=6, nodes=12_000, score=Score(cp=20))
+    entry = live_move_json(board, xboard)
+    assert entry["d"] == 6
+    assert not {"sd", "s", "tb", "h", "pd", "pv"} & set(entry)
+    assert all(v is not None for v in entry.values())
+    book = live_move_json(board, MoveRecord(1, Color.WHITE, "e2e4", "e4", after.fen(), book=True))
+    assert set(book) == {"m", "from", "to", "book", "fen", "material"}
 
 
 def test_atomic_write_leaves_no_temp_files(tmp_path: Path) -> None:

@@ -29,3 +29,46 @@ def test_standings_table_layout() -> None:
         "   1  alpha      2    3.5     0      4            2              5.00",
         "   2  beta       1    2.0     1      2            3              8.50",
     ]
+
+
+def test_final_table_adds_wins_draws_losses_and_performance() -> None:
+    """Alpha (3000) beats Beta (2900) and draws Gamma (2800); Gamma beats Beta by
+    forfeit (unplayed, still a win in W/D/L, as in the score). Alpha's performance:
+    opponents average 2850, 75 % -> -400 log10(1/0.75 - 1) = +190.8 -> 3041.
+    Beta lost to Alpha (the forfeit loss was never played): 0 % is capped at -800
+    (FIDE's table) -> 3000 - 800 = 2200."""
+    from tcecd.domain import Result
+    from tcecd.pairing.base import PlayedGame, RoundRecord
+    from tcecd.pairing.standings import standings
+
+    field = (Player("a", "Alpha", 1, 3000), Player("b", "Beta", 2, 2900),
+             Player("c", "Gamma", 3, 2800))  # fmt: skip
+    records = [
+        RoundRecord(1, "c", (), (PlayedGame("a", "b", Result.WHITE_WINS),)),
+        RoundRecord(2, "b", (), (PlayedGame("c", "a", Result.DRAW),)),
+        RoundRecord(3, "a", (), (PlayedGame("c", "b", Result.WHITE_WINS, played=False),)),
+    ]
+    table = standings(field, records, double=False, tiebreaks=())
+    text = standings_table(table, field, records=records)
+    header, _, *rows = text.splitlines()
+    assert header.split() == ["Rank", "Player", "Seed", "Score", "BYEs", "Games",
+                              "W", "D", "L", "Perf"]  # fmt: skip
+    cells = {row.split()[1]: row.split()[6:] for row in rows}
+    assert cells["a"] == ["1", "1", "0", "3041"]
+    assert cells["b"] == ["0", "0", "2", "2200"]
+    # Gamma: a draw with Alpha (3000); the forfeit win over Beta was never played
+    # and rates nobody: 50 % of 3000 -> 3000.
+    assert cells["c"] == ["1", "1", "0", "3000"]
+
+
+def test_final_title_says_1_round_not_1_rounds() -> None:
+    from types import SimpleNamespace
+    from typing import Any
+
+    from tcecd.daemon.table import standings_table as final_table
+
+    rows = (Standing(rank=1, id="a", score_half=2, byes=0, games=1, tiebreaks=()),)
+    one: Any = SimpleNamespace(event="Ev", rounds=1, double=False)
+    seven: Any = SimpleNamespace(event="Ev", rounds=7, double=False)
+    assert final_table(rows, one).splitlines()[0] == "Final standings: Ev (1 round)"
+    assert final_table(rows, seven).splitlines()[0] == "Final standings: Ev (7 rounds)"

@@ -1,7 +1,7 @@
 """Independent audit of TCEC Swiss pairing against the rule text.
 
 Every expected value here was derived by hand from
-``shared/seeds/tcec-swiss-system.txt`` (binding) and ``shared/specs/tcec-swiss.md``
+``../shared/seeds/tcec-swiss-system.txt`` (binding) and ``../shared/specs/tcec-swiss.md``
 (open points), step by step in the comments, without looking at the
 implementation's own tests. Players are named A, B, C, ... with seeds 1, 2, 3, ...
 

@@ -1,6 +1,6 @@
 """Our pairing reproduces TCEC's reference implementation on real events.
 
-The two PGNs in shared/data/tcec-swiss-samples/ were written by TCEC's
+The two PGNs in ../shared/data/tcec-swiss-samples/ were written by TCEC's
 cutechess fork in its ``swiss-tcec`` mode. Only the headers are read: Round
 "r.g" (g = position in the playing order), White, Black, Result; the seed is
 the number after "P" in the engine name. Pairing round r from the results of

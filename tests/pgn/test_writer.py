@@ -368,3 +368,27 @@ def test_comment_text_cannot_close_the_comment() -> None:
     game = read(game_pgn(record))
     assert "Tricky)Name=a)b;" in game.comment
     assert len(list(game.mainline_moves())) == 7
+
+
+@pytest.mark.parametrize(
+    ("ms", "text", "seconds"),
+    [
+        # A 1+0.01 game: every clock is under a second; tenths keep them apart.
+        (950, "0:00:00.9", 0.9),
+        (99, "0:00:00", 0.0),  # floored to the tenth, as the second used to be
+        (61_250, "0:01:01.2", 61.2),
+        (3_600_000, "1:00:00", 3600.0),  # a zero tenth is left out
+        (-5, "0:00:00", 0.0),  # a flag fallen past zero shows 0, never negative
+    ],
+)
+def test_clock_annotation_keeps_tenths_that_python_chess_reads(
+    ms: int, text: str, seconds: float
+) -> None:
+    """[%clk] carries tenths of a second (it was floored to whole seconds, so a
+    bullet game showed 0:00:00 on every move); python-chess reads them back."""
+    from tcecd.pgn.writer import _clk
+
+    assert _clk(ms) == text
+    game = chess.pgn.read_game(io.StringIO(f"1. e4 {{[%clk {text}]}} *"))
+    assert game is not None
+    assert game.next().clock() == pytest.approx(seconds)  # type: ignore[union-attr]

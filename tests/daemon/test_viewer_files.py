@@ -1,0 +1,96 @@
+"""The files TCEC's own web viewer reads, as a real `tcecd run` writes them,
+checked field by field against ../shared/specs/tcec-formats.md ("What TCEC's
+web viewer reads"): live.pgn mid-game and after the event, the running game in
+schedule.json, crash.json, tournament.json, and no null anywhere."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import chess.pgn
+import pytest
+
+from tests.daemon.helpers import run_tcecd, write_config
+
+pytestmark = pytest.mark.slow
+
+#: schedule.json's Start: "HH:MM:SS on YYYY.MM.DD" (TCEC's cutechess, UTC).
+START = re.compile(r"^\d\d:\d\d:\d\d on \d{4}\.\d\d\.\d\d$")
+
+
+def _no_null(value: Any, where: str) -> None:
+    """The viewer prints a null literally ("6/null", "0nps"): none may appear."""
+    assert value is not None, where
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _no_null(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _no_null(v, f"{where}[{i}]")
+
+
+def _json(tcec: Path, name: str) -> Any:
+    return json.loads((tcec / name).read_text(encoding="utf-8"))
+
+
+def test_viewer_files_mid_game_and_after_the_event(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, rounds=2, concurrency=1, max_moves=20)
+    killed = run_tcecd(cfg, crash_at="mid-game:1.1:ply=7")
+    assert killed.returncode != 0  # SIGKILLed in the middle of game 1.1
+    tcec = tmp_path / "state" / "tcec"
+
+    # live.pgn: the running game as PGN, Result "*", no termination tag (the viewer
+    # would take either as "finished"), every ply so far with its TCEC comment.
+    text = (tcec / "live.pgn").read_text(encoding="utf-8")
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game is not None
+    assert not game.errors
+    assert game.headers["Round"] == "1.1"
+    assert game.headers["Result"] == "*"
+    assert "Termination" not in game.headers
+    assert "TerminationDetails" not in game.headers
+    plies = list(game.mainline())
+    # Killed at ply 7: the single file writer coalesces writes off the loop, so
+    # the newest ply or two may not have reached the disk before the SIGKILL.
+    assert len(plies) >= 5
+    assert all(re.search(r"\bmb=[+-]\d", node.comment) for node in plies)
+    assert text.startswith("[Event ")
+    assert "WhiteEngineOptions" in text
+    # live.json agrees with it ply for ply (either may be a ply behind the other).
+    live = _json(tcec, "live.json")
+    json_sans, pgn_sans = [m["m"] for m in live["Moves"]], [n.san() for n in plies]
+    shorter = min(len(json_sans), len(pgn_sans))
+    assert shorter >= 5
+    assert json_sans[:shorter] == pgn_sans[:shorter]
+    _no_null(live, "live.json")
+    # schedule.json: the running game as TCEC writes it.
+    schedule = _json(tcec, "schedule.json")
+    running = schedule[0]
+    assert (running["Result"], running["Termination"]) == ("*", "in progress")
+    assert START.match(running["Start"]), running["Start"]
+    assert "Start" not in schedule[1]
+    assert "Result" not in schedule[1]
+
+    done = run_tcecd(cfg)
+    assert done.returncode == 0, done.stderr[-3000:]
+    pgn = (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")
+    last = "[Event " + pgn.split("[Event ")[-1]
+    # After the event live.pgn is the last game, exactly as in the event PGN.
+    assert (tcec / "live.pgn").read_text(encoding="utf-8") == last
+    schedule = _json(tcec, "schedule.json")
+    for row in schedule:
+        assert START.match(row["Start"]), row
+        assert row["Termination"] != "in progress"
+        assert row["Termination"] not in ("TCEC resign rule", "TCEC max moves rule")
+    crosstable = _json(tcec, "crosstable.json")
+    assert all(name in crosstable["Table"] for name in crosstable["Order"])
+    assert _json(tcec, "crash.json") == []  # no engine fault in this event
+    tournament = _json(tcec, "tournament.json")
+    assert tournament["cup"] == 0
+    assert tournament["link"]
+    for name in ("schedule.json", "crosstable.json", "tournament.json", "live.json"):
+        _no_null(_json(tcec, name), name)
