@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 OptionValue = str | int | float | bool
 
@@ -46,3 +46,30 @@ class EngineConfig(Frozen):
     restart: Literal["per-game", "keep-alive"] = "per-game"
     rating: int | None = None
     remote: RemoteConfig | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name_survives_a_pgn(cls, name: str) -> str:
+        return check_engine_name(name)
+
+
+def check_engine_name(name: str) -> str:
+    """``name`` if it reads back from a PGN tag as written, else ``ValueError``.
+
+    The name is the player's identity in the PGN tags (White, Black): ``replay``
+    and ``run --from-pgn`` find the players by it. python-chess keeps a tag
+    value's backslashes (so ``\\"`` does not read back as ``"``), the writer
+    turns a newline into a space, readers strip the value, and ``?`` is PGN's
+    "unknown" (PGN standard 8.1.1)."""
+    bad = next((c for c in name if c in '"\\' or not c.isprintable()), None)
+    if bad is not None:
+        raise ValueError(
+            f"engine name {name!r} contains {bad!r}, which a PGN tag cannot carry "
+            "(use letters, digits, spaces and punctuation other than \" and \\)"
+        )
+    if name != name.strip() or name == "?":
+        raise ValueError(
+            f"engine name {name!r} would not read back from a PGN tag "
+            "(no leading or trailing spaces, and not '?')"
+        )
+    return name

@@ -30,12 +30,13 @@ import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Annotated
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 import tcecd
-from tcecd.config.engines import EngineConfig, Frozen, OptionValue
+from tcecd.config.engines import EngineConfig, Frozen, OptionValue, check_engine_name
 from tcecd.config.event import EventConfig
 
 # Re-exported: the daemon imports the resume check from here.
@@ -231,9 +232,14 @@ class EngineRef(Frozen):
     options: {Threads: 1}}``. Options are merged over the definition's."""
 
     ref: str
-    name: str | None = None
+    name: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     options: dict[str, OptionValue] = Field(default_factory=dict)
     rating: int | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name_survives_a_pgn(cls, name: str | None) -> str | None:
+        return None if name is None else check_engine_name(name)
 
 
 #: The keys of an event config file (for "unknown key" messages).

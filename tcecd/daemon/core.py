@@ -6,7 +6,9 @@ crash-safe store (:mod:`tcecd.store`) before acting on it:
 
 1. open the store (one daemon per state directory); a new event records its
    config fingerprint and seeded players, a resumed one must match them;
-2. rebuild the PGN file from the store if a crash left it behind or torn;
+2. refuse outputs the store does not account for (:mod:`tcecd.daemon.ledger`);
+   once the stored state is checked, complete the PGN file if a crash left it
+   behind or torn (appending: nothing is ever removed from it);
 3. per round: re-derive the pairing from the finished rounds, store it (or, on
    resume, check it equals the stored one), publish it, play the unfinished
    games in playing order (``concurrency`` at a time, committed in order);
@@ -41,6 +43,7 @@ from tcecd.bus.payloads import slugify
 from tcecd.config.fingerprint import diff_fingerprints
 from tcecd.daemon.book import EventBook, FaultTuple, default_fingerprint, gid_key, utc_now
 from tcecd.daemon.crash import CrashPoints
+from tcecd.daemon.ledger import check_new_event, check_resumed_event
 from tcecd.daemon.live import LiveGame
 from tcecd.daemon.outputs import EventSink, FileWriter, NullPublisher, json_text
 from tcecd.daemon.settings import RunSettings
@@ -174,6 +177,8 @@ class EventRunner:
             self.book.openings = load_openings(
                 s.openings_file, fmt=s.openings_format, plies=s.openings_plies, book=polyglot
             )
+        # Opening the store writes nothing; nothing is written until the checks
+        # below (and the damaged-store checks of EventStore) have passed.
         store = EventStore(s.state_dir)
         self.store = store
         fingerprint = s.fingerprint or default_fingerprint(s)
@@ -187,8 +192,12 @@ class EventRunner:
                     f"{s.state_dir}: the config changed in a way that would rewrite the "
                     f"event's history; refusing to resume: {'; '.join(changes)}"
                 )
+            self.book.load(store)
+            # The ledger: the PGN holds nothing the store does not record.
+            check_resumed_event(self.pgn, self._stored_pgn(), store.path)
             self.log.info("resuming event", state_dir=str(s.state_dir))
         else:
+            check_new_event(self.pgn, s.json_dir, store.path)
             players = self._seed()
             store.initialise(
                 fingerprint=fingerprint,
@@ -197,9 +206,7 @@ class EventRunner:
                 double=s.double,
             )
             self.log.info("new event", state_dir=str(s.state_dir), players=len(players))
-        self.book.load(store)
-        if self.pgn.sync([g.pgn for g in self.finished.values()]):
-            self.log.warning("pgn file repaired from the event state", path=str(s.pgn_path))
+            self.book.load(store)
         from tcecd.runner.session import SessionPool
 
         self.pool = SessionPool()
@@ -207,6 +214,10 @@ class EventRunner:
             from tcecd.game.tablebase import open_probe
 
             self.probe, self._close_probe = open_probe(s.tablebase_path)
+
+    def _stored_pgn(self) -> list[str]:
+        """The stored games' PGN texts in schedule order (what the PGN file holds)."""
+        return [self.finished[gid].pgn for gid in sorted(self.finished, key=gid_key)]
 
     _rng_seed: int | None = None
 
@@ -302,6 +313,9 @@ class EventRunner:
         self.pub.publish_crosstable(self.crosstable())
 
         self.book.verify(store.path)
+        # Only after the checks: complete the PGN (appending, never rewriting).
+        if await asyncio.to_thread(self.pgn.sync, self._stored_pgn()):
+            self.log.warning("pgn file repaired from the event state", path=str(s.pgn_path))
         for round_no in range(1, s.rounds + 1):
             if self.stop_requested():
                 return False

@@ -7,6 +7,12 @@ the daemon would have recorded it (:func:`tcecd.replay.recover.restore_state`):
 players, each round's pairing, each finished game (record and PGN text), a
 strike for each game lost by a fault, and the disqualification of engines whose
 games were forfeited. Then the daemon resumes as after any restart.
+
+The import is one store transaction: a PGN refused half-way (a malformed move
+comment in its 40th game) leaves the state directory without an event, as it
+was. It is also refused, before anything is committed, when the event's own
+PGN file (``outputs.pgn``) holds anything but the imported games as tcecd
+writes them: that file is never rewritten (see :mod:`tcecd.daemon.ledger`).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import TYPE_CHECKING
 from tcecd.daemon.book import default_fingerprint
 from tcecd.daemon.settings import RunSettings
 from tcecd.errors import StateError
+from tcecd.outputs.files import PgnFile
 from tcecd.store import EventStore
 
 if TYPE_CHECKING:
@@ -35,10 +42,19 @@ def import_pgn(settings: RunSettings, config: EventConfig, pgn: Path) -> int:
                 "state (run without it to resume, or give another --state-dir)"
             )
         event = recover_from_pgn(config, pgn)
-        return restore_state(
-            store,
-            event,
-            fingerprint=settings.fingerprint or default_fingerprint(settings),
-            rng_seed=settings.seeding_seed,
-            max_strikes=settings.strikes_max,
-        )
+        with store.batch():
+            count = restore_state(
+                store,
+                event,
+                fingerprint=settings.fingerprint or default_fingerprint(settings),
+                rng_seed=settings.seeding_seed,
+                max_strikes=settings.strikes_max,
+            )
+            output = PgnFile(settings.pgn_path)
+            if output.missing_tail([g.pgn for g in store.games()]) is None:
+                raise StateError(
+                    f"{settings.pgn_path}: holds text other than the imported games as tcecd "
+                    "writes them; refusing to overwrite it: move it away (or give --from-pgn "
+                    "a copy of it) and run again"
+                )
+        return count

@@ -2,12 +2,19 @@
 
 A TCEC event PGN can hold tens of thousands of games. The functions here read
 it game by game with python-chess: :func:`iter_headers` skips the movetext
-entirely (what verification and standings need), :func:`iter_games` builds one
-game at a time (what re-streaming and ``schedule.json`` need). Either way the
-memory used is that of one game, whatever the file size.
+entirely, :func:`iter_checked_headers` plays each game's main line on a board
+without building it (what verification and standings need: the tags of games
+whose movetext is sound), :func:`iter_games` builds one game at a time (what
+re-streaming and ``schedule.json`` need). Either way the memory used is that
+of one game, whatever the file size.
+
+The last two refuse a game whose movetext is unsound: an invalid FEN, an
+illegal move, or an end the movetext does not reach (cut short, a result or
+``PlyCount`` the moves do not support: :mod:`tcecd.pgn.check`).
 
 Every problem is a :class:`~tcecd.errors.PgnError` whose message names the
-file and the 1-based game number, e.g. ``EVENT.pgn: game 17: ...``.
+file and the 1-based game number (and the ply where there is one), e.g.
+``EVENT.pgn: game 17: ply 40: illegal san: ...``.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from typing import TextIO
 import chess.pgn
 
 from tcecd.errors import PgnError
+from tcecd.pgn.check import MovetextChecker, end_problem
 
 #: Called with (bytes read so far, total bytes) after each game.
 ProgressCallback = Callable[[int, int], None]
@@ -33,6 +41,8 @@ class HeaderEntry:
 
     number: int
     headers: chess.pgn.Headers
+    #: What is wrong with the movetext (:func:`iter_checked_headers` only; None: sound).
+    problem: str | None = None
 
 
 class _PgnFile:
@@ -95,12 +105,68 @@ def iter_headers(
         raise PgnError(f"{pgn.path.name}: no PGN game found")
 
 
+def iter_checked_headers(
+    path: str | os.PathLike[str], *, progress: ProgressCallback | None = None
+) -> Iterator[HeaderEntry]:
+    """Like :func:`iter_headers`, but each game's main line is played on a
+    board first (nothing else is kept); a game whose movetext is unsound comes
+    with its ``problem`` worded (``"ply 14: illegal san: ..."``), for the
+    caller to raise once it has checked the tags."""
+    pgn = _PgnFile(Path(path))
+    number = 0
+    try:
+        while True:
+            try:
+                checked = chess.pgn.read_game(pgn.text, Visitor=MovetextChecker)
+            except UnicodeDecodeError:
+                raise PgnError(
+                    f"{_where(pgn.path, number + 1)}: not UTF-8 text (is this a PGN file?)"
+                ) from None
+            if checked is None:
+                break
+            number += 1
+            if progress is not None:
+                progress(pgn.position, pgn.size)
+            yield HeaderEntry(number, checked.headers, checked.problem)
+    finally:
+        pgn.close()
+    if number == 0:
+        raise PgnError(f"{pgn.path.name}: no PGN game found")
+
+
 class _StrictGameBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
     """A game builder that collects errors instead of logging them (the
-    python-chess default logs and carries on; we report the game instead)."""
+    python-chess default logs and carries on; we report the game instead),
+    worded with the ply, and adds the end the movetext does not reach
+    (:func:`tcecd.pgn.check.end_problem`) as an error too."""
+
+    def begin_game(self) -> None:
+        super().begin_game()
+        self._token: str | None = None
+        self._started = False
+
+    def visit_board(self, board: chess.Board) -> None:
+        self._started = True
+
+    def visit_result(self, result: str) -> None:
+        super().visit_result(result)
+        self._token = result
 
     def handle_error(self, error: Exception) -> None:
-        self.game.errors.append(error)
+        if not self._started:
+            self.game.errors.append(ValueError(f"start position: {error}"))
+            return
+        ply = self.variation_stack[-1].ply() - self.game.ply() + 1
+        self.game.errors.append(ValueError(f"ply {ply}: {error}"))
+
+    def result(self) -> chess.pgn.Game:
+        game = self.game
+        if not game.errors and self._started:
+            end = game.end()
+            problem = end_problem(game.headers, end.board(), end.ply() - game.ply(), self._token)
+            if problem is not None:
+                game.errors.append(ValueError(problem))
+        return game
 
 
 def iter_games(

@@ -1,9 +1,10 @@
 """Rebuilding a Swiss event from its PGN: players, seeds, rounds, BYEs, results.
 
-The PGN is read once, tags only (:func:`tcecd.pgn.reader.iter_headers`), into
-one compact :class:`ReplayedGame` per game; everything else is worked out from
-those in memory, which grows with the number of games but never with the size
-of the movetext.
+The PGN is read once (:func:`tcecd.pgn.reader.iter_checked_headers`: each
+game's moves are played on a board, so an illegal move or a game cut short is
+an error naming the game and the ply) into one compact :class:`ReplayedGame`
+per game; everything else is worked out from those in memory, which grows with
+the number of games but never with the size of the movetext.
 
 What the PGN must look like (ours, or TCEC's cutechess fork in ``swiss-tcec``
 mode): Round tags ``"r.g"``, games in playing order (``1.1, 1.2, ..., 2.1``),
@@ -47,7 +48,7 @@ from tcecd.pairing.base import (
     RoundRecord,
     ScheduledGame,
 )
-from tcecd.pgn.reader import HeaderEntry, ProgressCallback, iter_headers
+from tcecd.pgn.reader import HeaderEntry, ProgressCallback, iter_checked_headers
 from tcecd.replay.verify import Deviation, compare_round, unpairable
 
 if TYPE_CHECKING:
@@ -223,8 +224,11 @@ def read_rounds(
     rounds: list[list[ReplayedGame]] = []
     event = site = "?"
     unfinished: ReplayedGame | None = None
-    for entry in iter_headers(p, progress=progress):
+    for entry in iter_checked_headers(p, progress=progress):
         game = _read_game(p, entry, names)
+        if entry.problem is not None:
+            # After the tags: an illegal move, or a game cut short (tcecd.pgn.check).
+            raise _error(p, entry.number, entry.problem)
         if unfinished is not None:
             raise _error(
                 p, unfinished.number, "unfinished game (Result '*') before the end of the PGN"

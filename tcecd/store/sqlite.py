@@ -24,10 +24,17 @@ Layout (``SCHEMA_VERSION`` 1, see docs/state.md):
 
 The PGN file, ``schedule.json`` and ``crosstable.json`` are outputs derived from
 this store, never read back.
+
+Opening a store never writes to it: a missing or empty database is a *blank*
+store (every read returns nothing) until its first write creates the tables,
+so a refused start (see :mod:`tcecd.daemon.ledger`) leaves the directory as
+it was. A damaged database (a corrupt page, a missing table, a row that is not
+valid JSON) is a :class:`StateError` naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -36,7 +43,7 @@ import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +56,17 @@ from tcecd.store import codec
 
 SCHEMA_VERSION = 1
 DB_NAME = "event.sqlite"
-LOCK_NAME = "tcecd.lock"
+_OUTBOX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL UNIQUE,
+    topic TEXT NOT NULL,
+    payload BLOB NOT NULL,
+    qos INTEGER NOT NULL,
+    retained INTEGER NOT NULL,
+    acked INTEGER NOT NULL DEFAULT 0
+);
+"""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -79,16 +96,8 @@ CREATE TABLE IF NOT EXISTS disqualified (
     round INTEGER NOT NULL,
     reason TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS outbox (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    key TEXT NOT NULL UNIQUE,
-    topic TEXT NOT NULL,
-    payload BLOB NOT NULL,
-    qos INTEGER NOT NULL,
-    retained INTEGER NOT NULL,
-    acked INTEGER NOT NULL DEFAULT 0
-);
-"""
+
+""" + _OUTBOX_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +112,19 @@ class StoredGame:
     played: bool
     pgn: str
     record_json: str
+    #: The database it was read from (for error messages only).
+    source: str = field(default="", compare=False)
 
     @property
     def record(self) -> GameRecord:
         """The full game record (parsed on demand: it holds every move)."""
-        return codec.record_from_dict(json.loads(self.record_json))
+        where = f"{self.source}: " if self.source else ""
+        try:
+            return codec.record_from_dict(json.loads(self.record_json))
+        except (ValueError, StateError) as exc:
+            raise StateError(
+                f"{where}game {self.game_id}: the stored record is damaged: {exc}"
+            ) from None
 
     def played_game(self) -> PlayedGame:
         return PlayedGame(self.white, self.black, self.result, self.played)
@@ -116,48 +133,61 @@ class StoredGame:
 class EventStore:
     """The state of one event in ``<state_dir>/event.sqlite``.
 
-    Holds an exclusive lock file for its lifetime so that two daemons never
-    run the same state directory. Thread-safe (one lock around the
+    Holds an exclusive lock on the state directory for its lifetime so that
+    two daemons never run the same event. Thread-safe (one lock around the
     connection) so that the daemon can commit from a worker thread and keep
     fsyncs off the event loop.
     """
 
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = state_dir
-        state_dir.mkdir(parents=True, exist_ok=True)
-        self._lock_fd = os.open(state_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(self._lock_fd)
-            raise StateError(
-                f"{state_dir}: another tcecd process is running this state directory"
-            ) from None
         self.path = state_dir / DB_NAME
-        self._mutex = threading.Lock()
+        self._lock_fd = _lock_directory(state_dir)
+        # Re-entrant: a batch (:meth:`batch`) holds it around nested writes.
+        self._mutex = threading.RLock()
+        self._depth = 0  # nesting of open write transactions
+        self._blank = True
         try:
+            if self.path.exists() and not self.path.is_file():
+                raise StateError(f"{self.path}: is not a regular file (the event state database)")
+            # Made by the connection below when missing: removed again on close
+            # if nothing was written (a refused start leaves no trace).
+            self._made = not self.path.exists()
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(_SCHEMA)
-            version = self._get("schema_version")
-            if version is None:
-                with self._tx() as db:
-                    db.execute(
-                        "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
-                        (str(SCHEMA_VERSION),),
-                    )
-            elif int(version) != SCHEMA_VERSION:
-                raise StateError(
-                    f"{self.path}: state schema version {version!r} is not supported "
-                    f"(this tcecd writes version {SCHEMA_VERSION})"
-                )
+            self._check()
         except sqlite3.DatabaseError as exc:
             self._release()
             raise StateError(f"{self.path}: unreadable event state: {exc}") from None
         except StateError:
             self._release()
             raise
+
+    def _check(self) -> None:
+        """Read-only checks of an existing database (a blank one passes)."""
+        tables = {r[0] for r in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+        if not tables:
+            return  # blank: created by the first write
+        self._blank = False
+        missing = [t for t in _TABLES if t not in tables]
+        if missing:
+            raise StateError(
+                f"{self.path}: the event state is damaged: table {missing[0]!r} is missing"
+            )
+        version = self._get("schema_version")
+        if version != str(SCHEMA_VERSION):
+            raise StateError(
+                f"{self.path}: state schema version {version!r} is not supported "
+                f"(this tcecd writes version {SCHEMA_VERSION})"
+            )
+        problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            raise StateError(f"{self.path}: the event state is damaged: {problems[0]}")
+        if "outbox" not in tables:
+            # Added within schema version 1: created when an older (sound) state
+            # is opened, the one write opening makes.
+            self._db.execute(_OUTBOX_SCHEMA)
 
     # -- plumbing ----------------------------------------------------------
 
@@ -169,6 +199,9 @@ class EventStore:
     def close(self) -> None:
         with self._mutex:
             self._db.close()
+            if self._made and self._blank:
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()
         self._release()
 
     def __enter__(self) -> EventStore:
@@ -179,19 +212,62 @@ class EventStore:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: all of it is durable, or none of it."""
+        """One write transaction: all of it is durable, or none of it. Nested in
+        a :meth:`batch`, it is part of the batch's transaction."""
         with self._mutex:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self._db
+                finally:
+                    self._depth -= 1
+                return
+            if self._blank:
+                # Persistent in the file; cannot be changed inside a transaction.
+                self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            was_blank = self._blank
             try:
+                if was_blank:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
+                    self._blank = False  # reads inside the transaction see its tables
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self._blank = was_blank
                 raise
-            self._db.execute("COMMIT")
+            else:
+                self._db.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def batch(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """Group the writes made inside the ``with`` block into one transaction
+        (``run --from-pgn`` imports a whole event this way: all of it or nothing)."""
+        return self._tx()
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._mutex:
-            return list(self._db.execute(sql, params).fetchall())
+            if self._blank:
+                return []
+            try:
+                return list(self._db.execute(sql, params).fetchall())
+            except sqlite3.DatabaseError as exc:
+                raise StateError(f"{self.path}: unreadable event state: {exc}") from None
+
+    def _json(self, text: str, what: str) -> Any:
+        """``text`` parsed, or a :class:`StateError` naming the file and the row."""
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise StateError(f"{self.path}: {what} is damaged (not JSON: {exc})") from None
 
     def _get(self, key: str) -> str | None:
         rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
@@ -231,17 +307,22 @@ class EventStore:
 
     def fingerprint(self) -> dict[str, object] | None:
         text = self._get("fingerprint")
-        return None if text is None else dict(json.loads(text))
+        return None if text is None else dict(self._json(text, "the stored fingerprint"))
 
     def players(self) -> tuple[Player, ...]:
         text = self._get("players")
         if text is None:
             raise StateError(f"{self.path}: the event state has no players yet")
-        return tuple(codec.player_from_dict(d) for d in json.loads(text))
+        try:
+            return tuple(
+                codec.player_from_dict(d) for d in self._json(text, "the stored players")
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateError(f"{self.path}: the stored players are damaged: {exc!r}") from None
 
     def rng_seed(self) -> int | None:
         text = self._get("rng_seed")
-        return None if text is None else json.loads(text)
+        return None if text is None else self._json(text, "the stored RNG seed")
 
     def run_id(self) -> str:
         """This event instance's identity on the live stream (the ``run_id`` of
@@ -282,12 +363,19 @@ class EventStore:
             return _insert_outbox(db, outbox)
 
     def pairing(self, round_no: int) -> RoundPairing | None:
-        rows = self._query("SELECT pairing FROM rounds WHERE round = ?", (round_no,))
-        return codec.pairing_from_dict(json.loads(rows[0][0])) if rows else None
+        rows = self._query("SELECT round, pairing FROM rounds WHERE round = ?", (round_no,))
+        return self._pairing(rows[0]) if rows else None
 
     def pairings(self) -> list[RoundPairing]:
-        rows = self._query("SELECT pairing FROM rounds ORDER BY round")
-        return [codec.pairing_from_dict(json.loads(r[0])) for r in rows]
+        rows = self._query("SELECT round, pairing FROM rounds ORDER BY round")
+        return [self._pairing(r) for r in rows]
+
+    def _pairing(self, row: tuple[Any, ...]) -> RoundPairing:
+        what = f"the stored pairing of round {row[0]}"
+        try:
+            return codec.pairing_from_dict(self._json(row[1], what))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateError(f"{self.path}: {what} is damaged: {exc!r}") from None
 
     # -- games ---------------------------------------------------------------
 
@@ -351,6 +439,7 @@ class EventStore:
                 played=bool(r[6]),
                 pgn=r[7],
                 record_json=r[8],
+                source=str(self.path),
             )
             for r in rows
         ]
@@ -453,6 +542,39 @@ def _insert_outbox(db: sqlite3.Connection, entries: Sequence[OutboxEntry]) -> li
         if cur.rowcount == 1 and cur.lastrowid is not None:
             rows.append((int(cur.lastrowid), e))
     return rows
+
+
+_TABLES = ("meta", "rounds", "games", "faults", "disqualified")
+
+
+def _lock_directory(state_dir: Path) -> int:
+    """Create ``state_dir`` if needed and hold an exclusive ``flock`` on the
+    directory itself; returns the descriptor (closing it releases the lock).
+
+    The directory, not a lock file in it: a file can be deleted from under a
+    running daemon (a second one would then lock a new file and run the same
+    event), the directory of a running event cannot be replaced while it
+    holds the database. The kernel drops the lock when the process dies."""
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise StateError(f"{state_dir}: is not a directory (state_dir must name one)") from None
+    except OSError as exc:
+        raise StateError(
+            f"{state_dir}: cannot create the state directory: {exc.strerror}"
+        ) from None
+    try:
+        fd = os.open(state_dir, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise StateError(f"{state_dir}: cannot open the state directory: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StateError(
+            f"{state_dir}: another tcecd process is running this state directory"
+        ) from None
+    return fd
 
 
 def round_record(pairing: RoundPairing, games: dict[int, StoredGame]) -> RoundRecord:

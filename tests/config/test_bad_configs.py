@@ -124,6 +124,28 @@ ROWS = [
         "event.yaml: engines[1]: duplicate engine name 'ab-d1' (also engines[0]); give one "
         "of them another 'name'",
     ),
+    # Engine names are the players' identity in the PGN tags: replay and
+    # run --from-pgn find players by them, so a name must read back as written.
+    # python-chess keeps the backslash of \" in a tag value, and tcecd's writer
+    # turns a newline into a space: both names came back as another player.
+    Row(
+        "engine-name-with-a-quote",
+        """engines: [ab-d1, {ref: ab-d2, name: 'ab "2"'}]""",
+        "event.yaml: engines[1].name: engine name 'ab \"2\"' contains '\"', which a PGN tag "
+        "cannot carry (use letters, digits, spaces and punctuation other than \" and \\)",
+    ),
+    Row(
+        "engine-name-with-a-newline",
+        'engines: [ab-d1, {name: "sf\\nx", command: [\'{python}\']}]',
+        "event.yaml: engines[1].name: engine name 'sf\\nx' contains '\\n', which a PGN tag "
+        "cannot carry (use letters, digits, spaces and punctuation other than \" and \\)",
+    ),
+    Row(
+        "engine-name-with-surrounding-spaces",
+        "engines: [ab-d1, {ref: ab-d2, name: ' ab '}]",
+        "event.yaml: engines[1].name: engine name ' ab ' would not read back from a PGN tag "
+        "(no leading or trailing spaces, and not '?')",
+    ),
     Row(
         "unknown-engine",
         "engines: [ab-d1, stokfish]",

@@ -10,6 +10,7 @@ import chess
 import pytest
 
 from tcecd.domain import Color, GameId, Result, Termination
+from tcecd.errors import StateError
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.outputs.files import PgnFile, atomic_write_json, atomic_write_text
 from tcecd.outputs.tcec_json import (
@@ -229,11 +230,19 @@ def test_pgn_file_sync_and_append(tmp_path: Path) -> None:
     assert pgn.sync([]) is False  # nothing to write, nothing there
     pgn.append("G1\n\n")
     assert pgn.sync(["G1\n\n"]) is False  # already right: untouched
-    # A crash mid-append leaves a torn tail; sync restores exactly the store's games.
+    # A crash mid-append leaves a torn tail: the beginning of the next stored
+    # game (the store commits before the append), here cut inside the "é".
+    g2 = '[Event "Café"]\n\nG2\n\n'
+    with open(tmp_path / "e.pgn", "ab") as fh:
+        fh.write(g2.encode("utf-8")[:12])
+    assert pgn.sync(["G1\n\n", g2]) is True  # completed by appending the rest
+    assert (tmp_path / "e.pgn").read_text(encoding="utf-8") == "G1\n\n" + g2
+    # Text the games do not account for is never removed or rewritten.
     with open(tmp_path / "e.pgn", "a", encoding="utf-8") as fh:
-        fh.write("[Event \"half")
-    assert pgn.sync(["G1\n\n", "G2\n\n"]) is True
-    assert (tmp_path / "e.pgn").read_text() == "G1\n\nG2\n\n"
+        fh.write("G3\n\n")
+    with pytest.raises(StateError, match="does not record; refusing to overwrite it"):
+        pgn.sync(["G1\n\n", g2])
+    assert (tmp_path / "e.pgn").read_text(encoding="utf-8") == "G1\n\n" + g2 + "G3\n\n"
 
 
 def test_pgn_append_crash_hook_sees_half_written_game(tmp_path: Path) -> None:

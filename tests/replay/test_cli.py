@@ -248,14 +248,19 @@ def test_player_missing_from_the_config(
 
 
 def test_illegal_move_names_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every replay reads the moves: an illegal move is one line naming the game
+    and the ply, exit 2, with or without --verify (no standings from such a PGN)."""
     _, games, _ = simulate_event(4, 1)
     text = tcecd_pgn(games)
     second = text.index('[Event', 1)
+    # Game 2 is 1. e4 e5 2. Nf3 Nc6: ply 3 becomes a queen capture on h7, which
+    # no white queen can reach from d1 (d2 and e2 block the diagonal, h7 is not
+    # on its file or rank).
     text = text[:second] + text[second:].replace("2. Nf3", "2. Qxh7", 1)
     path = write(tmp_path, text)
-    assert main(["replay", str(path), "--verify", "--quiet"]) == 0  # tags only: fine
-    capsys.readouterr()
-    assert main(["replay", str(path), "--quiet", "--out", str(tmp_path / "out")]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("tcecd: error: event.pgn: game 2: illegal san: 'Qxh7'")
-    assert err.count("\n") == 1
+    for extra in (["--verify"], [], ["--out", str(tmp_path / "out")]):
+        assert main(["replay", str(path), "--quiet", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("tcecd: error: event.pgn: game 2: ply 3: illegal san: 'Qxh7'")
+        assert err.count("\n") == 1
+    assert not (tmp_path / "out").exists()

@@ -158,7 +158,8 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_foreign_schema_version_is_refused(tmp_path: Path) -> None:
-    EventStore(tmp_path).close()
+    with EventStore(tmp_path) as store:
+        store.initialise(fingerprint={}, players=PLAYERS, rng_seed=None, double=False)
     db = sqlite3.connect(tmp_path / "event.sqlite")
     db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     db.commit()
@@ -169,6 +170,8 @@ def test_foreign_schema_version_is_refused(tmp_path: Path) -> None:
 
 def test_wal_mode_and_full_sync(tmp_path: Path) -> None:
     with EventStore(tmp_path) as store:
+        # Opening writes nothing: the first write creates the database in WAL mode.
+        store.initialise(fingerprint={}, players=PLAYERS, rng_seed=None, double=False)
         db = sqlite3.connect(store.path)
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # persistent
         db.close()
