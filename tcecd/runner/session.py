@@ -497,6 +497,12 @@ class EngineSession:
         if played.move is None and not played.resigned:
             # "bestmove (none)" (or an xboard result claim) while legal moves exist.
             raise self._fault(FaultKind.ILLEGAL_MOVE, "no move ((none))")
+        if played.move is not None and not board.is_legal(played.move):
+            # python-chess accepts "bestmove 0000" as chess.Move.null() without a
+            # legality check; a null move is never legal in a game (FIDE Laws 1.1,
+            # 3.1: the player having the move must make one). It is this engine's
+            # illegal move; the opponent must never be sent it.
+            raise self._fault(FaultKind.ILLEGAL_MOVE, played.move.uci())
         info: Mapping[str, Any] = played.info
         if uci is not None:
             info = {**info, "pv": parse_pv(uci.last_pv_line)}
