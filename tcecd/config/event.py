@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
+    StrictInt,
     ConfigDict,
     Field,
     ValidationInfo,
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from tcecd.game.adjudication import AdjudicationRules
     from tcecd.game.timecontrol import TimeControl
 
-PositiveInt = Annotated[int, Field(ge=1)]
+PositiveInt = Annotated[StrictInt, Field(ge=1)]
 
 #: Final-ranking tiebreaks (tcec-swiss.md, "Final ranking"); seed ASC always
 #: ends the list so the order is total.
@@ -99,10 +100,10 @@ class SeedingConfig(_Section):
     method: Literal["explicit", "rating", "group", "random"] = "explicit"
     """explicit: the order of `engines`; rating: highest rating first (ties: the order given);
     group: the rule text's group procedure; random: a seeded RNG."""
-    groups: Annotated[int, Field(ge=2)] | None = None
+    groups: Annotated[StrictInt, Field(ge=2)] | None = None
     """Group seeding only: an even number of groups (null: round_to_even(players / 7),
     at least 2)."""
-    seed: int | None = None
+    seed: StrictInt | None = None
     """Random seeding only: the RNG seed (null: chosen at the start and recorded in the event
     state, so a resume replays it)."""
 
@@ -165,7 +166,7 @@ class TimeControlConfig(_Section):
     """Search depth per move."""
     movetime_ms: PositiveInt | None = None
     """Fixed think time per move, in milliseconds."""
-    margin_ms: Annotated[int, Field(ge=0)] = 200
+    margin_ms: Annotated[StrictInt, Field(ge=0)] = 200
     """Tolerance before a flag falls (engine I/O and process scheduling), in milliseconds."""
 
     @model_validator(mode="after")
@@ -201,7 +202,7 @@ class DrawAdjudication(_Section):
     """TCEC draw rule: from move ``from_move``, both evals within ±``score``
     pawns for ``moves`` moves each (tcec-formats.md, "Adjudication")."""
 
-    from_move: Annotated[int, Field(ge=0)] = 35
+    from_move: Annotated[StrictInt, Field(ge=0)] = 35
     """The rule applies from this move number on."""
     score: Annotated[float, Field(ge=0)] = 0.15
     """Both evaluations within plus or minus this many pawns."""
@@ -223,7 +224,7 @@ class TablebaseAdjudication(_Section):
 
     path: tuple[ConfigPath, ...]
     """A folder of Syzygy tables, or a list of folders (relative to the config file)."""
-    max_pieces: Annotated[int, Field(ge=3, le=7)] = 6
+    max_pieces: Annotated[StrictInt, Field(ge=3, le=7)] = 6
     """Adjudicate positions with at most this many pieces, kings included."""
 
     @field_validator("path", mode="before")
@@ -280,11 +281,11 @@ class OpeningsBookConfig(_Section):
 
     file: ConfigPath
     """The Polyglot .bin book, relative to the config file."""
-    depth: Annotated[int, Field(ge=1)] | None = None
+    depth: Annotated[StrictInt, Field(ge=1)] | None = None
     """At most this many book plies after the opening (null: while in book)."""
     selection: Literal["weighted", "best"] = "weighted"
     """weighted: at random in proportion to the weights (seeded); best: the highest weight."""
-    seed: int | None = None
+    seed: StrictInt | None = None
     """Seed of the weighted choice (null: the openings' seed, else 0)."""
 
 
@@ -298,9 +299,9 @@ class OpeningsConfig(_Section):
     """epd, pgn or polyglot (null: from the file's suffix: .epd, .pgn, .bin)."""
     order: Literal["sequential", "random"] = "sequential"
     """Use the openings in the file's order, or shuffled with `seed` (not used by polyglot)."""
-    seed: int | None = None
+    seed: StrictInt | None = None
     """Random order: the shuffle's seed. Polyglot: the seed of the weighted book choice."""
-    plies: Annotated[int, Field(ge=0)] | None = None
+    plies: Annotated[StrictInt, Field(ge=0)] | None = None
     """PGN books: keep at most this many plies of each opening (null: all).
     Polyglot: the book depth in plies, as cutechess's -bookdepth (null: while in book)."""
     book: OpeningsBookConfig | None = None
@@ -398,7 +399,7 @@ class MqttConfig(_Section):
     """TLS files and options."""
     topic_prefix: str = "tcecd"
     """Prefix of every topic (no '+', '#' or empty levels)."""
-    qos: Annotated[int, Field(ge=0, le=2)] = 1
+    qos: Annotated[StrictInt, Field(ge=0, le=2)] = 1
     """QoS of results, standings, pairings and status (live moves go at QoS 0)."""
 
 

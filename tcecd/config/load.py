@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import Field, StrictInt, ValidationError
 
 import tcecd
 from tcecd.config.engines import EngineConfig, Frozen, OptionValue
@@ -213,7 +213,18 @@ def engine_from_executable(path: Path) -> EngineConfig:
         command: tuple[str, ...] = (sys.executable, str(absolute))
     else:
         command = (str(absolute),)
-    return EngineConfig(name=absolute.stem or absolute.name, command=command)
+    return _minimal_engine(absolute.stem or absolute.name, command, str(path))
+
+
+def _minimal_engine(name: str, command: tuple[str, ...], ref: str) -> EngineConfig:
+    """A minimal UCI engine named after its program; a name that is no valid
+    engine name (longer than 64 characters) is a :class:`EngineRefError`."""
+    try:
+        return EngineConfig(name=name, command=command)
+    except ValidationError as exc:
+        detail = from_validation_error(exc, f"engine {ref!r}", model=EngineConfig)
+        raise EngineRefError(f"{detail} (the name comes from the program's file name; "
+                             "write a definition with a shorter 'name')") from None
 
 
 def search_path(search_dirs: Sequence[Path] = ()) -> tuple[Path, ...]:
@@ -233,14 +244,18 @@ class EngineRef(Frozen):
     ref: str
     name: str | None = None
     options: dict[str, OptionValue] = Field(default_factory=dict)
-    rating: int | None = None
+    rating: StrictInt | None = None
 
 
 #: The keys of an event config file (for "unknown key" messages).
 EVENT_KEYS = tuple(k for k, f in EventConfig.model_fields.items() if not f.exclude)
 
 
-class UnknownEngine(ConfigError):
+class EngineRefError(ConfigError):
+    """An engine reference cannot be used (the caller adds where it was written)."""
+
+
+class UnknownEngine(EngineRefError):
     """An engine reference names no definition, file or program."""
 
 
@@ -269,7 +284,7 @@ def load_engine(ref: str, *, search_dirs: Sequence[Path] = ()) -> EngineConfig:
     if not looks_like_path:
         program = find_executable(ref)
         if program is not None:
-            return EngineConfig(name=ref, command=(str(program),))
+            return _minimal_engine(ref, (str(program),), ref)
     if looks_like_path:
         raise UnknownEngine(f"unknown engine {ref!r} (no such file)")
     looked = ", ".join(show_path(d).rstrip("/") + "/" for d in search_path(search_dirs))
@@ -305,7 +320,7 @@ def _engine_entry(
     if isinstance(item, str):
         try:
             return load_engine(item, search_dirs=search_dirs)
-        except UnknownEngine as exc:
+        except EngineRefError as exc:
             raise ConfigError(f"{here}: {exc}") from None
     if not isinstance(item, dict):
         raise ConfigError(
@@ -320,14 +335,36 @@ def _engine_entry(
         raise from_validation_error(exc, source, prefix=prefix, model=EngineRef) from None
     try:
         engine = load_engine(entry.ref, search_dirs=search_dirs)
-    except UnknownEngine as exc:
+    except EngineRefError as exc:
         raise ConfigError(f"{where(source, (*prefix, 'ref'))}: {exc}") from None
     update: dict[str, object] = {"options": {**engine.options, **entry.options}}
     if entry.name is not None:
         update["name"] = entry.name
     if entry.rating is not None:
         update["rating"] = entry.rating
-    return engine.model_copy(update=update)
+    # Validated again as a whole (model_copy would not): the overrides obey the
+    # definition's rules too (a name of 1-64 characters, no managed option).
+    try:
+        return EngineConfig.model_validate({**engine.model_dump(), **update})
+    except ValidationError as exc:
+        raise from_validation_error(exc, source, prefix=prefix, model=EngineConfig) from None
+
+
+def check_state_dir(state_dir: Path, key: str) -> None:
+    """The state directory is a directory, or can be made one: its nearest
+    existing ancestor is a directory (a file there would only fail at run time)."""
+    if state_dir.exists():
+        if not state_dir.is_dir():
+            raise ConfigError(f"{key}: {str(state_dir)!r} is not a directory")
+        return
+    for parent in state_dir.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(
+                    f"{key}: {str(state_dir)!r} cannot be created: {str(parent)!r} is not a "
+                    "directory"
+                )
+            return
 
 
 def _check_files(config: EventConfig, source: str) -> EventConfig:
@@ -343,6 +380,14 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
                 f"of engine {engine.name!r} not found or not executable "
                 f"(searched PATH, {dirs})"
             )
+        if engine.workdir is not None and not Path(engine.workdir).is_dir():
+            # Otherwise the engine would fail every start with "cannot run ...":
+            # a misleading disqualification in the middle of the event.
+            raise ConfigError(
+                f"{where(source, ('engines', i, 'workdir'))}: {engine.workdir!r} of engine "
+                f"{engine.name!r} does not exist or is not a directory"
+            )
+    check_state_dir(config.state_dir, where(source, ("outputs", "state_dir")))
     tables = config.adjudication.tablebases
     if tables is not None:
         for j, directory in enumerate(tables.path):
