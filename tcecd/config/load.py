@@ -79,10 +79,66 @@ def show_path(path: Path) -> str:
         return str(path)
 
 
+#: Limits on a YAML file (configs and engine definitions are hostile input: a
+#: tiny file must not exhaust memory, time or the stack). A real config is a
+#: few kilobytes, a few levels deep, a few hundred values.
+MAX_YAML_CHARS = 1_000_000
+MAX_YAML_DEPTH = 64
+#: Values a document may hold with every alias expanded to its full size (an
+#: "alias bomb" of nine nested anchors expands 9**9 times).
+MAX_YAML_VALUES = 100_000
+
+
 class _StrictLoader(yaml.SafeLoader):
     """PyYAML's safe loader, except that a key repeated in one mapping is an
     error (PyYAML keeps the last one silently: a pasted second ``pairing:``
-    would quietly replace the first)."""
+    would quietly replace the first), and that the document's nesting depth
+    and its size with aliases expanded are bounded (:data:`MAX_YAML_DEPTH`,
+    :data:`MAX_YAML_VALUES`; a recursive alias is refused). PyYAML's composer
+    recurses once per level: without the depth bound a deep file ends in a
+    ``RecursionError``; without the size bound an alias bomb in gigabytes."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        #: Expanded size of every finished node, by id (the nodes stay alive in the tree).
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        mark = self.peek_event().start_mark
+        if self.check_event(yaml.AliasEvent):
+            anchor = self.peek_event().anchor
+            target = self.anchors.get(anchor)
+            if target is not None and id(target) not in self._sizes:
+                raise yaml.composer.ComposerError(
+                    None, None, f"alias *{anchor} refers to a value that contains it", mark
+                )
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested more than {MAX_YAML_DEPTH} levels deep", mark
+                )
+            node = super().compose_node(parent, index)  # type: ignore[no-untyped-call]
+        finally:
+            self._depth -= 1
+        if node is not None and id(node) not in self._sizes:
+            size = 1
+            if isinstance(node, yaml.SequenceNode):
+                size += sum(self._sizes.get(id(child), 1) for child in node.value)
+            elif isinstance(node, yaml.MappingNode):
+                size += sum(
+                    self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1) for k, v in node.value
+                )
+            if size > MAX_YAML_VALUES:
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    f"more than {MAX_YAML_VALUES} values once aliases are expanded",
+                    mark,
+                )
+            self._sizes[id(node)] = size
+        return node
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[object, object]:
@@ -113,7 +169,8 @@ def read_yaml(path: Path) -> object:
     :class:`ConfigError` s (with the line number for syntax errors)."""
     shown = show_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8") as handle:
+            text = handle.read(MAX_YAML_CHARS + 1)
     except FileNotFoundError:
         raise ConfigError(f"{shown}: no such file") from None
     except IsADirectoryError:
@@ -122,6 +179,8 @@ def read_yaml(path: Path) -> object:
         raise ConfigError(f"{shown}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise ConfigError(f"{shown}: cannot read: {exc.strerror}") from None
+    if len(text) > MAX_YAML_CHARS:
+        raise ConfigError(f"{shown}: larger than {MAX_YAML_CHARS} characters; not a config")
     try:
         return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
