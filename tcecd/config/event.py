@@ -34,6 +34,7 @@ from pydantic import (
 
 from tcecd.config.engines import EngineConfig, Frozen
 from tcecd.errors import ConfigError
+from tcecd.game.timecontrol import MAX_TIME_MS
 
 if TYPE_CHECKING:
     from tcecd.bus.settings import MqttSettings
@@ -164,8 +165,8 @@ class TimeControlConfig(_Section):
     """Nodes per move (a search limit, not a clock)."""
     depth: PositiveInt | None = None
     """Search depth per move."""
-    movetime_ms: PositiveInt | None = None
-    """Fixed think time per move, in milliseconds."""
+    movetime_ms: Annotated[StrictInt, Field(ge=1, le=MAX_TIME_MS)] | None = None
+    """Fixed think time per move, in milliseconds (at most 24 hours)."""
     margin_ms: Annotated[StrictInt, Field(ge=0)] = 200
     """Tolerance before a flag falls (engine I/O and process scheduling), in milliseconds."""
 
