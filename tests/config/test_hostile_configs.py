@@ -150,7 +150,9 @@ _BOMB = "\n".join(
 )
 
 
-def _limited(cmd: list[str], cwd: Path, memory_bytes: int = 1 << 30) -> subprocess.CompletedProcess[str]:
+def _limited(
+    cmd: list[str], cwd: Path, memory_bytes: int = 1 << 30
+) -> subprocess.CompletedProcess[str]:
     """Run ``cmd`` with at most ``memory_bytes`` of address space and 60 s."""
 
     def limit() -> None:
@@ -168,8 +170,10 @@ def _limited(cmd: list[str], cwd: Path, memory_bytes: int = 1 << 30) -> subproce
         # anchor &a holds 1 + 9 values, &b 1 + 9 * 10 = 91, &c 820, &d 7381, &e 66430 and
         # &f 597871, the first over 100000: &f is on line 11.
         (_BOMB, "line 11: invalid YAML: more than 100000 values once aliases are expanded"),
-        ("a: " + "[" * 20_000 + "]" * 20_000 + "\n", "line 1: invalid YAML: nested more than 64 "
-         "levels deep"),  # fmt: skip
+        (
+            "a: " + "[" * 20_000 + "]" * 20_000 + "\n",
+            "line 1: invalid YAML: nested more than 64 levels deep",
+        ),
         ("a: &x [1, *x]\n", "line 1: invalid YAML: alias *x refers to a value that contains it"),
     ],
     ids=["alias-bomb", "20000-deep", "recursive-alias"],

@@ -60,8 +60,10 @@ def test_play_goes_on_after_a_null_move(tmp_path: Path) -> None:
     """``tcecd play``: both games are lost by the null-move engine; the match ends, exit 0."""
     pgn = tmp_path / "m.pgn"
     proc = subprocess.run(
-        [sys.executable, "-m", "tcecd", "play", "broken-null", "ab-d1", "--games", "2",
-         "--tc", "10+0.1", "--pgn", str(pgn)],  # fmt: skip
+        [
+            *(sys.executable, "-m", "tcecd", "play", "broken-null", "ab-d1"),
+            *("--games", "2", "--tc", "10+0.1", "--pgn", str(pgn)),
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
