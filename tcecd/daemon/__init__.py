@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 import structlog
 
+from tcecd import signals as early_signals
 from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.settings import RunSettings
@@ -47,6 +48,18 @@ async def run_event_async(
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     signals_seen = [0]
+    grace_timer: list[asyncio.TimerHandle] = []
+
+    def abort_now() -> None:
+        signals_seen[0] = max(signals_seen[0], 2)
+        runner.request_stop(abort=True)
+        if main_task is not None:
+            main_task.cancel()
+
+    def on_grace_over() -> None:
+        # As uvicorn's timeout_graceful_shutdown: a drain is bounded.
+        log.warning("shutdown grace period over: aborting", grace_s=settings.shutdown_grace_s)
+        abort_now()
 
     def on_signal(signum: int) -> None:
         signals_seen[0] += 1
@@ -58,11 +71,11 @@ async def run_event_async(
                 signal=name,
             )
             runner.request_stop(abort=abort)
+            if not abort and settings.shutdown_grace_s is not None:
+                grace_timer.append(loop.call_later(settings.shutdown_grace_s, on_grace_over))
         else:
             log.warning("second signal: aborting at once", signal=name)
-            runner.request_stop(abort=True)
-            if main_task is not None:
-                main_task.cancel()
+            abort_now()
 
     installed: list[int] = []
     if install_signals:
@@ -70,6 +83,9 @@ async def run_event_async(
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, on_signal, sig)
                 installed.append(sig)
+        # Signals that came during start-up (deferred by tcecd.signals), in order.
+        for sig in early_signals.take():
+            on_signal(sig)
     try:
         async with contextlib.AsyncExitStack() as stack:
             if settings.mqtt is not None:
@@ -100,8 +116,12 @@ async def run_event_async(
             raise
         complete = False
     finally:
+        for timer in grace_timer:
+            timer.cancel()
         for sig in installed:
             loop.remove_signal_handler(sig)
+        if installed:
+            early_signals.resume_deferring()
         runner.close()
     if complete:
         print(standings_table(runner.final_standings, settings, runner.players), file=out)

@@ -39,6 +39,7 @@ from tcecd.daemon.book import EventBook, FaultTuple, default_fingerprint, gid_ke
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.live import LiveGame
 from tcecd.daemon.outputs import EventSink, FileWriter, NullPublisher, json_text
+from tcecd.daemon.play import StoppedBeforeStart
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, PlayerId
 from tcecd.errors import EngineError, StateError, TcecdError
@@ -395,7 +396,11 @@ class EventRunner:
         # This task's own context: every log line of the game says which game.
         structlog.contextvars.bind_contextvars(game=f"{pairing.round}.{game.number}")
         try:
-            slot = await self._produce(pairing, game)
+            try:
+                slot = await self._produce(pairing, game)
+            except StoppedBeforeStart:
+                self.log.info("game not started: stopping", game=f"{pairing.round}.{game.number}")
+                return  # not committed: later games of the round are not committed either
             if previous is not None:
                 await previous.wait()
             if not broken[0]:
@@ -416,6 +421,8 @@ class EventRunner:
         gid = GameId(pairing.round, game.number)
         attempts = 0
         while True:
+            if self.stop_requested():
+                raise StoppedBeforeStart(str(gid))
             attempts += 1
             if attempts > 2 * self.s.strikes_max + 2:
                 # Every replay costs a strike, so this only happens when the runner

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from tcecd.runner.session import EngineSession
 
 
+class StoppedBeforeStart(Exception):  # noqa: N818 - a signal, not an error
+    """A stop was requested before the game started (its engines were still
+    starting): the game is not played now and not recorded; it is played on resume."""
+
+
 def _headers(runner: EventRunner, gid: GameId, game: ScheduledGame, opening: Opening,
              start: str) -> dict[str, str]:  # fmt: skip
     h = {
@@ -99,6 +104,10 @@ async def play_one(
                 record = _abandoned(runner, gid, game, opening, color,
                                     f"{side} fails to start: {fault.detail}", start)  # fmt: skip
                 return record, faults, False
+        if runner.stop_requested():
+            # A signal came while the engines were starting: the game has not
+            # started (no GameStarted yet), so none starts (docs/running.md, Signals).
+            raise StoppedBeforeStart(str(gid))
         white, black = sessions[Color.WHITE], sessions[Color.BLACK]
         live = LiveGame(
             _headers(runner, gid, game, opening, start), opening, white.options, black.options

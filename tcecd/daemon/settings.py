@@ -59,6 +59,8 @@ class RunSettings:
     log_level: str = "info"
     log_format: Literal["auto", "json", "console"] = "auto"
     on_signal: Literal["finish-game", "abort"] = "finish-game"
+    #: finish-game: abort the running games this long after the first signal (None: wait).
+    shutdown_grace_s: float | None = None
     fingerprint: dict[str, object] = field(default_factory=dict)
 
 
@@ -105,5 +107,6 @@ def from_config(config: EventConfig) -> RunSettings:
         log_level=config.logging.level,
         log_format=config.logging.format,
         on_signal=config.shutdown.on_signal,
+        shutdown_grace_s=config.shutdown.grace_s,
         fingerprint=dict(config_fingerprint(config)),
     )
