@@ -104,10 +104,11 @@ class _StrictLoader(yaml.SafeLoader):
         #: Expanded size of every finished node, by id (the nodes stay alive in the tree).
         self._sizes: dict[int, int] = {}
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
-        mark = self.peek_event().start_mark
-        if self.check_event(yaml.AliasEvent):
-            anchor = self.peek_event().anchor
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark = event.start_mark
+        if isinstance(event, yaml.AliasEvent):
+            anchor = event.anchor
             target = self.anchors.get(anchor)
             if target is not None and id(target) not in self._sizes:
                 raise yaml.composer.ComposerError(
@@ -119,7 +120,7 @@ class _StrictLoader(yaml.SafeLoader):
                 raise yaml.composer.ComposerError(
                     None, None, f"nested more than {MAX_YAML_DEPTH} levels deep", mark
                 )
-            node = super().compose_node(parent, index)  # type: ignore[no-untyped-call]
+            node = super().compose_node(parent, index)
         finally:
             self._depth -= 1
         if node is not None and id(node) not in self._sizes:

@@ -115,6 +115,8 @@ class EventRunner:
         self.final_standings: tuple[Standing, ...] = ()
         #: Engine sessions (keep-alive engines stay here between games).
         self.pool: Any = None
+        #: The record of engine process groups in the state directory (tcecd.runner.reaper).
+        self.engine_groups: Any = None
 
     # The bookkeeping, under the names the rest of the daemon (and its tests) use.
 
@@ -169,6 +171,13 @@ class EventRunner:
             )
         store = EventStore(s.state_dir)
         self.store = store
+        # Under the state directory's lock: engines an earlier run left behind die now.
+        from tcecd.runner.reaper import EngineGroups
+
+        self.engine_groups = EngineGroups(s.state_dir)
+        killed = self.engine_groups.reap()
+        if killed:
+            self.log.warning("engine processes of an earlier run killed", pids=killed)
         fingerprint = s.fingerprint or default_fingerprint(s)
         if store.initialised:
             stored = store.fingerprint() or {}
@@ -195,7 +204,7 @@ class EventRunner:
             self.log.warning("pgn file repaired from the event state", path=str(s.pgn_path))
         from tcecd.runner.session import SessionPool
 
-        self.pool = SessionPool()
+        self.pool = SessionPool(groups=self.engine_groups)
         if s.tablebase_path is not None:
             from tcecd.game.tablebase import open_probe
 
@@ -220,6 +229,11 @@ class EventRunner:
         """Kill and reap every engine still kept alive."""
         if self.pool is not None:
             await self.pool.aclose()
+        if self.engine_groups is not None:
+            # Helpers that escaped their engine's process group carry its mark.
+            killed = await asyncio.to_thread(self.engine_groups.reap)
+            if killed:
+                self.log.warning("stray engine processes killed", pids=killed)
 
     def close(self) -> None:
         if self._close_probe is not None:

@@ -38,6 +38,7 @@ from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError, EngineError
 from tcecd.game.clock import GoLimits
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
+from tcecd.runner.reaper import EngineGroups, with_parent_death_signal
 
 LOG = logging.getLogger(__name__)
 
@@ -261,9 +262,12 @@ class EngineSession:
         config: EngineConfig,
         *,
         soft_options: Mapping[str, OptionValue] | None = None,
+        groups: EngineGroups | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
+        #: The event's record of engine process groups (None: not recorded).
+        self.groups = groups
         self.soft_options = dict(soft_options or {})
         self.state = SessionState.NEW
         self.pid: int | None = None
@@ -327,13 +331,19 @@ class EngineSession:
         cls: type[chess.engine.Protocol] = _UciProtocol
         if self.config.protocol == "xboard":
             cls = _XBoardProtocol
+        mark = self.groups.env() if self.groups is not None else None
         try:
-            transport, protocol = await cls.popen(argv, **spawn_kwargs(self.config))
+            # Killed by the kernel when tcecd dies (tcecd.runner.reaper).
+            transport, protocol = await cls.popen(
+                with_parent_death_signal(argv), **spawn_kwargs(self.config, mark)
+            )
         except OSError as exc:
             detail = f"cannot run {argv[0]!r}: {exc.strerror}"
             raise self._fault(FaultKind.STARTUP, detail) from None
         self._transport, self._protocol = transport, protocol
         self.pid = transport.get_pid()
+        if self.groups is not None:
+            self.groups.started(self.pid)
         try:
             async with asyncio.timeout(self.startup_timeout_s):
                 await _uncancellable(self._handshake(protocol))
@@ -404,6 +414,8 @@ class EngineSession:
                 transport.close()
             if not await asyncio.shield(wait_group_gone(self.pid, REAP_TIMEOUT_S)):
                 LOG.warning("engine %s: process group %s survives SIGKILL", self.name, self.pid)
+            elif self.groups is not None:
+                self.groups.ended(self.pid)
 
     # -- games -----------------------------------------------------------
 
@@ -536,6 +548,8 @@ class SessionPool:
     """
 
     idle: dict[str, list[EngineSession]] = field(default_factory=dict)
+    #: The event's record of engine process groups, given to every session.
+    groups: EngineGroups | None = None
 
     async def acquire(
         self, config: EngineConfig, *, soft_options: Mapping[str, OptionValue] | None = None
@@ -548,7 +562,7 @@ class SessionPool:
             if session.alive:
                 return session
             await session.close(graceful=False)
-        session = EngineSession(config, soft_options=soft_options)
+        session = EngineSession(config, soft_options=soft_options, groups=self.groups)
         await session.start()
         return session
 
