@@ -189,8 +189,13 @@ def read_yaml(path: Path) -> object:
         line = f"line {mark.line + 1}: " if mark is not None else ""
         problem = exc.problem or exc.context or "syntax error"
         raise ConfigError(f"{shown}: {line}invalid YAML: {problem}") from None
+    except yaml.reader.ReaderError as exc:  # a control character: PyYAML's text is two lines
+        raise ConfigError(
+            f"{shown}: invalid YAML: unacceptable character {chr(exc.character)!r} "
+            f"at position {exc.position}"
+        ) from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{shown}: invalid YAML: {exc}") from None
+        raise ConfigError(f"{shown}: invalid YAML: {' '.join(str(exc).split())}") from None
 
 
 def expand_placeholders(text: str, here: Path) -> str:

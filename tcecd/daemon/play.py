@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from tcecd.runner.session import EngineSession
 
 
-class StoppedBeforeStart(Exception):  # noqa: N818 - a signal, not an error
+class StoppedBeforeStart(Exception):
     """A stop was requested before the game started (its engines were still
     starting): the game is not played now and not recorded; it is played on resume."""
 

@@ -9,6 +9,7 @@ processes by their environment, whatever else runs on the machine.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -100,10 +101,8 @@ def test_engines_of_a_sigkilled_daemon_do_not_survive_the_next_run(tmp_path: Pat
         assert _wait_for(lambda: not _tagged(tag), 5.0), _tagged(tag)
     finally:
         for pid in left | _tagged(tag):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def test_reaper_kills_only_what_is_provably_ours(tmp_path: Path) -> None:
