@@ -60,7 +60,8 @@ def mutated(draw: st.DrawFn, base: str) -> str:
 def _one_line_or_ok(code: int, err: str, codes: tuple[int, ...] = (0, 2)) -> None:
     assert code in codes, err
     if code == 2:
-        assert err.startswith("tcecd: error: ") and err.count("\n") == 1, err
+        assert err.startswith("tcecd: error: "), err
+        assert err.count("\n") == 1, err
     assert "Traceback" not in err
 
 
@@ -74,7 +75,7 @@ _DOCS = st.recursive(
     _SCALARS,
     lambda inner: st.lists(inner, max_size=4)
     | st.dictionaries(st.sampled_from([*BASE_EVENT, "name", "tc", "rounds", "x"]), inner,
-                      max_size=4),  # fmt: skip
+                      max_size=4),
     max_leaves=12,
 )
 
@@ -111,12 +112,12 @@ _STATE = json.dumps(
     {
         "system": "tcec-swiss",
         "players": [{"id": f"P{i}", "name": f"P{i}", "seed": i, "rating": 3000 + i}
-                    for i in range(1, 6)],  # fmt: skip
+                    for i in range(1, 6)],
         "rounds": [
             {"round": 1, "bye": "P5", "removed_history_rounds": [],
              "games": [{"white": "P1", "black": "P3", "result": "1-0"},
                        {"white": "P4", "black": "P2", "result": "1/2-1/2"}]},
-        ],  # fmt: skip
+        ],
     },
     indent=1,
 )
@@ -124,7 +125,7 @@ _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=6),
     lambda inner: st.lists(inner, max_size=4)
     | st.dictionaries(st.sampled_from(["players", "rounds", "id", "seed", "games", "x"]), inner,
-                      max_size=4),  # fmt: skip
+                      max_size=4),
     max_leaves=12,
 )
 
