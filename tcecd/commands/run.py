@@ -47,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_event(args.config)
     config = apply_overrides(config, state_dir=args.state_dir, mqtt_url=args.mqtt)
+    if args.state_dir is not None:
+        from tcecd.config.load import check_state_dir
+
+        check_state_dir(config.state_dir, "--state-dir")
     settings = from_config(config)
     configure(settings.log_level, settings.log_format)
     if args.from_pgn is not None:

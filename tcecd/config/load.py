@@ -42,6 +42,7 @@ from tcecd.config.event import EventConfig
 from tcecd.config.fingerprint import config_fingerprint as config_fingerprint
 from tcecd.config.fingerprint import diff_fingerprints as diff_fingerprints
 from tcecd.config.messages import from_validation_error, where
+from tcecd.config.messages import shown as short_repr
 from tcecd.errors import ConfigError
 
 #: The bundled engine definitions: ``<project>/engines``.
@@ -164,6 +165,22 @@ _StrictLoader.add_constructor(
     _construct_mapping,
 )
 
+#: Longest integer literal accepted (Python refuses to convert over 4300 digits,
+#: with a ValueError that would otherwise escape as a traceback).
+MAX_INT_CHARS = 100
+
+
+def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
+    if len(str(node.value)) > MAX_INT_CHARS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number of more than {MAX_INT_CHARS} characters", node.start_mark
+        )
+    value: int = loader.construct_yaml_int(node)
+    return value
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
 
 def read_yaml(path: Path) -> object:
     """Parse one YAML file; unreadable files and syntax errors are one-line
@@ -236,7 +253,7 @@ def engine_from_mapping(
         # A shell string would be split wrongly on quoted spaces; be explicit.
         raise ConfigError(
             f"{where(source, (*prefix, 'command'))}: expected a list of arguments "
-            f"(argv, never a shell string), got {command!r}"
+            f"(argv, never a shell string), got {short_repr(command)}"
         )
     if isinstance(command, list | tuple):
         raw["command"] = [
@@ -263,7 +280,7 @@ def load_engine_file(path: Path) -> EngineConfig:
     if not isinstance(data, dict):
         raise ConfigError(
             f"{shown}: expected a mapping of engine keys (name, command, protocol, ...), "
-            f"got {data!r}"
+            f"got {short_repr(data)}"
         )
     return engine_from_mapping(
         data, source=shown, here=path.resolve().parent, default_name=path.stem
@@ -365,7 +382,9 @@ def _engine_search_dirs(raw: dict[str, object], base_dir: Path, source: str) -> 
     extra = raw.get("engines_dir")
     if extra is not None:
         if not isinstance(extra, str):
-            raise ConfigError(f"{source}: engines_dir: expected a directory path, got {extra!r}")
+            raise ConfigError(
+                f"{source}: engines_dir: expected a directory path, got {short_repr(extra)}"
+            )
         directory = Path(extra).expanduser()
         directory = directory if directory.is_absolute() else base_dir / directory
         if not directory.is_dir():
@@ -390,7 +409,7 @@ def _engine_entry(
     if not isinstance(item, dict):
         raise ConfigError(
             f"{here}: expected an engine name, a {{ref: ...}} mapping or an inline "
-            f"definition, got {item!r}"
+            f"definition, got {short_repr(item)}"
         )
     if "ref" not in item:
         return engine_from_mapping(item, source=source, here=base_dir, prefix=prefix)
@@ -506,7 +525,7 @@ def load_event(path: Path) -> EventConfig:
     if data is None:
         raise ConfigError(f"{source}: the file is empty; expected an event config mapping")
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of event keys, got {data!r}")
+        raise ConfigError(f"{source}: expected a mapping of event keys, got {short_repr(data)}")
     raw: dict[str, object] = {str(k): v for k, v in data.items()}
     for internal in ("source", "mqtt_password"):
         if internal in raw:
@@ -517,7 +536,9 @@ def load_event(path: Path) -> EventConfig:
     if "engines" in raw:
         items = raw["engines"]
         if not isinstance(items, list):
-            raise ConfigError(f"{source}: engines: expected a list of engines, got {items!r}")
+            raise ConfigError(
+                f"{source}: engines: expected a list of engines, got {short_repr(items)}"
+            )
         search_dirs = _engine_search_dirs(raw, base_dir, source)
         raw["engines"] = [
             _engine_entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)

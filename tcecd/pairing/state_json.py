@@ -203,6 +203,8 @@ def load_event_json(
         raise EventJsonError(
             f"{source_name}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except ValueError:  # Python refuses integers of over 4300 digits
+        raise EventJsonError(f"{source_name}: a number with too many digits") from None
     top = rd.obj(raw, "$", ("system", "double", "players", "rounds", "standings"))
     if "system" in top and top["system"] != SYSTEM:
         raise rd.fail("$.system", f"unsupported system {top['system']!r} (expected {SYSTEM!r})")

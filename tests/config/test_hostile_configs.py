@@ -127,9 +127,7 @@ def test_a_program_whose_file_name_is_too_long_for_an_engine_name(
 
 def test_managed_options_are_python_chess_s() -> None:
     """The list the config refuses is the one python-chess refuses at engine start."""
-    assert sorted(name.lower() for name in MANAGED_OPTIONS) == sorted(
-        chess.engine.MANAGED_OPTIONS
-    )
+    assert sorted(name.lower() for name in MANAGED_OPTIONS) == sorted(chess.engine.MANAGED_OPTIONS)
 
 
 # -- files built to exhaust resources ----------------------------------------------------
@@ -193,4 +191,58 @@ def test_100000_deep_json_state_is_one_line(tmp_path: Path) -> None:
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == (
         "tcecd: error: state.json: nested more than 32 levels deep; not an event document\n"
+    )
+
+
+def test_a_5000_digit_number_is_one_short_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Python refuses to convert integers of over 4300 digits (a ValueError, which
+    escaped as a traceback); a float of 5000 digits is quoted cut to 200 characters."""
+    digits = "1" * 5000
+    code, _, err = _validate(
+        tmp_path, capsys, _event(pairing={"rounds": 3}).replace("rounds: 3", f"rounds: {digits}")
+    )
+    assert (code, err) == (
+        2,
+        # event: / name / site / pairing: / rounds: the number is on line 5.
+        f"tcecd: error: {tmp_path / 'event.yaml'}: line 5: invalid YAML: a number of more "
+        "than 100 characters\n",
+    )
+    code, _, err = _validate(tmp_path, capsys, _event(pairing={"rounds": f"1.{digits}"}))
+    assert code == 2
+    quoted = repr(f"1.{digits}")[:197] + "..."
+    assert err == (
+        f"tcecd: error: {tmp_path / 'event.yaml'}: pairing.rounds: expected an integer, "
+        f"got {quoted}\n"
+    )
+
+
+def test_a_5000_digit_number_in_a_json_state_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "state.json"
+    path.write_text('{"players": ' + "1" * 5000 + "}", encoding="utf-8")
+    assert main(["pair", str(path)]) == 2
+    assert capsys.readouterr().err == f"tcecd: error: {path}: a number with too many digits\n"
+
+
+def test_run_with_a_state_dir_that_is_a_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "event.yaml").write_text(_event(), encoding="utf-8")
+    (tmp_path / "a-file").write_text("x\n", encoding="utf-8")
+    assert main(["run", str(tmp_path / "event.yaml"), "--state-dir", str(tmp_path / "a-file")]) == 2
+    assert capsys.readouterr().err == (
+        f"tcecd: error: --state-dir: {str(tmp_path / 'a-file')!r} is not a directory\n"
+    )
+
+
+def test_play_refuses_a_managed_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code = main(["play", "ab-d1", "ab-d2", "--tc", "1+0.1", "--pgn", str(tmp_path / "x.pgn"),
+                 "--option", "MultiPV=4"])  # fmt: skip
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "tcecd: error: --option: 'MultiPV' is set by tcecd's engine layer (python-chess) for "
+        "every search and cannot be configured; remove it\n"
     )
