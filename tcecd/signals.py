@@ -11,6 +11,7 @@ just arrived (docs/running.md, "Signals"). Kept tiny and import-free on purpose.
 from __future__ import annotations
 
 import signal
+import threading
 from types import FrameType
 
 #: The signals the daemon handles (first: stop; second: abort).
@@ -25,8 +26,11 @@ def _record(signum: int, frame: FrameType | None) -> None:
 
 
 def defer() -> dict[int, object]:
-    """Record SIGINT/SIGTERM from now on instead of dying; returns the previous handlers."""
+    """Record SIGINT/SIGTERM from now on instead of dying; returns the previous handlers
+    (none when called outside the main thread, where Python cannot set handlers)."""
     global _deferring
+    if threading.current_thread() is not threading.main_thread():
+        return {}
     _deferring = True
     return {int(sig): signal.signal(sig, _record) for sig in STOP_SIGNALS}
 
@@ -34,7 +38,7 @@ def defer() -> dict[int, object]:
 def resume_deferring() -> None:
     """Record again after the event loop removed its handlers (until the process exits),
     when :func:`defer` was called in this process."""
-    if _deferring:
+    if _deferring and threading.current_thread() is threading.main_thread():
         for sig in STOP_SIGNALS:
             signal.signal(sig, _record)
 

@@ -26,6 +26,7 @@ from pydantic import (
     AfterValidator,
     ConfigDict,
     Field,
+    StrictFloat,
     StrictInt,
     ValidationInfo,
     field_validator,
@@ -455,7 +456,7 @@ class ShutdownConfig(_Section):
     on_signal: Literal["finish-game", "abort"] = "finish-game"
     """First SIGTERM/SIGINT: let running games finish, or abort them (replayed on resume). A second
     signal always aborts."""
-    grace_s: Annotated[float, Field(gt=0, le=MAX_TIME_MS // 1000)] | None = None
+    grace_s: Annotated[StrictFloat, Field(gt=0, le=MAX_TIME_MS // 1000)] | None = None
     """finish-game: if the running games have not finished this many seconds after the first
     signal, abort them as a second signal would (null: wait for them however long they take)."""
 

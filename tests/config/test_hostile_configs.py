@@ -90,6 +90,11 @@ ROWS = [
         id="concurrency-false",
     ),
     pytest.param(
+        {"shutdown": {"grace_s": True}},
+        "shutdown.grace_s: expected a number, got True",
+        id="grace-true",
+    ),
+    pytest.param(
         # The docs: an engine name has 1-64 characters; a ref override is no exception.
         {"engines": ["ab-d1", {"ref": "ab-d2", "name": NAME_65}]},
         f"engines[1].name: string should have at most 64 characters, got {NAME_65!r}",
