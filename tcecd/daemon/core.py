@@ -414,7 +414,11 @@ class EventRunner:
                 slot = await self._produce(pairing, game)
             except StoppedBeforeStart:
                 self.log.info("game not started: stopping", game=f"{pairing.round}.{game.number}")
-                return  # not committed: later games of the round are not committed either
+                if previous is not None:
+                    # The games before this one still finish and commit, in order;
+                    # only then does "not committed" (broken) stop the later ones.
+                    await previous.wait()
+                return
             if previous is not None:
                 await previous.wait()
             if not broken[0]:
