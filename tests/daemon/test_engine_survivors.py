@@ -142,3 +142,37 @@ def _members(pgid: int) -> list[int]:
     from tcecd.runner.process import group_members
 
     return group_members(pgid)
+
+
+def test_an_engine_dies_with_its_parent() -> None:
+    """``with_parent_death_signal``: the kernel kills the engine when the process that
+    started it dies, even an engine that ignores the end of its input."""
+    script = (
+        "import subprocess, sys, time\n"
+        "from tcecd.runner.reaper import with_parent_death_signal\n"
+        "argv = with_parent_death_signal([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "child = subprocess.Popen(argv, start_new_session=True)\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
+    assert _wait_for(lambda: start_time(pid) is not None, 5.0)
+    parent.kill()
+    parent.wait(timeout=10)
+    try:
+        assert _wait_for(lambda: not _alive(pid), 5.0)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
