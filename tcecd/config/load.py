@@ -305,8 +305,10 @@ def _minimal_engine(name: str, command: tuple[str, ...], ref: str) -> EngineConf
         return EngineConfig(name=name, command=command)
     except ValidationError as exc:
         detail = from_validation_error(exc, f"engine {ref!r}", model=EngineConfig)
-        raise EngineRefError(f"{detail} (the name comes from the program's file name; "
-                             "write a definition with a shorter 'name')") from None
+        raise EngineRefError(
+            f"{detail} (the name comes from the program's file name; "
+            "write a definition with a shorter 'name')"
+        ) from None
 
 
 def search_path(search_dirs: Sequence[Path] = ()) -> tuple[Path, ...]:

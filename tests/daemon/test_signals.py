@@ -121,6 +121,4 @@ def test_grace_period_bounds_a_finish_game_drain(tmp_path: Path) -> None:
     # The slow engine's game was aborted, not recorded: it is replayed on resume. (Had
     # the drain waited, the 30 s move would have come, within its 60 s clock, and the
     # game would have finished.)
-    assert all(
-        "slow" not in line or '"game finished"' not in line for line in err.splitlines()
-    )
+    assert all("slow" not in line or '"game finished"' not in line for line in err.splitlines())

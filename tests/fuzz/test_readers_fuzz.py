@@ -73,9 +73,12 @@ _SCALARS = st.one_of(
 )
 _DOCS = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from([*BASE_EVENT, "name", "tc", "rounds", "x"]), inner,
-                      max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from([*BASE_EVENT, "name", "tc", "rounds", "x"]), inner, max_size=4
+        )
+    ),
     max_leaves=12,
 )
 
@@ -111,21 +114,31 @@ def test_config_reader_never_raises(
 _STATE = json.dumps(
     {
         "system": "tcec-swiss",
-        "players": [{"id": f"P{i}", "name": f"P{i}", "seed": i, "rating": 3000 + i}
-                    for i in range(1, 6)],
+        "players": [
+            {"id": f"P{i}", "name": f"P{i}", "seed": i, "rating": 3000 + i} for i in range(1, 6)
+        ],
         "rounds": [
-            {"round": 1, "bye": "P5", "removed_history_rounds": [],
-             "games": [{"white": "P1", "black": "P3", "result": "1-0"},
-                       {"white": "P4", "black": "P2", "result": "1/2-1/2"}]},
+            {
+                "round": 1,
+                "bye": "P5",
+                "removed_history_rounds": [],
+                "games": [
+                    {"white": "P1", "black": "P3", "result": "1-0"},
+                    {"white": "P4", "black": "P2", "result": "1/2-1/2"},
+                ],
+            },
         ],
     },
     indent=1,
 )
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(["players", "rounds", "id", "seed", "games", "x"]), inner,
-                      max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["players", "rounds", "id", "seed", "games", "x"]), inner, max_size=4
+        )
+    ),
     max_leaves=12,
 )
 
