@@ -30,6 +30,7 @@ import secrets
 import shutil
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -83,6 +84,7 @@ class EngineGroups:
 
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / FILE_NAME
+        self._lock = threading.Lock()
         self.boot = _boot_id()
         self.token = ""
         #: pgid -> leader start time, for groups started on this boot (a record from
@@ -104,16 +106,19 @@ class EngineGroups:
         return {ENV_MARK: self.token}
 
     def started(self, pid: int) -> None:
-        """Record the group of an engine just spawned (its pid is its pgid)."""
+        """Record the group of an engine just spawned (its pid is its pgid).
+        Thread-safe: sessions call it off the event loop (it writes a file)."""
         begun = start_time(pid)
         if begun is not None:
-            self.groups[pid] = begun
-            self._save()
+            with self._lock:
+                self.groups[pid] = begun
+                self._save()
 
     def ended(self, pid: int) -> None:
-        """Forget a group that was seen gone."""
-        if self.groups.pop(pid, None) is not None:
-            self._save()
+        """Forget a group that was seen gone (thread-safe, as :meth:`started`)."""
+        with self._lock:
+            if self.groups.pop(pid, None) is not None:
+                self._save()
 
     def survivors(self) -> list[int]:
         """Pids of processes that are this event's engines or their helpers."""
@@ -143,9 +148,10 @@ class EngineGroups:
                 break
             time.sleep(0.01)
             pending = [pid for pid in pending if _running(pid)]
-        if self.groups:
-            self.groups = {}
-            self._save()
+        with self._lock:
+            if self.groups:
+                self.groups = {}
+                self._save()
         return killed
 
     def _save(self) -> None:

@@ -342,9 +342,9 @@ class EngineSession:
             raise self._fault(FaultKind.STARTUP, detail) from None
         self._transport, self._protocol = transport, protocol
         self.pid = transport.get_pid()
-        if self.groups is not None:
-            self.groups.started(self.pid)
         try:
+            if self.groups is not None:
+                await asyncio.to_thread(self.groups.started, self.pid)
             async with asyncio.timeout(self.startup_timeout_s):
                 await _uncancellable(self._handshake(protocol))
         except TimeoutError:
@@ -415,7 +415,7 @@ class EngineSession:
             if not await asyncio.shield(wait_group_gone(self.pid, REAP_TIMEOUT_S)):
                 LOG.warning("engine %s: process group %s survives SIGKILL", self.name, self.pid)
             elif self.groups is not None:
-                self.groups.ended(self.pid)
+                await asyncio.shield(asyncio.to_thread(self.groups.ended, self.pid))
 
     # -- games -----------------------------------------------------------
 
