@@ -39,7 +39,7 @@ from tcecd.daemon.book import EventBook, FaultTuple, default_fingerprint, gid_ke
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.live import LiveGame
 from tcecd.daemon.outputs import EventSink, FileWriter, NullPublisher, json_text
-from tcecd.daemon.play import StoppedBeforeStart
+from tcecd.daemon.play import StartTurn, StoppedBeforeStart
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, PlayerId
 from tcecd.errors import EngineError, StateError, TcecdError
@@ -380,6 +380,7 @@ class EventRunner:
         broken: list[bool],
     ) -> None:
         previous: asyncio.Event | None = None
+        turn: StartTurn | None = None
         async with asyncio.TaskGroup() as tg:
             for game in todo:
                 if self.stop_requested():
@@ -389,8 +390,9 @@ class EventRunner:
                     sem.release()
                     break
                 mine = asyncio.Event()
+                turn = StartTurn(turn)
                 task = tg.create_task(
-                    self._slot(pairing, game, previous, mine, sem, broken),
+                    self._slot(pairing, game, previous, mine, sem, broken, turn),
                     name=f"game-{pairing.round}.{game.number}",
                 )
                 self._game_tasks.add(task)
@@ -405,13 +407,14 @@ class EventRunner:
         mine: asyncio.Event,
         sem: asyncio.Semaphore,
         broken: list[bool],
+        turn: StartTurn | None = None,
     ) -> None:
         committed = False
         # This task's own context: every log line of the game says which game.
         structlog.contextvars.bind_contextvars(game=f"{pairing.round}.{game.number}")
         try:
             try:
-                slot = await self._produce(pairing, game)
+                slot = await self._produce(pairing, game, turn)
             except StoppedBeforeStart:
                 self.log.info("game not started: stopping", game=f"{pairing.round}.{game.number}")
                 if previous is not None:
@@ -425,6 +428,8 @@ class EventRunner:
                 await self._commit(pairing, slot)
                 committed = True
         finally:
+            if turn is not None:
+                turn.decided()
             if not committed:
                 broken[0] = True
             mine.set()
@@ -432,8 +437,11 @@ class EventRunner:
 
     # -- one game ----------------------------------------------------------------------
 
-    async def _produce(self, pairing: RoundPairing, game: ScheduledGame) -> _Slot:
-        """Play the game (replaying it after faults when so configured) or forfeit it."""
+    async def _produce(
+        self, pairing: RoundPairing, game: ScheduledGame, turn: StartTurn | None = None
+    ) -> _Slot:
+        """Play the game (replaying it after faults when so configured) or forfeit it;
+        ``turn`` keeps the starts in playing order (:class:`~tcecd.daemon.play.StartTurn`)."""
         from tcecd.daemon.play import play_one
 
         gid = GameId(pairing.round, game.number)
@@ -448,9 +456,11 @@ class EventRunner:
                 raise EngineError(f"game {gid}: replayed {attempts - 1} times without end")
             disq = self.book.disqualified
             if game.white in disq or game.black in disq:
+                if turn is not None:
+                    turn.decided()  # a forfeit never starts: the next game need not wait
                 return _Slot(game, self.book.forfeit(pairing, game), played=False)
             opening = self.book.opening_for(pairing, game)
-            record, faults, replay = await play_one(self, gid, game, opening)
+            record, faults, replay = await play_one(self, gid, game, opening, turn)
             if not replay:
                 assert record is not None
                 return _Slot(game, record, played=True, faults=faults)

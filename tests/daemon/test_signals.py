@@ -5,6 +5,7 @@ a finish-game drain waits. Real ``tcecd run`` subprocesses, JSON log lines on st
 from __future__ import annotations
 
 import json
+import select
 import signal
 import subprocess
 import time
@@ -61,18 +62,78 @@ def test_sigterm_just_after_round_paired_starts_no_game(tmp_path: Path) -> None:
     assert len(_games(tmp_path / "state")) == 6
 
 
-@pytest.mark.parametrize("delay_s", [0.3, 0.5])
-def test_signal_during_start_up_exits_0(tmp_path: Path, delay_s: float) -> None:
-    """A SIGTERM while Python still imports tcecd (before the daemon's handlers exist)
-    stops the event before its first game: exit 0, as documented, not -15."""
+def test_games_start_in_playing_order_so_a_stop_leaves_no_later_game_running(
+    tmp_path: Path,
+) -> None:
+    """Game 1.1's engine takes 5 s to start, game 1.2's are ready at once (concurrency 2).
+    A SIGTERM 2 s after the pairing finds 1.1 not started: 1.2 must not start either
+    (it could never be recorded: results commit in playing order). Before, 1.2 started
+    and was played to its end, then thrown away."""
+    from tcecd.pairing.base import Player
+    from tcecd.pairing.tcec_swiss import TcecSwiss
+
+    names = ["e1", "e2", "e3", "e4"]
+    first = TcecSwiss().pair([Player(n, n, i) for i, n in enumerate(names, 1)], [], double=False)
+    late = {first.games[0].white}  # one engine of game 1.1 (its seed order is the config's)
+    engines = tuple(
+        f"{{name: {n}, command: ['{{python}}', '{ROOT}/engines/broken.py', '--mode', "
+        "'slowstart', '--delay-ms', '5000']}"
+        if n in late
+        else f"{{ref: ab-d1, name: {n}}}"
+        for n in names
+    )
+    cfg = write_config(tmp_path, engines=engines, concurrency=2)
+    proc = _popen(cfg)
+    assert proc.stderr is not None
+    before: list[str] = []
+    for line in proc.stderr:
+        before.append(line)
+        if '"round paired"' in line:
+            # 1.2's engines are up well before 1.1's (5 s); under load give them 2 s.
+            time.sleep(2)
+            proc.send_signal(signal.SIGTERM)
+            break
+    _, rest = proc.communicate(timeout=60)
+    err = "".join(before) + rest
+    assert proc.returncode == 0, err[-2000:]
+    messages = _messages(err)
+    assert "game started" not in messages, err[-3000:]
+    assert _games(tmp_path / "state") == []
+
+
+def _catches(pid: int, sig: signal.Signals) -> bool:
+    """True when ``pid`` has a handler for ``sig`` (``SigCgt`` in /proc/PID/status)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = int(next(ln for ln in status.splitlines() if ln.startswith("SigCgt:")).split()[1], 16)
+    return bool(mask & (1 << (sig - 1)))
+
+
+def test_signal_during_start_up_exits_0(tmp_path: Path) -> None:
+    """A SIGTERM while tcecd is still starting up (importing, loading the config, before
+    the daemon's own handlers exist) stops the event before its first game: exit 0, as
+    documented, not -15. The signal is sent the moment the process catches SIGTERM at
+    all, and the test checks that this is during start-up: nothing logged yet. (Before,
+    SIGTERM was caught only once the event loop ran, after "new event" was logged, and a
+    signal in the first ~0.4 s killed the process.)"""
     cfg = write_config(tmp_path)
     proc = _popen(cfg)
-    time.sleep(delay_s)
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 30
+    while not _catches(proc.pid, signal.SIGTERM) and time.monotonic() < deadline:
+        assert proc.poll() is None
+        time.sleep(0.001)
+    logged, _, _ = select.select([proc.stderr], [], [], 0)
+    assert not logged, "SIGTERM was only caught once the event was running"
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err[-2000:]
     assert "Traceback" not in err
-    assert "game started" not in _messages(err)
+    messages = _messages(err)
+    assert "signal received: stopping after the current game" in messages
+    assert "game started" not in messages
 
 
 @pytest.mark.slow
