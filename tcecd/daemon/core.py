@@ -108,6 +108,8 @@ class EventRunner:
         self.files = FileWriter()
         #: Set by the first signal: start no new game.
         self.stopping = False
+        #: The start turn of each game being played (games start in playing order).
+        self._turns: dict[GameId, StartTurn] = {}
         self._game_tasks: set[asyncio.Task[None]] = set()
         self._live_owner: GameId | None = None
         self._live: dict[GameId, LiveGame] = {}
@@ -460,7 +462,12 @@ class EventRunner:
                     turn.decided()  # a forfeit never starts: the next game need not wait
                 return _Slot(game, self.book.forfeit(pairing, game), played=False)
             opening = self.book.opening_for(pairing, game)
-            record, faults, replay = await play_one(self, gid, game, opening, turn)
+            if turn is not None:
+                self._turns[gid] = turn
+            try:
+                record, faults, replay = await play_one(self, gid, game, opening)
+            finally:
+                self._turns.pop(gid, None)
             if not replay:
                 assert record is not None
                 return _Slot(game, record, played=True, faults=faults)
@@ -585,6 +592,10 @@ class EventRunner:
             self.crash.hit(f"mid-game:{gid}:ply={move.ply}")
 
     # -- shutdown -----------------------------------------------------------------------
+
+    def start_turn(self, gid: GameId) -> StartTurn | None:
+        """The :class:`~tcecd.daemon.play.StartTurn` of game ``gid`` (None: start at once)."""
+        return self._turns.get(gid)
 
     def stop_requested(self) -> bool:
         """True once a signal asked the daemon to stop (a method, so that type

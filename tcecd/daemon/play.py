@@ -101,21 +101,18 @@ def _abandoned(runner: EventRunner, gid: GameId, game: ScheduledGame, opening: O
 
 
 async def play_one(
-    runner: EventRunner,
-    gid: GameId,
-    game: ScheduledGame,
-    opening: Opening,
-    turn: StartTurn | None = None,
+    runner: EventRunner, gid: GameId, game: ScheduledGame, opening: Opening
 ) -> tuple[GameRecord | None, tuple[FaultTuple, ...], bool]:
     """Play ``game`` once. Returns (record, faults, replay): ``replay`` True
-    means the game must be played again (record None then). With ``turn``, the
-    game starts only after the one before it (:class:`StartTurn`)."""
+    means the game must be played again (record None then). The game starts
+    only after the one before it (``runner.start_turn(gid)``, :class:`StartTurn`)."""
     from tcecd.daemon.book import utc_now
     from tcecd.runner.game import GameSetup, play_game
     from tcecd.runner.session import EngineFault, SessionPool
 
     s = runner.s
     pool: SessionPool = runner.pool
+    turn = runner.start_turn(gid)
     start = utc_now()
     sessions: dict[Color, EngineSession] = {}
     try:
