@@ -36,6 +36,7 @@ def _games(state: Path) -> list[str]:
     return pgn_rounds(pgn.read_text(encoding="utf-8")) if pgn.exists() else []
 
 
+@pytest.mark.slow
 def test_sigterm_just_after_round_paired_starts_no_game(tmp_path: Path) -> None:
     """The round is paired, its games' engines are starting: none of them starts."""
     cfg = write_config(tmp_path, concurrency=2)
@@ -62,6 +63,7 @@ def test_sigterm_just_after_round_paired_starts_no_game(tmp_path: Path) -> None:
     assert len(_games(tmp_path / "state")) == 6
 
 
+@pytest.mark.slow
 def test_games_start_in_playing_order_so_a_stop_leaves_no_later_game_running(
     tmp_path: Path,
 ) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import pytest
 
 from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
@@ -56,6 +57,7 @@ async def test_null_move_against_stockfish_is_an_illegal_move_of_its_sender(
     assert all(m.uci != "0000" for m in record.moves)
 
 
+@pytest.mark.slow
 def test_play_goes_on_after_a_null_move(tmp_path: Path) -> None:
     """``tcecd play``: both games are lost by the null-move engine; the match ends, exit 0."""
     pgn = tmp_path / "m.pgn"
