@@ -46,6 +46,7 @@ from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.ledger import check_new_event, check_resumed_event
 from tcecd.daemon.live import LiveGame
 from tcecd.daemon.outputs import EventSink, FileWriter, NullPublisher, json_text
+from tcecd.daemon.play import StartTurn, StoppedBeforeStart
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, PlayerId
 from tcecd.errors import EngineError, StateError, TcecdError
@@ -116,6 +117,8 @@ class EventRunner:
         self.files = FileWriter()
         #: Set by the first signal: start no new game.
         self.stopping = False
+        #: The start turn of each game being played (games start in playing order).
+        self._turns: dict[GameId, StartTurn] = {}
         self._game_tasks: set[asyncio.Task[None]] = set()
         self._live_owner: GameId | None = None
         self._live: dict[GameId, LiveGame] = {}
@@ -125,6 +128,8 @@ class EventRunner:
         self.final_standings: tuple[Standing, ...] = ()
         #: Engine sessions (keep-alive engines stay here between games).
         self.pool: Any = None
+        #: The record of engine process groups in the state directory (tcecd.runner.reaper).
+        self.engine_groups: Any = None
 
     # The bookkeeping, under the names the rest of the daemon (and its tests) use.
 
@@ -181,6 +186,13 @@ class EventRunner:
         # below (and the damaged-store checks of EventStore) have passed.
         store = EventStore(s.state_dir)
         self.store = store
+        # Under the state directory's lock: engines an earlier run left behind die now.
+        from tcecd.runner.reaper import EngineGroups
+
+        self.engine_groups = EngineGroups(s.state_dir)
+        killed = self.engine_groups.reap()
+        if killed:
+            self.log.warning("engine processes of an earlier run killed", pids=killed)
         fingerprint = s.fingerprint or default_fingerprint(s)
         if store.initialised:
             stored = store.fingerprint() or {}
@@ -209,7 +221,7 @@ class EventRunner:
             self.book.load(store)
         from tcecd.runner.session import SessionPool
 
-        self.pool = SessionPool()
+        self.pool = SessionPool(groups=self.engine_groups)
         if s.tablebase_path is not None:
             from tcecd.game.tablebase import open_probe
 
@@ -238,6 +250,11 @@ class EventRunner:
         """Kill and reap every engine still kept alive."""
         if self.pool is not None:
             await self.pool.aclose()
+        if self.engine_groups is not None:
+            # Helpers that escaped their engine's process group carry its mark.
+            killed = await asyncio.to_thread(self.engine_groups.reap)
+            if killed:
+                self.log.warning("stray engine processes killed", pids=killed)
 
     def close(self) -> None:
         if self._close_probe is not None:
@@ -467,6 +484,7 @@ class EventRunner:
         broken: list[bool],
     ) -> None:
         previous: asyncio.Event | None = None
+        turn: StartTurn | None = None
         async with asyncio.TaskGroup() as tg:
             for game in todo:
                 if self.stop_requested():
@@ -476,8 +494,9 @@ class EventRunner:
                     sem.release()
                     break
                 mine = asyncio.Event()
+                turn = StartTurn(turn)
                 task = tg.create_task(
-                    self._slot(pairing, game, previous, mine, sem, broken),
+                    self._slot(pairing, game, previous, mine, sem, broken, turn),
                     name=f"game-{pairing.round}.{game.number}",
                 )
                 self._game_tasks.add(task)
@@ -492,18 +511,29 @@ class EventRunner:
         mine: asyncio.Event,
         sem: asyncio.Semaphore,
         broken: list[bool],
+        turn: StartTurn | None = None,
     ) -> None:
         committed = False
         # This task's own context: every log line of the game says which game.
         structlog.contextvars.bind_contextvars(game=f"{pairing.round}.{game.number}")
         try:
-            slot = await self._produce(pairing, game)
+            try:
+                slot = await self._produce(pairing, game, turn)
+            except StoppedBeforeStart:
+                self.log.info("game not started: stopping", game=f"{pairing.round}.{game.number}")
+                if previous is not None:
+                    # The games before this one still finish and commit, in order;
+                    # only then does "not committed" (broken) stop the later ones.
+                    await previous.wait()
+                return
             if previous is not None:
                 await previous.wait()
             if not broken[0]:
                 await self._commit(pairing, slot)
                 committed = True
         finally:
+            if turn is not None:
+                turn.decided()
             if not committed:
                 broken[0] = True
             mine.set()
@@ -511,13 +541,18 @@ class EventRunner:
 
     # -- one game ----------------------------------------------------------------------
 
-    async def _produce(self, pairing: RoundPairing, game: ScheduledGame) -> _Slot:
-        """Play the game (replaying it after faults when so configured) or forfeit it."""
+    async def _produce(
+        self, pairing: RoundPairing, game: ScheduledGame, turn: StartTurn | None = None
+    ) -> _Slot:
+        """Play the game (replaying it after faults when so configured) or forfeit it;
+        ``turn`` keeps the starts in playing order (:class:`~tcecd.daemon.play.StartTurn`)."""
         from tcecd.daemon.play import play_one
 
         gid = GameId(pairing.round, game.number)
         attempts = 0
         while True:
+            if self.stop_requested():
+                raise StoppedBeforeStart(str(gid))
             attempts += 1
             if attempts > 2 * self.s.strikes_max + 2:
                 # Every replay costs a strike, so this only happens when the runner
@@ -525,9 +560,16 @@ class EventRunner:
                 raise EngineError(f"game {gid}: replayed {attempts - 1} times without end")
             disq = self.book.disqualified
             if game.white in disq or game.black in disq:
+                if turn is not None:
+                    turn.decided()  # a forfeit never starts: the next game need not wait
                 return _Slot(game, self.book.forfeit(pairing, game), played=False)
             opening = self.book.opening_for(pairing, game)
-            record, faults, replay = await play_one(self, gid, game, opening)
+            if turn is not None:
+                self._turns[gid] = turn
+            try:
+                record, faults, replay = await play_one(self, gid, game, opening)
+            finally:
+                self._turns.pop(gid, None)
             if not replay:
                 assert record is not None
                 return _Slot(game, record, played=True, faults=faults)
@@ -656,6 +698,10 @@ class EventRunner:
             self.crash.hit(f"mid-game:{gid}:ply={move.ply}")
 
     # -- shutdown -----------------------------------------------------------------------
+
+    def start_turn(self, gid: GameId) -> StartTurn | None:
+        """The :class:`~tcecd.daemon.play.StartTurn` of game ``gid`` (None: start at once)."""
+        return self._turns.get(gid)
 
     def stop_requested(self) -> bool:
         """True once a signal asked the daemon to stop (a method, so that type

@@ -10,6 +10,7 @@ engine is disqualified after ``strikes.max`` attempts and the game forfeited).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 from typing import TYPE_CHECKING
@@ -25,6 +26,31 @@ if TYPE_CHECKING:
     from tcecd.daemon.book import FaultTuple
     from tcecd.daemon.core import EventRunner
     from tcecd.runner.session import EngineSession
+
+
+class StoppedBeforeStart(Exception):
+    """A stop was requested before the game started (its engines were still
+    starting): the game is not played now and not recorded; it is played on resume."""
+
+
+class StartTurn:
+    """Games of a round start in playing order, also when several run at once: a
+    game whose engines are ready waits until the game before it has started (or
+    will not start), then decides; so a stop signal never leaves a later game
+    running while an earlier one was never started (results commit in order)."""
+
+    def __init__(self, before: StartTurn | None) -> None:
+        self._before = before
+        self._decided = asyncio.Event()
+
+    async def wait(self) -> None:
+        """Until the game before this one has started or will not start."""
+        if self._before is not None:
+            await self._before._decided.wait()
+
+    def decided(self) -> None:
+        """This game started, or will not start (idempotent)."""
+        self._decided.set()
 
 
 def _headers(runner: EventRunner, gid: GameId, game: ScheduledGame, opening: Opening,
@@ -78,13 +104,15 @@ async def play_one(
     runner: EventRunner, gid: GameId, game: ScheduledGame, opening: Opening
 ) -> tuple[GameRecord | None, tuple[FaultTuple, ...], bool]:
     """Play ``game`` once. Returns (record, faults, replay): ``replay`` True
-    means the game must be played again (record None then)."""
+    means the game must be played again (record None then). The game starts
+    only after the one before it (``runner.start_turn(gid)``, :class:`StartTurn`)."""
     from tcecd.daemon.book import utc_now
     from tcecd.runner.game import GameSetup, play_game
     from tcecd.runner.session import EngineFault, SessionPool
 
     s = runner.s
     pool: SessionPool = runner.pool
+    turn = runner.start_turn(gid)
     start = utc_now()
     sessions: dict[Color, EngineSession] = {}
     try:
@@ -99,6 +127,12 @@ async def play_one(
                 record = _abandoned(runner, gid, game, opening, color,
                                     f"{side} fails to start: {fault.detail}", start)  # fmt: skip
                 return record, faults, False
+        if turn is not None:
+            await turn.wait()
+        if runner.stop_requested():
+            # A signal came while the engines were starting: the game has not
+            # started (no GameStarted yet), so none starts (docs/running.md, Signals).
+            raise StoppedBeforeStart(str(gid))
         white, black = sessions[Color.WHITE], sessions[Color.BLACK]
         live = LiveGame(
             _headers(runner, gid, game, opening, start), opening, white.options, black.options
@@ -117,6 +151,8 @@ async def play_one(
             ),
             live,
         )
+        if turn is not None:
+            turn.decided()
 
         def on_move(move: MoveRecord, white_ms: int | None, black_ms: int | None) -> None:
             runner.move_played(gid, move, white_ms, black_ms)
@@ -152,6 +188,8 @@ async def play_one(
         sessions.clear()
         raise
     finally:
+        if turn is not None:
+            turn.decided()  # a start-up fault, a stop, an error: the next game may decide
         for session in sessions.values():
             with contextlib.suppress(Exception):
                 await pool.release(session)

@@ -62,6 +62,8 @@ class RunSettings:
     #: the pairing system's registry name (tcecd.pairing.registry) and its solver limit
     system: str = "tcec-swiss"
     time_limit_s: float = 10.0
+    #: finish-game: abort the running games this long after the first signal (None: wait).
+    shutdown_grace_s: float | None = None
     fingerprint: dict[str, object] = field(default_factory=dict)
 
 
@@ -110,5 +112,6 @@ def from_config(config: EventConfig) -> RunSettings:
         log_level=config.logging.level,
         log_format=config.logging.format,
         on_signal=config.shutdown.on_signal,
+        shutdown_grace_s=config.shutdown.grace_s,
         fingerprint=dict(config_fingerprint(config)),
     )
