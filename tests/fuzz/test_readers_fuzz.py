@@ -1,5 +1,5 @@
 """Fuzzing the readers of hostile input through the CLI: the event config (``validate``),
-the JSON event state (``tcecd pair``) and the event PGN (``tcecd replay``).
+the JSON event state and the TRF file (``tcecd pair``) and the event PGN (``tcecd replay``).
 
 Inputs are hypothesis-generated: a good file with random edits (characters deleted,
 inserted or replaced, lines duplicated or dropped), and documents built from scratch.
@@ -9,8 +9,7 @@ deviations, or 2 with one ``tcecd: error:`` line) and never lets an exception es
 a test failure. Time is bounded by hypothesis's per-example deadline; memory and stack
 by the limits tested in tests/config/test_hostile_configs.py.
 
-The TRF reader (branch ``trf``) gets its own test here when it lands: see
-``test_trf_reader_never_raises`` below.
+The TRF-2016 reader (``tcecd pair EVENT.trf``) is fuzzed the same way.
 """
 
 from __future__ import annotations
@@ -182,8 +181,23 @@ def test_pgn_reader_never_raises(tmp_path: Path, capsys: pytest.CaptureFixture[s
 # -- the TRF reader ---------------------------------------------------------------------------
 
 
-@pytest.mark.skip(reason="the TRF reader is written on branch 'trf'; the integrator adds it")
-def test_trf_reader_never_raises() -> None:
-    """Placeholder for the integrator: fuzz the TRF reader the same way (a good TRF file
-    from the trf branch's fixtures through ``mutated``, the reader's CLI entry point,
-    ``_one_line_or_ok``)."""
+def test_trf_reader_never_raises(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The TRF-2016 reader (``tcecd pair EVENT.trf`` and ``--check``): a TRF written by
+    ``tcecd simulate --trf`` (7 players, 3 rounds, a BYE each round) with random edits.
+    TCEC Swiss pairs it, so the test exercises the reader, not one system's rules."""
+    good = tmp_path / "good.trf"
+    assert main(["simulate", "--players", "7", "--rounds", "3", "--trf", str(good)]) == 0
+    capsys.readouterr()
+    base = good.read_text(encoding="utf-8")
+    path = tmp_path / "event.trf"
+
+    @FUZZ
+    @given(mutated(base), st.booleans())
+    def check(text: str, check_mode: bool) -> None:
+        path.write_text(text, encoding="utf-8")
+        args = ["pair", "--system", "tcec-swiss", str(path)]
+        code = main([*args, "--check"] if check_mode else args)
+        # 1: --check found a round the rules pair differently (a verdict).
+        _one_line_or_ok(code, capsys.readouterr().err, codes=(0, 1, 2))
+
+    check()
