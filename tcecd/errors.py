@@ -40,5 +40,11 @@ class StateError(TcecdError):
     """The event state on disk is corrupt or contradicts the config."""
 
 
+class TrfError(TcecdError):
+    """A FIDE Tournament Report File (TRF-2016) is malformed or inconsistent
+    (the message names the file, the line and the field), or an event cannot
+    be written as one."""
+
+
 class BusError(TcecdError):
     """The MQTT configuration is invalid (a broker being down is not an error)."""

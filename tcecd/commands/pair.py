@@ -1,45 +1,167 @@
-"""``tcecd pair STATE.json``: print the next round of an event, for an arbiter.
+"""``tcecd pair``: pair the next round of an event, or check its rounds, for an arbiter.
 
-Reads an event so far in the ``tcecd simulate --json`` format (players and the
-finished rounds with results; see :mod:`tcecd.pairing.state_json`), pairs the
-next round with the TCEC Swiss rules and prints it as one JSON round object:
-``{"round", "bye", "removed_history_rounds", "games": [{"white", "black"}...],
-"pairs": [{"first", "second"}...]}``, games in playing order. Bad input is one
-error line naming the JSON path, exit code 2.
+    tcecd pair [--system NAME] [--check] [-p FILE] EVENT.trf|STATE.json
+
+The input is a FIDE Tournament Report File (TRF-2016, as JaVaFo and
+bbpPairings read it; :mod:`tcecd.trf`) or an event document in the
+``tcecd simulate --json`` format (:mod:`tcecd.pairing.state_json`). Which one
+is decided by the content, not the file name: text whose first non-blank
+character is ``{`` is JSON, anything else TRF. The system (``--system``, any
+registered name) defaults to ``dutch-2017`` for a TRF and to the document's
+``"system"`` (else ``tcec-swiss``) for JSON.
+
+Output: for a TRF, the next round exactly as JaVaFo's ``-p`` prints it (the
+number of lines that follow, then ``white black`` pairing numbers per board,
+the pairing-allocated bye as ``N 0``); for JSON, one JSON round object
+(``{"round", "bye", "removed_history_rounds", "games", "pairs"}``). ``-p FILE``
+writes it to FILE instead of stdout.
+
+``--check`` re-pairs every finished round from the rounds before it and lists
+each round the rules pair differently (JaVaFo's and bbpPairings' checker);
+exit code 1 when any differs, 0 when all agree. Bad input is one error line
+naming the file and the line or JSON path, exit code 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 
 from tcecd.errors import PairingError
+from tcecd.pairing.base import Player, RoundContext, RoundRecord
 
-HELP = "print the next round's pairing for an event state (JSON)"
+HELP = "pair the next round of an event (TRF-2016 or JSON), or --check its rounds"
+
+#: The system for a TRF when --system is not given (TRF is FIDE's format).
+TRF_DEFAULT_SYSTEM = "dutch-2017"
+#: The system for a JSON document that names none.
+JSON_DEFAULT_SYSTEM = "tcec-swiss"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from tcecd.pairing.registry import NAMES
+
     parser.add_argument(
-        "state", metavar="STATE.json", help="event so far (tcecd simulate --json format; - = stdin)"
+        "event",
+        metavar="EVENT.trf|STATE.json",
+        help="the event so far: a TRF-2016 file or a tcecd simulate --json document (- = stdin)",
+    )
+    parser.add_argument(
+        "--system",
+        choices=NAMES,
+        metavar="NAME",
+        help=f"pairing system ({', '.join(NAMES)}); default: {TRF_DEFAULT_SYSTEM} for a TRF, "
+        f"the document's system (else {JSON_DEFAULT_SYSTEM}) for JSON",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="re-pair every finished round and list those the rules pair differently; "
+        "exit 1 if any",
+    )
+    parser.add_argument(
+        "-p",
+        "-o",
+        "--output",
+        dest="output",
+        metavar="FILE",
+        help="write the pairing to FILE instead of stdout (as JaVaFo's -p FILE)",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    is_trf: bool
+    system: str
+    players: tuple[Player, ...]
+    double: bool
+    rounds: tuple[RoundRecord, ...]
+    context: RoundContext
+
+
+def _read_text(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise PairingError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        if data.lstrip().startswith(b"{"):
+            raise PairingError(f"{path}: not UTF-8 text") from None
+        # TRF files from older tournament managers are often Latin-1.
+        return data.decode("latin-1")
+
+
+def _load(path: str, system: str | None) -> _Event:
+    text = _read_text(path)
+    if text.lstrip().startswith("{"):
+        from tcecd.pairing.state_json import load_event_state
+
+        state = load_event_state(text, path)
+        return _Event(
+            False,
+            system or state.system or JSON_DEFAULT_SYSTEM,
+            state.players,
+            state.double,
+            state.rounds,
+            state.context,
+        )
+    from tcecd.trf import parse_trf
+
+    event = parse_trf(text, path)
+    return _Event(
+        True, system or TRF_DEFAULT_SYSTEM, event.players, False, event.rounds, event.context
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    from tcecd.pairing.state_json import dumps, load_event_json, round_to_json
-    from tcecd.pairing.tcec_swiss import TcecSwiss
+    from tcecd.pairing.registry import canonical_name, get_system
 
-    path: str = args.state
-    if path == "-":
-        text = sys.stdin.read()
+    event = _load(args.event, args.system)
+    try:
+        system = get_system(event.system)
+    except ImportError as exc:  # a registered system whose module is not installed
+        raise PairingError(f"pairing system {event.system!r} is not available: {exc}") from None
+    if args.check:
+        from tcecd.pairing.checker import check_rounds
+
+        found = check_rounds(
+            system, event.players, event.rounds, double=event.double, context=event.context
+        )
+        for discrepancy in found:
+            print(discrepancy)
+        name = canonical_name(event.system)
+        rounds = len(event.rounds)
+        if found:
+            print(f"FAILED: {len(found)} of {rounds} round(s) differ from the {name} pairing")
+            return 1
+        print(f"OK: all {rounds} round(s) agree with the {name} pairing")
+        return 0
+    total = event.context.total_rounds
+    if total is not None and len(event.rounds) >= total:
+        raise PairingError(
+            f"{args.event}: the event is finished: {len(event.rounds)} of {total} rounds played"
+        )
+    pairing = system.pair(event.players, event.rounds, double=event.double, context=event.context)
+    if event.is_trf:
+        from tcecd.trf import format_pairing
+
+        text = format_pairing(pairing, event.players)
     else:
+        from tcecd.pairing.state_json import dumps, round_to_json
+
+        text = dumps(round_to_json(pairing))
+    if args.output:
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text)
         except OSError as exc:
-            raise PairingError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise PairingError(f"{path}: not UTF-8 text") from None
-    players, double, rounds = load_event_json(text, path)
-    pairing = TcecSwiss().pair(players, rounds, double=double)
-    sys.stdout.write(dumps(round_to_json(pairing)))
+            raise PairingError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
     return 0

@@ -1,14 +1,16 @@
 """``tcecd replay``: rebuild, verify and re-stream a Swiss event from its PGN.
 
     tcecd replay EVENT.pgn [--config EVENT.yaml] [--double|--single]
-                 [--verify] [--crosstable] [--schedule] [--out DIR]
+                 [--verify] [--crosstable] [--schedule] [--out DIR] [--trf OUT.trf]
                  [--publish [--mqtt URL] [--speed X]]
 
 Reads the event's PGN (ours, or TCEC cutechess ``swiss-tcec`` output),
 rebuilds players, seeds, rounds, BYEs and results, prints the standings (and
 on request the crosstable and schedule), writes TCEC ``crosstable.json`` /
 ``schedule.json`` with ``--out``, and re-publishes the event over MQTT with
-``--publish``. ``--verify`` lists every deviation from the TCEC Swiss rules
+``--publish``. ``--trf`` exports the finished rounds as a FIDE TRF-2016 file
+(pairing numbers = seeds) for an arbiter to check with JaVaFo or bbpPairings.
+``--verify`` lists every deviation from the TCEC Swiss rules
 and exits 1 when there is one. See docs/replay.md.
 """
 
@@ -53,6 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--schedule", action="store_true", help="print every game too")
     parser.add_argument(
         "--out", metavar="DIR", help="write TCEC-format crosstable.json and schedule.json here"
+    )
+    parser.add_argument(
+        "--trf",
+        metavar="OUT.trf",
+        help="write the finished rounds as a TRF-2016 file (single rounds; pairing numbers = "
+        "seeds) to check with JaVaFo or bbpPairings",
     )
     parser.add_argument(
         "--publish", action="store_true", help="re-stream the event over MQTT (live schema)"
@@ -133,12 +141,41 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
         if not args.quiet:
             print(f"\nwrote {', '.join(str(p) for p in written)}", file=out)
+    if args.trf:
+        _write_trf(Path(args.trf), replayed, context.rounds)
+        if not args.quiet:
+            print(f"\nwrote {args.trf}", file=out)
     if args.publish:
         _publish(args, context, replayed)
     if args.verify:
         print(_verdict(replayed.deviations, len(replayed.games)), file=out)
         return 1 if replayed.deviations else 0
     return 0
+
+
+def _write_trf(path: Path, replayed: object, total_rounds: int | None) -> None:
+    """The finished rounds as TRF-2016; an unfinished last round is left out."""
+    from tcecd.errors import TrfError
+    from tcecd.pairing.base import RoundContext
+    from tcecd.replay.event import ReplayedEvent
+    from tcecd.trf import TrfEvent, format_trf
+
+    assert isinstance(replayed, ReplayedEvent)
+    if replayed.double:
+        raise TrfError(
+            f"--trf {path}: a TRF-2016 file holds one game per round; {replayed.path.name} "
+            "has double rounds"
+        )
+    event = TrfEvent(
+        name=replayed.event or None,
+        players=replayed.players,
+        rounds=replayed.rounds,
+        context=RoundContext(total_rounds=total_rounds),
+    )
+    try:
+        path.write_text(format_trf(event), encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--trf {path}: cannot write: {exc.strerror or exc}") from None
 
 
 def _verdict(deviations: Sequence[object], games: int) -> str:

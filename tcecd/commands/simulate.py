@@ -1,9 +1,12 @@
-"""``tcecd simulate``: play a whole simulated TCEC Swiss event.
+"""``tcecd simulate``: play a whole simulated event.
 
 Synthetic players with ratings, results from a seeded Elo model
-(:mod:`tcecd.pairing.simulation`), pairings by the real TCEC Swiss system. The
-same arguments always print the same bytes. ``--json`` prints one document in
-the format :mod:`tcecd.pairing.state_json` reads back (``tcecd pair``).
+(:mod:`tcecd.pairing.simulation`), pairings by any registered system
+(``--system``, default TCEC Swiss). The same arguments always print the same
+bytes. ``--json`` prints one document in the format
+:mod:`tcecd.pairing.state_json` reads back (``tcecd pair``); ``--trf OUT``
+also writes the event as a TRF-2016 file (with ``XXR`` and ``XXC``) that
+``tcecd pair``, JaVaFo and bbpPairings read.
 """
 
 from __future__ import annotations
@@ -13,13 +16,23 @@ import sys
 
 from tcecd.outputs.text import standings_table
 from tcecd.pairing.base import Player, RoundRecord, Standing
+from tcecd.pairing.simulation import SimulatedEvent
 
-HELP = "simulate a whole TCEC Swiss event with synthetic players"
+HELP = "simulate a whole event with synthetic players (any pairing system)"
 
 _SEEDINGS = ("group", "rating", "random", "explicit")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from tcecd.pairing.registry import NAMES
+
+    parser.add_argument(
+        "--system",
+        choices=NAMES,
+        default="tcec-swiss",
+        metavar="NAME",
+        help=f"pairing system ({', '.join(NAMES)}; default tcec-swiss)",
+    )
     parser.add_argument("--players", type=int, required=True, metavar="N", help="field size")
     parser.add_argument("--rounds", type=int, required=True, metavar="R", help="rounds to play")
     parser.add_argument(
@@ -31,8 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seeding",
         choices=_SEEDINGS,
-        default="group",
-        help="seeding procedure (default: group; explicit = generation order)",
+        default=None,
+        help="seeding procedure (default: group for tcec-swiss, rating for the others; "
+        "explicit = generation order)",
     )
     parser.add_argument(
         "--groups", type=int, metavar="G", help="number of groups for group seeding (even)"
@@ -45,12 +59,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="draw probability between equal players, 0..1 (default 0.5)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument(
+        "--trf",
+        metavar="OUT",
+        help="also write the event as a TRF-2016 file (single rounds only)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from tcecd.errors import ConfigError
     from tcecd.pairing.simulation import simulate_event
     from tcecd.pairing.state_json import dumps, event_to_json
 
+    if args.trf and args.double:
+        raise ConfigError("--trf: a TRF-2016 file holds one game per round: drop --double")
     event = simulate_event(
         args.players,
         args.rounds,
@@ -59,13 +81,40 @@ def run(args: argparse.Namespace) -> int:
         seeding=args.seeding,
         groups=args.groups,
         draw_rate=args.draw_rate,
+        system=args.system,
     )
+    if args.trf:
+        _write_trf(args.trf, event)
     if args.json:
-        doc = event_to_json(event.players, event.double, event.rounds, event.standings)
+        # TCEC Swiss reads no context: its documents keep their old shape.
+        context = None if event.system == "tcec-swiss" else event.context
+        doc = event_to_json(
+            event.players,
+            event.double,
+            event.rounds,
+            event.standings,
+            system=event.system,
+            context=context,
+        )
         sys.stdout.write(dumps(doc))
     else:
-        sys.stdout.write(render_text(event.players, event.double, event.rounds, event.standings))
+        sys.stdout.write(
+            render_text(event.players, event.double, event.rounds, event.standings, event.system)
+        )
     return 0
+
+
+def _write_trf(path: str, event: SimulatedEvent) -> None:
+    from tcecd.errors import ConfigError
+    from tcecd.trf import TrfEvent, format_trf
+
+    name = f"tcecd simulate: {len(event.players)} players, {event.system}"
+    text = format_trf(TrfEvent(name, event.players, event.rounds, event.context))
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise ConfigError(f"--trf {path}: cannot write: {exc.strerror or exc}") from None
 
 
 def render_text(
@@ -73,12 +122,14 @@ def render_text(
     double: bool,
     rounds: tuple[RoundRecord, ...],
     table: tuple[Standing, ...],
+    system: str = "tcec-swiss",
 ) -> str:
     """Readable tables: every round in playing order, then the standings."""
     by_id = {p.id: p for p in players}
     width = max(len(p.id) for p in players)
     kind = "double" if double else "single"
-    lines = [f"TCEC Swiss: {len(players)} players, {len(rounds)} {kind} round(s)", ""]
+    label = "TCEC Swiss" if system == "tcec-swiss" else system
+    lines = [f"{label}: {len(players)} players, {len(rounds)} {kind} round(s)", ""]
     for rnd in rounds:
         head = f"Round {rnd.round}"
         if rnd.bye is not None:

@@ -1,4 +1,5 @@
-"""A whole simulated TCEC Swiss event: synthetic players, Elo-model results.
+"""A whole simulated event: synthetic players, Elo-model results, pairings
+by any registered system (:mod:`tcecd.pairing.registry`; TCEC Swiss by default).
 
 Pure and deterministic: everything random comes from one
 :class:`random.Random` seeded by the caller, so the same arguments always give
@@ -20,10 +21,10 @@ from dataclasses import dataclass
 
 from tcecd.domain import Result
 from tcecd.errors import ConfigError
-from tcecd.pairing.base import PlayedGame, Player, RoundRecord, Standing
+from tcecd.pairing.base import PlayedGame, Player, RoundContext, RoundRecord, Standing
+from tcecd.pairing.registry import SystemOptions, canonical_name, get_system
 from tcecd.pairing.seeding import Entry, seed_players
 from tcecd.pairing.standings import DEFAULT_TIEBREAKS, standings
-from tcecd.pairing.tcec_swiss import TcecSwiss
 
 #: Elo points white's first move is worth in the model.
 WHITE_ADVANTAGE = 35.0
@@ -31,12 +32,21 @@ RATING_MEAN = 3300.0
 RATING_SPREAD = 200.0
 
 
+#: The system ``simulate_event`` uses when none is named.
+DEFAULT_SYSTEM = "tcec-swiss"
+
+
 @dataclass(frozen=True, slots=True)
 class SimulatedEvent:
+    """The simulated event; ``context`` is what every round was paired with
+    (the total rounds and the first colour; no requested byes)."""
+
     players: tuple[Player, ...]
     double: bool
     rounds: tuple[RoundRecord, ...]
     standings: tuple[Standing, ...]
+    system: str
+    context: RoundContext
 
 
 def synthetic_entries(count: int, rng: random.Random) -> list[Entry]:
@@ -72,15 +82,24 @@ def simulate_event(
     *,
     double: bool = False,
     seed: int = 0,
-    seeding: str = "group",
+    seeding: str | None = None,
     groups: int | None = None,
     draw_rate: float = 0.5,
     tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
+    system: str = DEFAULT_SYSTEM,
+    options: SystemOptions | None = None,
 ) -> SimulatedEvent:
-    """Seed ``players`` synthetic players and play ``rounds`` rounds.
+    """Seed ``players`` synthetic players and play ``rounds`` rounds paired by
+    ``system``.
+
+    ``seeding`` defaults to TCEC's group seeding for TCEC Swiss and to rating
+    order for every other system (FIDE's pairing numbers: C.04.2 "initial
+    ranking list" by rating). Every round is paired with ``total_rounds =
+    rounds`` and white for the top seed in round 1.
 
     Raises :class:`ConfigError` for bad arguments and
-    :class:`~tcecd.errors.PairingError` if a round cannot be paired.
+    :class:`~tcecd.errors.PairingError` for an unknown system or a round that
+    cannot be paired.
     """
     if players < 1:
         raise ConfigError(f"--players must be at least 1, not {players}")
@@ -88,6 +107,11 @@ def simulate_event(
         raise ConfigError(f"--rounds must be at least 0, not {rounds}")
     if not 0.0 <= draw_rate <= 1.0:
         raise ConfigError(f"--draw-rate must be between 0 and 1, not {draw_rate}")
+    name = canonical_name(system)
+    if seeding is None:
+        seeding = "group" if name == DEFAULT_SYSTEM else "rating"
+    pairing_system = get_system(name, options)
+    context = RoundContext(total_rounds=rounds)
     rng = random.Random(seed)
     entries = synthetic_entries(players, rng)
     field = seed_players(
@@ -97,10 +121,9 @@ def simulate_event(
         rng_seed=rng.randrange(2**32) if seeding == "random" else None,
     )
     rating = {p.id: float(p.rating or RATING_MEAN) for p in field}
-    system = TcecSwiss()
     history: list[RoundRecord] = []
     for _ in range(rounds):
-        pairing = system.pair(field, history, double=double)
+        pairing = pairing_system.pair(field, history, double=double, context=context)
         games = tuple(
             PlayedGame(
                 g.white, g.black, draw_result(rating[g.white], rating[g.black], rng, draw_rate)
@@ -113,7 +136,8 @@ def simulate_event(
                 bye=pairing.bye,
                 removed_history_rounds=pairing.removed_history_rounds,
                 games=games,
+                requested_byes=pairing.requested_byes,
             )
         )
     table = standings(field, history, double=double, tiebreaks=tiebreaks)
-    return SimulatedEvent(field, double, tuple(history), table)
+    return SimulatedEvent(field, double, tuple(history), table, name, context)

@@ -8,11 +8,20 @@ One format for an event so far (docs/pairing.md)::
                  "games": [{"white": "P02", "black": "P01", "result": "0-1"}, ...]}],
      "standings": [...]}
 
-``"system"`` (when present) must be ``"tcec-swiss"``; ``"double"`` defaults to
-false; ``"rounds"`` to none; ``"standings"`` is output only and ignored on
-input. A game may carry ``"played": false`` (a forfeit that never started).
-Rounds are finished rounds: numbered 1, 2, ... with every player paired once
-(twice against the same opponent in a double round) or given the BYE.
+``"system"`` (when present) names a registered pairing system
+(:mod:`tcecd.pairing.registry`; absent: ``"tcec-swiss"``); ``"double"``
+defaults to false; ``"rounds"`` to none; ``"standings"`` is output only and
+ignored on input. A game may carry ``"played": false`` (a forfeit that never
+started). Rounds are finished rounds: numbered 1, 2, ... with every player
+paired once (twice against the same opponent in a double round), given the
+BYE or listed in the round's requested byes.
+
+Fields the FIDE systems need, all optional so older documents still load (and
+written only when set, so TCEC Swiss documents look as before): a player's
+``"title"``; a round's ``"requested_byes": [{"player": "P03", "kind": "H"}]``
+(kinds ``H``, ``F``, ``Z``: half-, full-, zero-point bye or absence); and the
+round to pair next, ``"context": {"total_rounds": 9, "first_colour": "white",
+"requested_byes": [...]}`` (:class:`~tcecd.pairing.base.RoundContext`).
 
 Every error names the source and the JSON path of the bad value, e.g.
 ``state.json: $.rounds[2].games[0].result: invalid result '2-0'``.
@@ -22,11 +31,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from tcecd.domain import PlayerId, Result
+from tcecd.domain import Color, PlayerId, Result
 from tcecd.errors import PairingError
-from tcecd.pairing.base import PlayedGame, Player, RoundPairing, RoundRecord, Standing
+from tcecd.pairing.base import (
+    Bye,
+    ByeKind,
+    PlayedGame,
+    Player,
+    RoundContext,
+    RoundPairing,
+    RoundRecord,
+    Standing,
+)
 from tcecd.pairing.tally import removed_rounds, tally
 
 SYSTEM = "tcec-swiss"
@@ -36,11 +55,44 @@ class EventJsonError(PairingError):
     """An event document is malformed (the message names the JSON path)."""
 
 
+@dataclass(frozen=True, slots=True)
+class EventState:
+    """A whole event document as read: the system it names (None: not named),
+    players in seed order, double rounds or not, finished rounds, and the
+    context of the round to pair next."""
+
+    system: str | None
+    players: tuple[Player, ...]
+    double: bool
+    rounds: tuple[RoundRecord, ...]
+    context: RoundContext
+
+
 # -- output -------------------------------------------------------------------
 
 
 def player_to_json(player: Player) -> dict[str, Any]:
-    return {"id": player.id, "name": player.name, "seed": player.seed, "rating": player.rating}
+    doc: dict[str, Any] = {
+        "id": player.id,
+        "name": player.name,
+        "seed": player.seed,
+        "rating": player.rating,
+    }
+    if player.title is not None:
+        doc["title"] = player.title
+    return doc
+
+
+def byes_to_json(byes: Sequence[Bye]) -> list[dict[str, Any]]:
+    return [{"player": b.player, "kind": b.kind.value} for b in byes]
+
+
+def context_to_json(context: RoundContext) -> dict[str, Any]:
+    return {
+        "total_rounds": context.total_rounds,
+        "first_colour": context.first_colour.value,
+        "requested_byes": byes_to_json(context.requested_byes),
+    }
 
 
 def round_to_json(rnd: RoundRecord | RoundPairing) -> dict[str, Any]:
@@ -63,6 +115,8 @@ def round_to_json(rnd: RoundRecord | RoundPairing) -> dict[str, Any]:
     else:
         doc["games"] = [{"white": g.white, "black": g.black} for g in rnd.games]
         doc["pairs"] = [{"first": p.first, "second": p.second} for p in rnd.pairs]
+    if rnd.requested_byes:
+        doc["requested_byes"] = byes_to_json(rnd.requested_byes)
     return doc
 
 
@@ -81,14 +135,20 @@ def event_to_json(
     double: bool,
     rounds: Sequence[RoundRecord],
     standings: Sequence[Standing] | None = None,
+    *,
+    system: str = SYSTEM,
+    context: RoundContext | None = None,
 ) -> dict[str, Any]:
-    """The whole document; ``"standings"`` only when given."""
+    """The whole document; ``"standings"`` only when given, ``"context"``
+    only when given and not the default :class:`RoundContext`."""
     doc: dict[str, Any] = {
-        "system": SYSTEM,
+        "system": system,
         "double": double,
         "players": [player_to_json(p) for p in players],
         "rounds": [round_to_json(r) for r in rounds],
     }
+    if context is not None and context != RoundContext():
+        doc["context"] = context_to_json(context)
     if standings is not None:
         doc["standings"] = [standing_to_json(s) for s in standings]
     return doc
@@ -156,6 +216,16 @@ def load_event_json(
     Raises :class:`EventJsonError` (a :class:`PairingError`) with a one-line
     message naming ``source_name`` and the JSON path of the bad value.
     """
+    state = load_event_state(text, source_name)
+    return state.players, state.double, state.rounds
+
+
+def load_event_state(text: str, source_name: str) -> EventState:
+    """Parse and check a whole event document (:class:`EventState`), with the
+    system it names and the context of the round to pair next; errors as
+    :func:`load_event_json`."""
+    from tcecd.pairing.registry import NAMES, canonical_name
+
     rd = _Reader(source_name)
     try:
         raw = json.loads(text)
@@ -163,15 +233,62 @@ def load_event_json(
         raise EventJsonError(
             f"{source_name}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
-    top = rd.obj(raw, "$", ("system", "double", "players", "rounds", "standings"))
-    if "system" in top and top["system"] != SYSTEM:
-        raise rd.fail("$.system", f"unsupported system {top['system']!r} (expected {SYSTEM!r})")
+    top = rd.obj(raw, "$", ("system", "double", "players", "rounds", "standings", "context"))
+    system: str | None = None
+    if "system" in top:
+        if top["system"] not in NAMES:
+            raise rd.fail(
+                "$.system",
+                f"unsupported system {top['system']!r} (known: {', '.join(NAMES)})",
+            )
+        system = canonical_name(top["system"])
     double = rd.boolean(top.get("double", False), "$.double")
     if "players" not in top:
         raise rd.fail("$", "missing key 'players'")
     players = _load_players(rd, top["players"])
+    known = {p.id for p in players}
     rounds = _load_rounds(rd, top.get("rounds", []), players, double)
-    return players, double, rounds
+    context = RoundContext()
+    if "context" in top:
+        keys = ("total_rounds", "first_colour", "requested_byes")
+        obj = rd.obj(top["context"], "$.context", keys)
+        total_raw = obj.get("total_rounds")
+        total = None if total_raw is None else rd.integer(total_raw, "$.context.total_rounds")
+        if total is not None and total < len(rounds):
+            raise rd.fail(
+                "$.context.total_rounds",
+                f"{total} rounds, but the document has {len(rounds)} finished round(s)",
+            )
+        colour_raw = obj.get("first_colour", Color.WHITE.value)
+        if colour_raw not in (Color.WHITE.value, Color.BLACK.value):
+            raise rd.fail(
+                "$.context.first_colour", f"expected 'white' or 'black', got {colour_raw!r}"
+            )
+        byes = _load_byes(rd, obj.get("requested_byes", []), "$.context.requested_byes", known)
+        context = RoundContext(
+            total_rounds=total, requested_byes=byes, first_colour=Color(colour_raw)
+        )
+    return EventState(system, players, double, rounds, context)
+
+
+def _load_byes(rd: _Reader, value: Any, path: str, known: set[str]) -> tuple[Bye, ...]:
+    """Requested byes: ``[{"player": id, "kind": "H"|"F"|"Z"}]``, each player once."""
+    byes: list[Bye] = []
+    for j, item in enumerate(rd.array(value, path)):
+        obj = rd.obj(item, f"{path}[{j}]", ("player", "kind"))
+        for key in ("player", "kind"):
+            if key not in obj:
+                raise rd.fail(f"{path}[{j}]", f"missing key {key!r}")
+        pid = rd.string(obj["player"], f"{path}[{j}].player")
+        if pid not in known:
+            raise rd.fail(f"{path}[{j}].player", f"unknown player {pid!r}")
+        if any(b.player == pid for b in byes):
+            raise rd.fail(f"{path}[{j}].player", f"{pid!r} has two requested byes")
+        kinds = {k.value: k for k in ByeKind if k is not ByeKind.PAIRING}
+        if obj["kind"] not in kinds:
+            raise rd.fail(f"{path}[{j}].kind", f"expected 'H', 'F' or 'Z', got {obj['kind']!r}")
+        byes.append(Bye(pid, kinds[obj["kind"]]))
+    return tuple(byes)
 
 
 def _load_players(rd: _Reader, value: Any) -> tuple[Player, ...]:
@@ -183,7 +300,7 @@ def _load_players(rd: _Reader, value: Any) -> tuple[Player, ...]:
     seeds: set[int] = set()
     for i, item in enumerate(items):
         path = f"$.players[{i}]"
-        obj = rd.obj(item, path, ("id", "name", "seed", "rating"))
+        obj = rd.obj(item, path, ("id", "name", "seed", "rating", "title"))
         for key in ("id", "seed"):
             if key not in obj:
                 raise rd.fail(path, f"missing key {key!r}")
@@ -198,9 +315,11 @@ def _load_players(rd: _Reader, value: Any) -> tuple[Player, ...]:
             raise rd.fail(f"{path}.seed", f"duplicate seed {seed}")
         rating_raw = obj.get("rating")
         rating = None if rating_raw is None else rd.integer(rating_raw, f"{path}.rating")
+        title_raw = obj.get("title")
+        title = None if title_raw is None else rd.string(title_raw, f"{path}.title")
         ids.add(pid)
         seeds.add(seed)
-        players.append(Player(id=pid, name=name, seed=seed, rating=rating))
+        players.append(Player(id=pid, name=name, seed=seed, rating=rating, title=title))
     return tuple(sorted(players, key=lambda p: p.seed))
 
 
@@ -211,7 +330,11 @@ def _load_rounds(
     records: list[RoundRecord] = []
     for i, item in enumerate(rd.array(value, "$.rounds")):
         path = f"$.rounds[{i}]"
-        obj = rd.obj(item, path, ("round", "bye", "removed_history_rounds", "games", "pairs"))
+        obj = rd.obj(
+            item,
+            path,
+            ("round", "bye", "removed_history_rounds", "games", "pairs", "requested_byes"),
+        )
         for key in ("round", "games"):
             if key not in obj:
                 raise rd.fail(path, f"missing key {key!r}")
@@ -233,7 +356,14 @@ def _load_rounds(
             _load_game(rd, g, f"{path}.games[{j}]", known)
             for j, g in enumerate(rd.array(obj["games"], f"{path}.games"))
         )
-        record = RoundRecord(round=number, bye=bye, removed_history_rounds=removed, games=games)
+        requested = _load_byes(rd, obj.get("requested_byes", []), f"{path}.requested_byes", known)
+        record = RoundRecord(
+            round=number,
+            bye=bye,
+            removed_history_rounds=removed,
+            games=games,
+            requested_byes=requested,
+        )
         _check_round(rd, path, record, players, double)
         records.append(record)
     try:
@@ -273,7 +403,7 @@ def _check_round(
     rd: _Reader, path: str, record: RoundRecord, players: Sequence[Player], double: bool
 ) -> None:
     """Every player exactly once: in a game (twice against the same opponent
-    with reversed colours in a double round) or as the BYE."""
+    with reversed colours in a double round), as the BYE or with a requested bye."""
     legs = 2 if double else 1
     games_of: dict[PlayerId, list[int]] = {}
     for j, g in enumerate(record.games):
@@ -281,9 +411,13 @@ def _check_round(
             games_of.setdefault(pid, []).append(j)
             if len(games_of[pid]) > legs:
                 raise rd.fail(f"{path}.games[{j}]", f"{pid!r} plays more than {legs} game(s)")
+    requested = {b.player for b in record.requested_byes}
     for p in players:
         count = len(games_of.get(p.id, []))
-        if p.id == record.bye:
+        if p.id in requested:
+            if count or p.id == record.bye:
+                raise rd.fail(f"{path}.requested_byes", f"player {p.id!r} has a bye and plays")
+        elif p.id == record.bye:
             if count:
                 raise rd.fail(f"{path}.bye", f"BYE player {p.id!r} also plays")
         elif count == 0:

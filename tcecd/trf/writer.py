@@ -1,0 +1,137 @@
+"""Write a :class:`TrfEvent` as TRF-2016 text that JaVaFo, bbpPairings and
+:func:`tcecd.trf.parse_trf` read back.
+
+The file holds the ``012`` name line, one ``001`` line per player in pairing
+number order (sex, federation, FIDE id and birth date blank; points from the
+finished rounds; rank by points, then pairing number), then ``XXR`` (when the
+total is known) and ``XXC``. The round to pair's requested byes are written in
+its column (``0000 - H``), as TRF-2016 does. A player with no game or bye in a
+finished round is written as absent (``0000 - Z``). Names longer than the
+33 columns of the field are cut.
+
+TRF-2016 holds one game per player and round: a double round (two games per
+pair) cannot be written and is a :class:`TrfError`, as is an unplayed game
+without a winner (a forfeit has a winner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tcecd.domain import Color, PlayerId, Result
+from tcecd.errors import TrfError
+from tcecd.pairing.base import Bye, ByeKind, Player, RoundPairing, RoundRecord
+from tcecd.trf import model
+from tcecd.trf.model import TrfEvent
+
+_BYE_CODE = {kind: kind.value for kind in ByeKind}
+_PLAYED_CODE = {2: "1", 1: "=", 0: "0"}
+_FORFEIT_CODE = {2: "+", 0: "-"}
+
+
+def _width(span: tuple[int, int]) -> int:
+    return span[1] - span[0] + 1
+
+
+def format_trf(event: TrfEvent) -> str:
+    """The TRF-2016 text of ``event`` (``\\n`` line ends, final newline)."""
+    seeds = {p.id: p.seed for p in event.players}
+    if sorted(seeds.values()) != list(range(1, len(event.players) + 1)):
+        raise TrfError("cannot write TRF: pairing numbers (seeds) must be 1..N, each once")
+    blocks: dict[PlayerId, list[str]] = {p.id: [] for p in event.players}
+    half_points = {p.id: 0 for p in event.players}
+    for record in event.rounds:
+        entries = _round_entries(record, seeds)
+        for pid, (text, half) in entries.items():
+            blocks[pid].append(text)
+            half_points[pid] += half
+        for pid in blocks:
+            if pid not in entries:
+                blocks[pid].append(_bye_block(ByeKind.ZERO))
+    upcoming = _bye_entries(event.context.requested_byes, len(event.rounds) + 1, seeds)
+    for pid, (text, _) in upcoming.items():
+        blocks[pid].append(text)
+    order = sorted(event.players, key=lambda p: (-half_points[p.id], p.seed))
+    rank = {p.id: i for i, p in enumerate(order, start=1)}
+    lines: list[str] = []
+    if event.name:
+        lines.append(f"012 {event.name}")
+    for p in event.players:
+        name = p.name[: _width(model.NAME)]
+        rating = "" if p.rating is None else str(p.rating)
+        title = p.title or ""
+        head = (
+            f"001 {p.seed:4d} {'':1}{title:>3.3} {name:<33} {rating:>4} {'':3} {'':>11} "
+            f"{'':10} {half_points[p.id] / 2:4.1f} {rank[p.id]:4d}"
+        )
+        lines.append((head + "".join("  " + b for b in blocks[p.id])).rstrip())
+    if event.context.total_rounds is not None:
+        lines.append(f"XXR {event.context.total_rounds}")
+    lines.append("XXC " + ("white1" if event.context.first_colour is Color.WHITE else "black1"))
+    return "\n".join(lines) + "\n"
+
+
+def _bye_block(kind: ByeKind) -> str:
+    return f"0000 - {_BYE_CODE[kind]}"
+
+
+def _bye_entries(
+    byes: Iterable[Bye], rnd: int, seeds: dict[PlayerId, int]
+) -> dict[PlayerId, tuple[str, int]]:
+    entries: dict[PlayerId, tuple[str, int]] = {}
+    for bye in byes:
+        if bye.player not in seeds:
+            raise TrfError(f"cannot write TRF: round {rnd}: unknown bye player {bye.player!r}")
+        if bye.player in entries:
+            raise TrfError(f"cannot write TRF: round {rnd}: {bye.player!r} has two byes")
+        entries[bye.player] = (_bye_block(bye.kind), bye.kind.half_points(1))
+    return entries
+
+
+def _round_entries(
+    record: RoundRecord, seeds: dict[PlayerId, int]
+) -> dict[PlayerId, tuple[str, int]]:
+    """Each player's block in a finished round and the half-points it scores."""
+    rnd = record.round
+    byes = list(record.requested_byes)
+    if record.bye is not None:
+        byes.append(Bye(record.bye, ByeKind.PAIRING))
+    entries = _bye_entries(byes, rnd, seeds)
+    for game in record.games:
+        if game.result is Result.UNFINISHED:
+            raise TrfError(
+                f"cannot write TRF: round {rnd}: game {game.white!r}-{game.black!r} has no result"
+            )
+        if not game.played and game.result is Result.DRAW:
+            raise TrfError(
+                f"cannot write TRF: round {rnd}: unplayed game {game.white!r}-{game.black!r} "
+                "is a draw (a forfeit has a winner)"
+            )
+        for pid, opp, colour in (
+            (game.white, game.black, Color.WHITE),
+            (game.black, game.white, Color.BLACK),
+        ):
+            if pid not in seeds or opp not in seeds:
+                raise TrfError(f"cannot write TRF: round {rnd}: unknown player in game {game!r}")
+            if pid in entries:
+                raise TrfError(
+                    f"cannot write TRF: round {rnd}: {pid!r} has more than one game or bye "
+                    "(TRF-2016 holds one game per player and round: no double rounds)"
+                )
+            half = game.result.half_points(colour)
+            code = (_PLAYED_CODE if game.played else _FORFEIT_CODE)[half]
+            letter = "w" if colour is Color.WHITE else "b"
+            entries[pid] = (f"{seeds[opp]:4d} {letter} {code}", half)
+    return entries
+
+
+def format_pairing(pairing: RoundPairing, players: Sequence[Player]) -> str:
+    """A paired round as JaVaFo's and bbpPairings' ``-p`` output: the number
+    of lines that follow, then ``white black`` pairing numbers per board in
+    board order (the first game of each pair: double rounds list the pair
+    once), then the pairing-allocated bye as ``N 0``."""
+    seeds = {p.id: p.seed for p in players}
+    lines = [f"{seeds[g.white]} {seeds[g.black]}" for g in pairing.games if g.leg == 1]
+    if pairing.bye is not None:
+        lines.append(f"{seeds[pairing.bye]} 0")
+    return "\n".join([str(len(lines)), *lines]) + "\n"
