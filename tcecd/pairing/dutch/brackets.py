@@ -58,9 +58,12 @@ class BracketPairing:
 class RoundPairer:
     """Pairs one round; build it and call :meth:`run` once."""
 
-    def __init__(self, states: Sequence[PlayerState], first_colour: Color) -> None:
+    def __init__(
+        self, states: Sequence[PlayerState], first_colour: Color, number: dict[str, int]
+    ) -> None:
         self.order = sorted(states, key=lambda s: (-s.score, s.seed))  # A.2
         self.first_colour = first_colour
+        self.number = number  # E.5's pairing numbers
         self.n = n = len(self.order)
         self.bye: int | None = n if n % 2 else None
         self.v = n + (1 if self.bye is not None else 0)
@@ -116,7 +119,8 @@ class RoundPairer:
         if fact is None:
             a, b = key
             fact = pair_facts(
-                self.order[a], self.prefs[a], self.order[b], self.prefs[b], self.first_colour
+                self.order[a], self.prefs[a], self.order[b], self.prefs[b], self.first_colour,
+                self.number,
             )
             self.facts[key] = fact
         return fact

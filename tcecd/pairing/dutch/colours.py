@@ -65,7 +65,12 @@ def _higher_ranked(a: PlayerState, b: PlayerState) -> bool:
 
 
 def allocate(
-    a: PlayerState, pa: Preference, b: PlayerState, pb: Preference, first_colour: Color
+    a: PlayerState,
+    pa: Preference,
+    b: PlayerState,
+    pb: Preference,
+    first_colour: Color,
+    number: dict[str, int] | None = None,
 ) -> Color:
     """The colour ``a`` gets against ``b`` by E.1-E.5 (descending priority)."""
     # E.1: grant both preferences (a player without preference takes the other colour).
@@ -84,11 +89,12 @@ def allocate(
             da, db = abs(a.colour_difference), abs(b.colour_difference)
             if da != db:
                 return pa.colour if da > db else pa.colour.other
-    # E.3: alternate the colours to the most recent round in which one had
-    # white and the other black (rounds where either did not play are skipped,
-    # C.04.2.D.5).
-    for ca, cb in zip(reversed(a.colours), reversed(b.colours), strict=True):
-        if ca is not None and cb is not None and ca is not cb:
+    # E.3: alternate the colours to the most recent time in which one had
+    # white and the other black. C.04.2.D.5: rounds without a game played are
+    # left out, so the two colour sequences of games played are compared
+    # backwards from their latest games.
+    for ca, cb in zip(reversed(a.played), reversed(b.played), strict=False):
+        if ca is not cb:
             return ca.other
     # E.4: grant the preference of the higher ranked player.
     high, p_high = (a, pa) if _higher_ranked(a, b) else (b, pb)
@@ -96,7 +102,8 @@ def allocate(
         colour = p_high.colour
     else:
         # E.5: odd pairing number: the initial colour; even: the opposite.
-        colour = first_colour if high.seed % 2 == 1 else first_colour.other
+        pn = number[high.id] if number is not None else high.seed
+        colour = first_colour if pn % 2 == 1 else first_colour.other
     return colour if high is a else colour.other
 
 

@@ -53,9 +53,14 @@ class PairFacts:
 
 
 def pair_facts(
-    a: PlayerState, pa: Preference, b: PlayerState, pb: Preference, first_colour: Color
+    a: PlayerState,
+    pa: Preference,
+    b: PlayerState,
+    pb: Preference,
+    first_colour: Color,
+    number: dict[str, int] | None = None,
 ) -> PairFacts:
-    colour_a = allocate(a, pa, b, pb, first_colour)
+    colour_a = allocate(a, pa, b, pb, first_colour, number)
     c8 = c9 = c10 = c11 = 0
     top = a.topscorer or b.topscorer
     for s, pref, colour in ((a, pa, colour_a), (b, pb, colour_a.other)):

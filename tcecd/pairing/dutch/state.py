@@ -15,8 +15,9 @@ Choices where the text leaves room (documented in docs/pairing.md):
 * Floats (A.4.b): after two players with different scores (before the round)
   met, the higher one received a downfloat, the lower one an upfloat; a
   player who did not play in a round (pairing-allocated bye, forfeit, a
-  requested bye or an absence) received a downfloat if that round gave them
-  at least as many points as a draw... see :func:`_round_float`.
+  requested bye or an absence) received a downfloat (the full text of A.4.b:
+  "A player who, for whatever reason, does not play in a round, also
+  receives a downfloat"; bbpPairings agrees).
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ class PlayerState:
     opponents: frozenset[PlayerId]
     pab_allowed: bool
     topscorer: bool
+    #: paired in some finished round (a game, played or not, or the
+    #: pairing-allocated bye): the player has entered the event (C.04.2.C).
+    entered: bool = True
 
     @property
     def played(self) -> tuple[Color, ...]:
@@ -73,24 +77,19 @@ class PlayerState:
         return self.floats[-rounds_back]
 
 
-def _round_float(
-    my_score: int, opp_score: int | None, played: bool, half_points: int, per_round: int
-) -> Float | None:
+def _round_float(my_score: int, opp_score: int | None, played: bool) -> Float | None:
     """A.4.b for one player in one round.
 
     ``opp_score`` is the opponent's score before the round (None: no opponent).
-    A game that was not played (pairing-allocated bye, forfeit, requested bye,
-    absence) is a downfloat when it scored a win, as the pairing-allocated bye
-    does (the player "floats down" out of the round); otherwise no float.
+    A round without a game played (pairing-allocated bye, forfeit, requested
+    bye, absence) is a downfloat.
     """
-    if opp_score is not None and played:
-        if opp_score < my_score:
-            return Float.DOWN
-        if opp_score > my_score:
-            return Float.UP
-        return None
-    if half_points >= 2 * per_round:
+    if opp_score is None or not played:
         return Float.DOWN
+    if opp_score < my_score:
+        return Float.DOWN
+    if opp_score > my_score:
+        return Float.UP
     return None
 
 
@@ -115,6 +114,7 @@ def build_states(
     floats: dict[PlayerId, list[Float | None]] = {i: [] for i in ids}
     opponents: dict[PlayerId, set[PlayerId]] = {i: set() for i in ids}
     pab_allowed = dict.fromkeys(ids, True)
+    entered = dict.fromkeys(ids, False)
     for record in history:
         before = dict(score)
         gained = dict.fromkeys(ids, 0)
@@ -125,6 +125,7 @@ def build_states(
         if record.bye is not None:
             gained[record.bye] += ByeKind.PAIRING.half_points(per_round)
             pab_allowed[record.bye] = False  # C.2
+            entered[record.bye] = True
         for bye in record.requested_byes:
             gained[bye.player] += bye.kind.half_points(per_round)
         for game in record.games:
@@ -135,6 +136,7 @@ def build_states(
                 half = game.result.half_points(col)
                 gained[pid] += half
                 opponent[pid] = opp
+                entered[pid] = True
                 if game.played:
                     played[pid] = True
                     opponents[pid].add(opp)  # C.1: only played games are encounters
@@ -150,8 +152,6 @@ def build_states(
                     before[pid],
                     before[opp] if opp is not None else None,
                     played[pid],
-                    gained[pid],
-                    per_round,
                 )
             )
             colours[pid].append(colour[pid])
@@ -173,5 +173,6 @@ def build_states(
             opponents=frozenset(opponents[p.id]),
             pab_allowed=pab_allowed[p.id],
             topscorer=top,
+            entered=entered[p.id],
         )
     return states

@@ -76,8 +76,18 @@ class Dutch2017:
         to_pair = [states[p.id] for p in players if p.id not in absent]
         if not to_pair:
             raise PairingError(f"round {round_number}: nobody to pair")
+        # E.5 (and C.04.2.C, late entries): the pairing numbers of the players
+        # who have entered the event -- paired in an earlier round or now --
+        # renumbered 1, 2, ... in initial order. A player absent from every
+        # round so far has no pairing number yet.
+        pairing_now = {s.id for s in to_pair}
+        entered = sorted(
+            (s for s in states.values() if s.entered or s.id in pairing_now),
+            key=lambda s: s.seed,
+        )
+        number = {s.id: k + 1 for k, s in enumerate(entered)}
         try:
-            result = RoundPairer(to_pair, context.first_colour).run()
+            result = RoundPairer(to_pair, context.first_colour, number).run()
         except PairingError as exc:
             raise PairingError(f"round {round_number}: {exc}") from None
         boards = sorted(result.pairs, key=board_key)
