@@ -55,8 +55,90 @@ class BracketPairing:
     bye: PlayerState | None
 
 
+class Graph:
+    """A matcher with its vertices' roles and allowed edges.
+
+    The round graph holds every player to pair (and the bye vertex); a
+    bracket's *isolated* graph (C.7, see :class:`RoundPairer`) holds only the
+    bracket and the following bracket, each player with a private dummy
+    vertex standing for "floats on below". Player vertices keep their index
+    in A.2 order; dummies come after them.
+    """
+
+    def __init__(self, adj: list[set[int]], real: int, count_bits: int, lower_bits: int) -> None:
+        self.adj = adj
+        self.real = real  # vertices below this index are players or the bye
+        self.count_bits = count_bits
+        self.role = [LOW] * len(adj)
+        self.fixed = [False] * len(adj)
+        self.pairs: list[tuple[int, int]] = []
+        self.matcher = self._new_matcher(lower_bits)
+
+    def _new_matcher(self, lower_bits: int) -> Matcher:
+        matcher = Matcher(len(self.adj), lower_bits + self.count_bits + 1)
+        self.top = lower_bits
+        self.matcher = matcher
+        for u in range(len(self.adj)):
+            for w in self.adj[u]:
+                if u < w and not self.fixed[u] and not self.fixed[w]:
+                    matcher.set(u, w, self.base(u, w))
+        for u, w in self.pairs:
+            matcher.set(u, w, self.base(u, w))
+        return matcher
+
+    def base(self, u: int, w: int) -> int:
+        """Completion (C.4): every player matched. An edge counts the players
+        it covers (a dummy is nobody), so the top field is largest exactly
+        when every player has a partner or a dummy."""
+        covered = (u < self.real) + (w < self.real)
+        return covered << self.top
+
+    def ensure(self, bits: int) -> None:
+        """Grow the weights when a bracket needs more bits (rare: very wide
+        D.2 exchange fields); every edge is set again."""
+        if bits > self.top:
+            self.matcher = self._new_matcher(bits + 64)
+
+    def fix(self, u: int, w: int) -> None:
+        """Make u-w a pair of the round: no other edge at u or w."""
+        for x in (u, w):
+            for y in self.adj[x]:
+                if y not in (u, w) and not self.fixed[y]:
+                    self.matcher.set(x, y, 0)
+            self.fixed[x] = True
+            self.role[x] = FIXED
+        self.pairs.append((u, w) if u < w else (w, u))
+
+    def unfix(self, u: int, w: int) -> None:
+        """Undo :meth:`fix` (every edge back to completion only)."""
+        self.pairs.remove((u, w) if u < w else (w, u))
+        for x in (u, w):
+            self.fixed[x] = False
+            self.role[x] = LOW
+        for x in (u, w):
+            for y in self.adj[x]:
+                if not self.fixed[y]:
+                    self.matcher.set(x, y, self.base(x, y))
+
+    def perfect(self) -> bool:
+        mate = self.matcher.compute()
+        return all(mate[u] != u for u in range(self.real) if not self.fixed[u])
+
+
 class RoundPairer:
-    """Pairs one round; build it and call :meth:`run` once."""
+    """Pairs one round; build it and call :meth:`run` once.
+
+    A.9, the round-pairing outlook: the brackets are paired in descending
+    score order. Each is first paired as the rules pair a bracket that is
+    not the PPB: by C.5-C.19, C.7 looking at the following bracket *on its
+    own* (its best number of pairs and PSD given these downfloaters, whatever
+    happens below it). If its downfloaters and the remaining players then
+    allow a complete round-pairing, the bracket is done. Otherwise it is the
+    Penultimate Pairing Bracket: it is paired again with C.4 (the
+    downfloaters are chosen so that the round completes) and without C.7,
+    and its downfloaters together with every lower player form the
+    Collapsed Last Bracket, paired last (with the pairing-allocated bye).
+    """
 
     def __init__(
         self, states: Sequence[PlayerState], first_colour: Color, number: dict[str, int]
@@ -80,38 +162,9 @@ class RoundPairer:
                 self.adj[i].add(self.bye)
                 self.adj[self.bye].add(i)
         self.topscorers = any(s.topscorer for s in self.order)
-        self.count_bits = (self.v + 2).bit_length() + 1
-        self.role = [LOW] * self.v
-        self.fixed = [False] * self.v
+        self.count_bits = (2 * self.v + 2).bit_length() + 1
         self.facts: dict[tuple[int, int], PairFacts] = {}
-        self.matcher = self._new_matcher(self.count_bits * 24)
-        self.pairs: list[tuple[int, int]] = []
-
-    # -- the matcher -------------------------------------------------------------
-
-    def _new_matcher(self, lower_bits: int) -> Matcher:
-        matcher = Matcher(self.v, lower_bits + self.count_bits)
-        self.top = lower_bits
-        self.neutral = 1 << lower_bits
-        for u in range(self.v):
-            for w in self.adj[u]:
-                if u < w and (not self.fixed[u] or self.pair_of(u) == w):
-                    matcher.set(u, w, self.neutral)
-        return matcher
-
-    def pair_of(self, u: int) -> int | None:
-        for a, b in self.pairs:
-            if a == u:
-                return b
-            if b == u:
-                return a
-        return None
-
-    def _ensure(self, layout: Layout) -> None:
-        """Grow the weights when a bracket needs more bits (rare: very wide
-        D.2 exchange fields); every edge is set again."""
-        if layout.total > self.top:
-            self.matcher = self._new_matcher(layout.total + 64)
+        self.graph = Graph(self.adj, self.v, self.count_bits, self.count_bits * 24)
 
     def _fact(self, u: int, w: int) -> PairFacts:
         key = (u, w) if u < w else (w, u)
@@ -125,17 +178,18 @@ class RoundPairer:
             self.facts[key] = fact
         return fact
 
-    def _fix(self, u: int, w: int) -> None:
-        """Make u-w a pair of the round: no other edge at u or w."""
-        for x in (u, w):
-            for y in self.adj[x]:
-                if y not in (u, w) and not self.fixed[y]:
-                    self.matcher.set(x, y, 0)
-            self.fixed[x] = True
-            self.role[x] = FIXED
-        self.pairs.append((u, w) if u < w else (w, u))
-
-    # -- the round -----------------------------------------------------------------
+    def isolated(self, members: Sequence[int]) -> Graph:
+        """The graph of a bracket and its following bracket, each player with
+        a dummy ("floats on below"): C.7 without the players further down."""
+        inside = set(members)
+        k = len(self.adj)
+        adj: list[set[int]] = [set() for _ in range(k + len(members))]
+        for u in members:
+            adj[u] = {w for w in self.adj[u] if w in inside}
+        for j, u in enumerate(members):
+            adj[u].add(k + j)
+            adj[k + j].add(u)
+        return Graph(adj, k, self.count_bits, self.count_bits * 24)
 
     def run(self) -> BracketPairing:
         groups: list[list[int]] = []
@@ -144,23 +198,39 @@ class RoundPairer:
                 groups[-1].append(i)
             else:
                 groups.append([i])
-        mdps: list[int] = []
-        mate = self.matcher.compute()
-        if any(mate[u] == u for u in range(self.v)):
+        graph = self.graph
+        if not graph.perfect():
             raise PairingError(
                 "no pairing satisfies the absolute criteria C.1-C.3 (C.04.3 A.9: "
                 "the arbiter decides)"
             )
+        mdps: list[int] = []
         for g, residents in enumerate(groups):
             following = groups[g + 1] if g + 1 < len(groups) else []
-            mdps = _Bracket(self, mdps, residents, following).pair()
+            if not following:
+                mdps = _Bracket(self, graph, mdps, residents, [], last=True).pair()
+                break
+            iso = self.isolated(mdps + residents + following)
+            down = _Bracket(self, iso, mdps, residents, following, last=False).pair()
+            for u, w in iso.pairs:
+                graph.fix(u, w)
+            if graph.perfect():
+                mdps = down
+                continue
+            for u, w in list(iso.pairs):
+                graph.unfix(u, w)
+            # The PPB: paired again with C.4 and without C.7; then the CLB.
+            mdps = _Bracket(self, graph, mdps, residents, [], last=False).pair()
+            rest = [u for grp in groups[g + 1 :] for u in grp]
+            mdps = _Bracket(self, graph, mdps, rest, [], last=True).pair()
+            break
         bye: PlayerState | None = None
         if mdps:
             if len(mdps) != 1 or self.bye is None:  # pragma: no cover - C.4 guarantees
                 raise PairingError("the last bracket left players unpaired")
             bye = self.order[mdps[0]]
         out = []
-        for a, b in self.pairs:
+        for a, b in graph.pairs:
             if self._fact(a, b).first_white:
                 out.append((self.order[a], self.order[b]))
             else:
@@ -172,21 +242,31 @@ class _Bracket:
     """One bracket: MDPs and residents, the following bracket's residents."""
 
     def __init__(
-        self, rp: RoundPairer, mdps: list[int], residents: list[int], following: list[int]
+        self,
+        rp: RoundPairer,
+        graph: Graph,
+        mdps: list[int],
+        residents: list[int],
+        following: list[int],
+        *,
+        last: bool,
     ) -> None:
         self.rp = rp
+        self.g = graph
         self.mdps = mdps
         self.residents = residents
         self.following = following
         self.members = mdps + residents  # BSN order (A.2)
         self.bsn = {u: k + 1 for k, u in enumerate(self.members)}
-        self.last = not following
-        self.s_low = rp.score[residents[-1]]
+        self.last = last  # the last bracket (CLB): it gives the bye
+        self.c7 = bool(following)
+        self.s_low = min(rp.score[u] for u in residents)
         self.s_next = rp.score[following[0]] if following else 0
+        mdp_set = set(mdps)
         for u in self.members:
-            rp.role[u] = MDP if u in set(mdps) else RES
+            self.g.role[u] = MDP if u in mdp_set else RES
         for u in following:
-            rp.role[u] = NEXT
+            self.g.role[u] = NEXT
         self.mdp_pos = {u: k for k, u in enumerate(mdps)}
         # Phase state (D rules).
         self.target: int | None = None  # the S1 player choosing its S2 partner (D.1)
@@ -207,10 +287,11 @@ class _Bracket:
         sc = self.rp.score
         own = {0} | {sc[m] - self.s_low for m in self.mdps}
         own |= {sc[u] - self.s_low + 2 for u in self.members}
+        own |= {abs(sc[a] - sc[b]) for a in self.residents for b in self.residents}
         if self.last:
             own |= {abs(sc[a] - sc[b]) for a in self.mdps for b in self.mdps}
         nxt: set[int] = set()
-        if not self.last:
+        if self.c7:
             nxt = {0, 2} | {sc[u] - self.s_next for u in self.members}
             nxt |= {sc[u] - self.s_next + 2 for u in self.members}
         return sorted(own, reverse=True), sorted(nxt, reverse=True)
@@ -224,7 +305,7 @@ class _Bracket:
         lay.add("C5", cb)
         for sd in own[:-1]:
             lay.add(f"C6:{sd}", cb)
-        if not self.last:
+        if self.c7:
             lay.add("C7", cb)
             for sd in nxt[:-1]:
                 lay.add(f"C7:{sd}", cb)
@@ -247,11 +328,38 @@ class _Bracket:
         }
         self.psd_next = (
             {sd: sum(1 << off[f"C7:{v}"] for v in nxt[:-1] if v != sd) for sd in nxt}
-            if not self.last
+            if self.c7
             else {}
         )
         self.off = off
         return lay
+
+    def _floats(self, u: int, opponent_lower: int, sd: int) -> int:
+        """C.12-C.19 for bracket player ``u`` (every player is counted once,
+        in the one edge that matches it). ``opponent_lower`` < 0: ``u``
+        receives a downfloat (a lower opponent, or it floats down out of the
+        bracket); > 0: an upfloat; 0: no float. ``sd``: the score difference
+        of its element (A.8). Each field counts the players with the float in
+        question one or two rounds ago who do *not* get it again, and the
+        score differences of those who do."""
+        off = self.off
+        got = Float.DOWN if opponent_lower < 0 else Float.UP if opponent_lower > 0 else None
+        mx = self.sd_max
+        state = self.rp.order[u]
+        value = 0
+        for back, count_down, count_up, sd_down, sd_up in (
+            (1, "C12", "C13", "C16", "C17"),
+            (2, "C14", "C15", "C18", "C19"),
+        ):
+            before = state.float_back(back)
+            repeat = before is not None and before is got
+            if before is Float.DOWN and not repeat:
+                value += 1 << off[count_down]
+            if before is Float.UP and not repeat:
+                value += 1 << off[count_up]
+            value += (mx - (sd if repeat and got is Float.DOWN else 0)) << off[sd_down]
+            value += (mx - (sd if repeat and got is Float.UP else 0)) << off[sd_up]
+        return value
 
     def _down(self, u: int, back: int) -> bool:
         return self.rp.order[u].float_back(back) is Float.DOWN
@@ -262,10 +370,10 @@ class _Bracket:
     def weight(self, u: int, w: int) -> int:
         """The edge weight of u-w for the current phase (0: no edge)."""
         rp, off = self.rp, self.off
-        ru, rw = rp.role[u], rp.role[w]
+        ru, rw = self.g.role[u], self.g.role[w]
         if ru > rw:
             u, w, ru, rw = w, u, rw, ru
-        value = rp.neutral
+        value = self.g.base(u, w)
         if rw <= RES:  # both in the bracket: a pair of the bracket
             return self._pair_weight(u, w, ru, rw, value)
         if ru <= RES:  # u floats down out of the bracket
@@ -294,20 +402,10 @@ class _Bracket:
         value += (2 - fact.c9) << off["C9"]
         value += (2 - fact.c10) << off["C10"]
         value += (2 - fact.c11) << off["C11"]
+        value += self._floats(u, sc[w] - sc[u], sd) + self._floats(w, sc[u] - sc[w], sd)
         if ru == MDP and rw == RES:
-            m, r = u, w
-            # A.4.b: the MDP receives a downfloat, the resident an upfloat.
-            value += (1 - self._down(m, 1)) << off["C12"]
-            value += (1 - self._up(r, 1)) << off["C13"]
-            value += (1 - self._down(m, 2)) << off["C14"]
-            value += (1 - self._up(r, 2)) << off["C15"]
-            mx = self.sd_max
-            value += (mx - (sd if self._down(m, 1) else 0)) << off["C16"]
-            value += (mx - (sd if self._up(r, 1) else 0)) << off["C17"]
-            value += (mx - (sd if self._down(m, 2) else 0)) << off["C18"]
-            value += (mx - (sd if self._up(r, 2) else 0)) << off["C19"]
             # D.3.b: the lowest BSNs among the MDPs in S1.
-            value += (1 << (len(self.mdps) - 1 - self.mdp_pos[m])) << off["D3"]
+            value += (1 << (len(self.mdps) - 1 - self.mdp_pos[u])) << off["D3"]
         if self.target is not None and self.target in (u, w):
             other = w if self.target == u else u
             value += (len(self.members) + 1 - self.bsn[other]) << off["D1"]
@@ -324,14 +422,8 @@ class _Bracket:
         sc = rp.score
         sd = sc[u] - self.s_low + 2  # A.8: against one point below the bracket's lowest
         value += self.psd_own[sd]
-        value += (1 - self._down(u, 1)) << off["C12"]
-        value += (1 - self._down(u, 2)) << off["C14"]
-        mx = self.sd_max
-        value += (mx - (sd if self._down(u, 1) else 0)) << off["C16"]
-        value += mx << off["C17"]
-        value += (mx - (sd if self._down(u, 2) else 0)) << off["C18"]
-        value += mx << off["C19"]
-        if not self.last:
+        value += self._floats(u, -1, sd)
+        if self.c7:
             if rw == NEXT:
                 value += (1 << off["C7"]) + self.psd_next[sc[u] - self.s_next]
             else:
@@ -374,17 +466,17 @@ class _Bracket:
         rp = self.rp
         done: set[int] = set()
         for u in vertices:
-            if rp.fixed[u]:
+            if self.g.fixed[u]:
                 continue
-            for w in rp.adj[u]:
-                if rp.fixed[w] or w in done:
+            for w in self.g.adj[u]:
+                if self.g.fixed[w] or w in done:
                     continue
-                rp.matcher.set(u, w, self.weight(u, w))
+                self.g.matcher.set(u, w, self.weight(u, w))
             done.add(u)
 
     def _relayout(self) -> None:
         self.layout = self._layout()
-        self.rp._ensure(self.layout)
+        self.g.ensure(self.layout.total)
         self._update(self.members + self.following)
 
     def _choose_partner(self, s1: int, s2: Sequence[int]) -> None:
@@ -392,22 +484,22 @@ class _Bracket:
         pairing; the current matching answers at once when its partner is the
         lowest BSN left that the absolute criteria allow."""
         rp = self.rp
-        mate = rp.matcher.mate
-        open_ = [w for w in s2 if not rp.fixed[w] and w in rp.adj[s1]]
+        mate = self.g.matcher.mate
+        open_ = [w for w in s2 if not self.g.fixed[w] and w in self.g.adj[s1]]
         if not open_ or mate[s1] != open_[0]:
             self.target = s1
             self._update([s1])
-            mate = rp.matcher.compute()
+            mate = self.g.matcher.compute()
             self.target = None
         partner = mate[s1]
         if partner == s1 or partner not in self.bsn:  # pragma: no cover - defensive
             raise PairingError("internal error: an S1 player lost its partner")
-        rp._fix(s1, partner)
+        self.g.fix(s1, partner)
 
     def pair(self) -> list[int]:
         rp = self.rp
         self._relayout()
-        mate = rp.matcher.compute()
+        mate = self.g.matcher.compute()
         inside = {u for u in self.members if mate[u] in self.bsn}
         pairs_here = len(inside) // 2
         # D.3: the MDPs paired in this bracket form S1; the others are the Limbo.
@@ -415,25 +507,25 @@ class _Bracket:
         self.limbo = {m for m in self.mdps if m not in inside}
         if self.mdps:
             self._update(self.mdps)
-            rp.matcher.compute()
+            self.g.matcher.compute()
         for m in self.mdps:
             if m in self.s1_mdps:
                 self._choose_partner(m, self.residents)
         # The remainder: residents not paired with MDPs, split by B.2 into
         # S1R (the first MaxPairs) and S2R.
-        remainder = [r for r in self.residents if not rp.fixed[r]]
+        remainder = [r for r in self.residents if not self.g.fixed[r]]
         p_rem = pairs_here - len(self.s1_mdps)
         if p_rem > 0:
             self.s1r = {u: k for k, u in enumerate(remainder[:p_rem])}
             self.s2r = {u: k for k, u in enumerate(remainder[p_rem:])}
             self.exchange = True
             self._update(remainder)
-            mate = rp.matcher.compute()
+            mate = self.g.matcher.compute()
             if any(mate[u] in self.s2r for u in self.s2r):
                 # An exchange is needed (D.2 a/b could tie): add D.2 c/d.
                 self.exchange_wide = True
                 self._relayout()
-                mate = rp.matcher.compute()
+                mate = self.g.matcher.compute()
             x_set: set[int] = set()
             for u in remainder:
                 w = mate[u]
@@ -449,8 +541,8 @@ class _Bracket:
                         x_set.add(lo)  # both from S2R: lo moves to S1
             self.x_set = x_set
             self._update(remainder)
-            rp.matcher.compute()
+            self.g.matcher.compute()
             s2 = [u for u in remainder if u not in x_set]
             for x in sorted(x_set, key=self.bsn.__getitem__):
                 self._choose_partner(x, s2)
-        return [u for u in self.members if not rp.fixed[u]]
+        return [u for u in self.members if not self.g.fixed[u]]

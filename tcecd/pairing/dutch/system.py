@@ -33,9 +33,11 @@ if TYPE_CHECKING:
 
 def board_key(pair: tuple[PlayerState, PlayerState]) -> tuple[int, int, int]:
     """Board order (C.04.2): the higher score in the pair first, then the
-    sum of the scores, then the better pairing number of the two."""
+    sum of the scores, then the pairing number of the pair's higher ranked
+    player (A.2: score, then pairing number)."""
     a, b = pair
-    return (-max(a.score, b.score), -(a.score + b.score), min(a.seed, b.seed))
+    high = min(a, b, key=lambda s: (-s.score, s.seed))
+    return (-max(a.score, b.score), -(a.score + b.score), high.seed)
 
 
 class Dutch2017:

@@ -54,16 +54,20 @@ class Generated:
         )
 
 
-def generate(shape: Generated, folder: Path) -> TrfEvent:
+def generate(shape: Generated, folder: Path) -> TrfEvent | None:
+    """The generated tournament, or None when bbpPairings' generator gave up
+    (a round without a valid pairing: exit code 1)."""
     cfg = folder / f"cfg{shape.seed}.txt"
     out = folder / f"gen{shape.seed}.trf"
     cfg.write_text(shape.config())
-    subprocess.run(
+    proc = subprocess.run(
         [str(ORACLE), "--dutch", "-g", str(cfg), "-o", str(out), "-s", str(shape.seed)],
-        check=True,
         capture_output=True,
         timeout=120,
     )
+    if proc.returncode == 1:
+        return None
+    proc.check_returncode()
     event = parse_trf(out.read_text(), str(out))
     context = replace(event.context, total_rounds=shape.rounds)
     return replace(event, context=context)
@@ -113,6 +117,8 @@ def compare_event(shape: Generated, folder: Path | None = None) -> list[tuple[in
     with tempfile.TemporaryDirectory() as tmp:
         where = folder or Path(tmp)
         event = generate(shape, where)
+        if event is None:
+            return []
         diffs = []
         for done in range(len(event.rounds)):
             before = prefix(event, done)
