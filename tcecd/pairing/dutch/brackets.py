@@ -285,11 +285,9 @@ class _Bracket:
         """The score differences (half-points) an element of this bracket's
         PSD (C.6) and of the following bracket's PSD (C.7) can have (A.8)."""
         sc = self.rp.score
-        own = {0} | {sc[m] - self.s_low for m in self.mdps}
-        own |= {sc[u] - self.s_low + 2 for u in self.members}
-        own |= {abs(sc[a] - sc[b]) for a in self.residents for b in self.residents}
-        if self.last:
-            own |= {abs(sc[a] - sc[b]) for a in self.mdps for b in self.mdps}
+        scores = {sc[u] for u in self.members}
+        own = {abs(a - b) for a in scores for b in scores}  # pairs (the CLB mixes scores)
+        own |= {sc[u] - self.s_low + 2 for u in self.members}  # downfloaters
         nxt: set[int] = set()
         if self.c7:
             nxt = {0, 2} | {sc[u] - self.s_next for u in self.members}
