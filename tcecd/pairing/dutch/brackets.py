@@ -45,6 +45,10 @@ from tcecd.pairing.dutch.state import Float, PlayerState
 #: Vertex roles in the bracket being paired (see :mod:`.criteria`).
 FIXED, MDP, RES, NEXT, LOW = range(5)
 
+#: Bits given to one D.1 lexicographic field at a time (several S1 players'
+#: partner choices are settled by one matching while they fit).
+D1_BITS = 320
+
 
 @dataclass(frozen=True, slots=True)
 class BracketPairing:
@@ -56,26 +60,35 @@ class BracketPairing:
 
 
 class Graph:
-    """A matcher with its vertices' roles and allowed edges.
+    """A matcher over some of the round's vertices, with their roles.
 
-    The round graph holds every player to pair (and the bye vertex); a
-    bracket's *isolated* graph (C.7, see :class:`RoundPairer`) holds only the
-    bracket and the following bracket, each player with a private dummy
-    vertex standing for "floats on below". Player vertices keep their index
-    in A.2 order; dummies come after them.
+    ``players`` are round vertex numbers (A.2 order; the bye vertex last);
+    local vertex ``k`` is ``players[k]``. With ``dummies`` every player also
+    gets a private dummy vertex standing for "floats on below" (the isolated
+    graph of a bracket and its following bracket, for C.7).
     """
 
-    def __init__(self, adj: list[set[int]], real: int, count_bits: int, lower_bits: int) -> None:
-        self.adj = adj
-        self.real = real  # vertices below this index are players or the bye
-        self.count_bits = count_bits
-        self.role = [LOW] * len(adj)
-        self.fixed = [False] * len(adj)
+    def __init__(self, rp: RoundPairer, players: Sequence[int], *, dummies: bool) -> None:
+        self.rp = rp
+        self.players = list(players)
+        self.real = len(self.players)
+        local = {p: k for k, p in enumerate(self.players)}
+        self.local = local
+        size = self.real * (2 if dummies else 1)
+        self.adj: list[set[int]] = [set() for _ in range(size)]
+        for k, p in enumerate(self.players):
+            self.adj[k] = {local[q] for q in rp.adj[p] if q in local}
+            if dummies:
+                self.adj[k].add(self.real + k)
+                self.adj[self.real + k].add(k)
+        self.score = [rp.score[p] for p in self.players] + [-1] * (size - self.real)
+        self.role = [LOW] * size
+        self.fixed = [False] * size
         self.pairs: list[tuple[int, int]] = []
-        self.matcher = self._new_matcher(lower_bits)
+        self.matcher = self._new_matcher(rp.count_bits * 24)
 
     def _new_matcher(self, lower_bits: int) -> Matcher:
-        matcher = Matcher(len(self.adj), lower_bits + self.count_bits + 1)
+        matcher = Matcher(len(self.adj), lower_bits + self.rp.count_bits + 1)
         self.top = lower_bits
         self.matcher = matcher
         for u in range(len(self.adj)):
@@ -109,20 +122,31 @@ class Graph:
             self.role[x] = FIXED
         self.pairs.append((u, w) if u < w else (w, u))
 
-    def unfix(self, u: int, w: int) -> None:
-        """Undo :meth:`fix` (every edge back to completion only)."""
-        self.pairs.remove((u, w) if u < w else (w, u))
+
+class Completion:
+    """Whether the players not yet paired can all be paired (C.4, A.9): a
+    maximum-cardinality matching kept up to date as pairs are fixed."""
+
+    def __init__(self, adj: list[set[int]]) -> None:
+        self.adj = adj
+        self.fixed = [False] * len(adj)
+        self.matcher = Matcher(len(adj), 2)
+        for u in range(len(adj)):
+            for w in adj[u]:
+                if u < w:
+                    self.matcher.set(u, w, 1)
+
+    def fix(self, u: int, w: int, *, undo: bool = False) -> None:
         for x in (u, w):
-            self.fixed[x] = False
-            self.role[x] = LOW
+            self.fixed[x] = not undo
         for x in (u, w):
             for y in self.adj[x]:
-                if not self.fixed[y]:
-                    self.matcher.set(x, y, self.base(x, y))
+                if y not in (u, w) and not self.fixed[y]:
+                    self.matcher.set(x, y, 1 if undo else 0)
 
     def perfect(self) -> bool:
         mate = self.matcher.compute()
-        return all(mate[u] != u for u in range(self.real) if not self.fixed[u])
+        return all(mate[u] != u for u in range(len(self.adj)) if not self.fixed[u])
 
 
 class RoundPairer:
@@ -132,7 +156,8 @@ class RoundPairer:
     score order. Each is first paired as the rules pair a bracket that is
     not the PPB: by C.5-C.19, C.7 looking at the following bracket *on its
     own* (its best number of pairs and PSD given these downfloaters, whatever
-    happens below it). If its downfloaters and the remaining players then
+    happens below it; when the following bracket is the last one, its
+    downfloater is the pairing-allocated bye, so C.2 and completion count). If its downfloaters and the remaining players then
     allow a complete round-pairing, the bracket is done. Otherwise it is the
     Penultimate Pairing Bracket: it is paired again with C.4 (the
     downfloaters are chosen so that the round completes) and without C.7,
@@ -161,35 +186,47 @@ class RoundPairer:
             if self.bye is not None and a.pab_allowed:  # C.2
                 self.adj[i].add(self.bye)
                 self.adj[self.bye].add(i)
-        self.topscorers = any(s.topscorer for s in self.order)
         self.count_bits = (2 * self.v + 2).bit_length() + 1
         self.facts: dict[tuple[int, int], PairFacts] = {}
-        self.graph = Graph(self.adj, self.v, self.count_bits, self.count_bits * 24)
+        self.pairs: list[tuple[int, int]] = []
+        self.paired = [False] * self.v
 
-    def _fact(self, u: int, w: int) -> PairFacts:
+    def fact(self, u: int, w: int) -> PairFacts:
+        """C.8-C.11 and E.1-E.5 for round vertices u < w (cached)."""
         key = (u, w) if u < w else (w, u)
         fact = self.facts.get(key)
         if fact is None:
             a, b = key
             fact = pair_facts(
-                self.order[a], self.prefs[a], self.order[b], self.prefs[b], self.first_colour,
+                self.order[a],
+                self.prefs[a],
+                self.order[b],
+                self.prefs[b],
+                self.first_colour,
                 self.number,
             )
             self.facts[key] = fact
         return fact
 
-    def isolated(self, members: Sequence[int]) -> Graph:
-        """The graph of a bracket and its following bracket, each player with
-        a dummy ("floats on below"): C.7 without the players further down."""
-        inside = set(members)
-        k = len(self.adj)
-        adj: list[set[int]] = [set() for _ in range(k + len(members))]
-        for u in members:
-            adj[u] = {w for w in self.adj[u] if w in inside}
-        for j, u in enumerate(members):
-            adj[u].add(k + j)
-            adj[k + j].add(u)
-        return Graph(adj, k, self.count_bits, self.count_bits * 24)
+    def _unpaired(self) -> list[int]:
+        return [u for u in range(self.v) if not self.paired[u]]
+
+    def _bracket(
+        self, graph: Graph, mdps: list[int], residents: list[int], following: list[int], last: bool
+    ) -> tuple[list[tuple[int, int]], list[int]]:
+        """Pair one bracket on ``graph``: its pairs and downfloaters (round vertices)."""
+        loc = graph.local
+        bracket = _Bracket(
+            graph,
+            [loc[u] for u in mdps],
+            [loc[u] for u in residents],
+            [loc[u] for u in following],
+            last=last,
+        )
+        down = bracket.pair()
+        players = graph.players
+        pairs = [(players[a], players[b]) for a, b in bracket.new_pairs]
+        return pairs, [players[u] for u in down]
 
     def run(self) -> BracketPairing:
         groups: list[list[int]] = []
@@ -198,8 +235,8 @@ class RoundPairer:
                 groups[-1].append(i)
             else:
                 groups.append([i])
-        graph = self.graph
-        if not graph.perfect():
+        completion = Completion(self.adj)
+        if not completion.perfect():
             raise PairingError(
                 "no pairing satisfies the absolute criteria C.1-C.3 (C.04.3 A.9: "
                 "the arbiter decides)"
@@ -207,22 +244,31 @@ class RoundPairer:
         mdps: list[int] = []
         for g, residents in enumerate(groups):
             following = groups[g + 1] if g + 1 < len(groups) else []
-            if not following:
-                mdps = _Bracket(self, graph, mdps, residents, [], last=True).pair()
-                break
-            iso = self.isolated(mdps + residents + following)
-            down = _Bracket(self, iso, mdps, residents, following, last=False).pair()
-            for u, w in iso.pairs:
-                graph.fix(u, w)
-            if graph.perfect():
-                mdps = down
-                continue
-            for u, w in list(iso.pairs):
-                graph.unfix(u, w)
-            # The PPB: paired again with C.4 and without C.7; then the CLB.
-            mdps = _Bracket(self, graph, mdps, residents, [], last=False).pair()
-            rest = [u for grp in groups[g + 1 :] for u in grp]
-            mdps = _Bracket(self, graph, mdps, rest, [], last=True).pair()
+            if following:
+                if g + 2 < len(groups):
+                    iso = Graph(self, mdps + residents + following, dummies=True)
+                else:
+                    # The following bracket is the last one: its downfloater is
+                    # the bye, so C.7 looks at it with C.2 and completion.
+                    iso = Graph(self, self._unpaired(), dummies=False)
+                pairs, down = self._bracket(iso, mdps, residents, following, last=False)
+                for u, w in pairs:
+                    completion.fix(u, w)
+                if completion.perfect():
+                    self._accept(pairs)
+                    mdps = down
+                    continue
+                for u, w in pairs:
+                    completion.fix(u, w, undo=True)
+                # The PPB: paired again with C.4 and without C.7; then the CLB.
+                graph = Graph(self, self._unpaired(), dummies=False)
+                pairs, mdps = self._bracket(graph, mdps, residents, [], last=False)
+                self._accept(pairs)
+                residents = [u for grp in groups[g + 1 :] for u in grp]
+            else:
+                graph = Graph(self, self._unpaired(), dummies=False)
+            pairs, mdps = self._bracket(graph, mdps, residents, [], last=True)
+            self._accept(pairs)
             break
         bye: PlayerState | None = None
         if mdps:
@@ -230,20 +276,25 @@ class RoundPairer:
                 raise PairingError("the last bracket left players unpaired")
             bye = self.order[mdps[0]]
         out = []
-        for a, b in graph.pairs:
-            if self._fact(a, b).first_white:
+        for a, b in self.pairs:
+            if self.fact(a, b).first_white:
                 out.append((self.order[a], self.order[b]))
             else:
                 out.append((self.order[b], self.order[a]))
         return BracketPairing(tuple(out), bye)
 
+    def _accept(self, pairs: list[tuple[int, int]]) -> None:
+        for u, w in pairs:
+            self.pairs.append((u, w) if u < w else (w, u))
+            self.paired[u] = self.paired[w] = True
+
 
 class _Bracket:
-    """One bracket: MDPs and residents, the following bracket's residents."""
+    """One bracket on a :class:`Graph` (local vertex numbers): its MDPs and
+    residents, and the following bracket's residents (C.7)."""
 
     def __init__(
         self,
-        rp: RoundPairer,
         graph: Graph,
         mdps: list[int],
         residents: list[int],
@@ -251,32 +302,38 @@ class _Bracket:
         *,
         last: bool,
     ) -> None:
-        self.rp = rp
         self.g = graph
+        self.rp = graph.rp
         self.mdps = mdps
         self.residents = residents
         self.following = following
         self.members = mdps + residents  # BSN order (A.2)
         self.bsn = {u: k + 1 for k, u in enumerate(self.members)}
-        self.last = last  # the last bracket (CLB): it gives the bye
+        self.last = last  # the last bracket (CLB): its downfloater gets the bye
         self.c7 = bool(following)
-        self.s_low = min(rp.score[u] for u in residents)
-        self.s_next = rp.score[following[0]] if following else 0
+        sc = graph.score
+        self.s_low = min(sc[u] for u in residents)
+        self.s_next = sc[following[0]] if following else 0
         mdp_set = set(mdps)
         for u in self.members:
-            self.g.role[u] = MDP if u in mdp_set else RES
+            graph.role[u] = MDP if u in mdp_set else RES
         for u in following:
-            self.g.role[u] = NEXT
+            graph.role[u] = NEXT
         self.mdp_pos = {u: k for k, u in enumerate(mdps)}
+        self.new_pairs: list[tuple[int, int]] = []
         # Phase state (D rules).
-        self.target: int | None = None  # the S1 player choosing its S2 partner (D.1)
+        self.targets: dict[int, int] = {}  # S1 players choosing partners (D.1) -> slot
+        self.s2pos: dict[int, int] = {}  # their candidates -> position in S2
+        self.slot_bits = (len(self.members) + 1).bit_length()
+        self.chunk = max(1, D1_BITS // self.slot_bits)
         self.s1_mdps: set[int] = set()
         self.limbo: set[int] = set()
         self.s1r: dict[int, int] = {}  # remainder S1R player -> position
         self.s2r: dict[int, int] = {}
         self.exchange = False
         self.exchange_wide = False
-        self.x_set: set[int] | None = None  # S1 of the chosen exchange
+        self.x_set: set[int] | None = None  # S1 after the chosen exchange
+        self.float_cache: dict[tuple[int, int, int], int] = {}
         self.layout = self._layout()
 
     # -- weights ---------------------------------------------------------------------
@@ -284,19 +341,18 @@ class _Bracket:
     def _sd_values(self) -> tuple[list[int], list[int]]:
         """The score differences (half-points) an element of this bracket's
         PSD (C.6) and of the following bracket's PSD (C.7) can have (A.8)."""
-        sc = self.rp.score
+        sc = self.g.score
         scores = {sc[u] for u in self.members}
         own = {abs(a - b) for a in scores for b in scores}  # pairs (the CLB mixes scores)
-        own |= {sc[u] - self.s_low + 2 for u in self.members}  # downfloaters
+        own |= {s - self.s_low + 2 for s in scores}  # downfloaters
         nxt: set[int] = set()
         if self.c7:
-            nxt = {0, 2} | {sc[u] - self.s_next for u in self.members}
-            nxt |= {sc[u] - self.s_next + 2 for u in self.members}
+            nxt = {0, 2} | {s - self.s_next for s in scores}
+            nxt |= {s - self.s_next + 2 for s in scores}
         return sorted(own, reverse=True), sorted(nxt, reverse=True)
 
     def _layout(self) -> Layout:
-        rp = self.rp
-        cb = rp.count_bits
+        cb = self.rp.count_bits
         own, nxt = self._sd_values()
         self.sd_max = max(own) + 1
         lay = Layout(cb)
@@ -309,13 +365,13 @@ class _Bracket:
                 lay.add(f"C7:{sd}", cb)
         for name in ("C8", "C9", "C10", "C11", "C12", "C13", "C14", "C15"):
             lay.add(name, cb)
-        wide = (rp.v * (self.sd_max + 1)).bit_length() + 1
+        wide = (self.rp.v * (self.sd_max + 1)).bit_length() + 1
         for name in ("C16", "C17", "C18", "C19"):
             lay.add(name, wide)
         lay.add("D3", len(self.mdps) + 1)
-        lay.add("D1", cb)
+        lay.add("D1", self.chunk * self.slot_bits)
         lay.add("D2a", cb)
-        lay.add("D2b", (rp.v * 2 * (len(self.members) + 1)).bit_length() + 1)
+        lay.add("D2b", (self.rp.v * 2 * (len(self.members) + 1)).bit_length() + 1)
         if self.exchange_wide:
             lay.add("D2c", len(self.s1r) + 1)
             lay.add("D2d", len(self.s2r) + 1)
@@ -330,20 +386,28 @@ class _Bracket:
             else {}
         )
         self.off = off
+        self.float_cache = {}
         return lay
 
-    def _floats(self, u: int, opponent_lower: int, sd: int) -> int:
+    def _state(self, u: int) -> PlayerState:
+        return self.rp.order[self.g.players[u]]
+
+    def _floats(self, u: int, direction: int, sd: int) -> int:
         """C.12-C.19 for bracket player ``u`` (every player is counted once,
-        in the one edge that matches it). ``opponent_lower`` < 0: ``u``
-        receives a downfloat (a lower opponent, or it floats down out of the
-        bracket); > 0: an upfloat; 0: no float. ``sd``: the score difference
-        of its element (A.8). Each field counts the players with the float in
-        question one or two rounds ago who do *not* get it again, and the
-        score differences of those who do."""
+        in the one edge that matches it). ``direction`` < 0: ``u`` receives a
+        downfloat (a lower opponent, or it floats down out of the bracket);
+        > 0: an upfloat; 0: no float. ``sd``: the score difference of its
+        element (A.8). Each count field counts the players with the float in
+        question one (C.12, C.13) or two (C.14, C.15) rounds ago who do *not*
+        get it again; C.16-C.19 the score differences of those who do."""
+        key = (u, direction, sd)
+        cached = self.float_cache.get(key)
+        if cached is not None:
+            return cached
         off = self.off
-        got = Float.DOWN if opponent_lower < 0 else Float.UP if opponent_lower > 0 else None
+        got = Float.DOWN if direction < 0 else Float.UP if direction > 0 else None
         mx = self.sd_max
-        state = self.rp.order[u]
+        state = self._state(u)
         value = 0
         for back, count_down, count_up, sd_down, sd_up in (
             (1, "C12", "C13", "C16", "C17"),
@@ -357,18 +421,13 @@ class _Bracket:
                 value += 1 << off[count_up]
             value += (mx - (sd if repeat and got is Float.DOWN else 0)) << off[sd_down]
             value += (mx - (sd if repeat and got is Float.UP else 0)) << off[sd_up]
+        self.float_cache[key] = value
         return value
-
-    def _down(self, u: int, back: int) -> bool:
-        return self.rp.order[u].float_back(back) is Float.DOWN
-
-    def _up(self, u: int, back: int) -> bool:
-        return self.rp.order[u].float_back(back) is Float.UP
 
     def weight(self, u: int, w: int) -> int:
         """The edge weight of u-w for the current phase (0: no edge)."""
-        rp, off = self.rp, self.off
-        ru, rw = self.g.role[u], self.g.role[w]
+        role = self.g.role
+        ru, rw = role[u], role[w]
         if ru > rw:
             u, w, ru, rw = w, u, rw, ru
         value = self.g.base(u, w)
@@ -376,51 +435,60 @@ class _Bracket:
             return self._pair_weight(u, w, ru, rw, value)
         if ru <= RES:  # u floats down out of the bracket
             return self._down_weight(u, w, rw, value)
-        if ru == NEXT:
+        if ru == NEXT and self.c7:
             if rw == NEXT:  # C.7: a pair of the following bracket
-                return value + (1 << off["C7"]) + self.psd_next[0]
+                return value + (1 << self.off["C7"]) + self.psd_next[0]
             return value + self.psd_next[2]  # C.7: a downfloater of the following bracket
         return value
 
     def _pair_weight(self, u: int, w: int, ru: int, rw: int, value: int) -> int:
-        rp, off = self.rp, self.off
+        off = self.off
         if ru == MDP and rw == MDP and not self.last:
             return 0  # B.2/B.3: MDPs (S1) are paired with residents (S2)
         if u in self.limbo or w in self.limbo:
-            return 0
+            return 0  # D.3: the Limbo floats on
         x_set = self.x_set
         if x_set is not None and u not in self.s1_mdps and w not in self.s1_mdps:
             if (u in x_set) == (w in x_set):
                 return 0  # D.2: after the exchange, S1 is paired with S2
-        sc = rp.score
+        sc = self.g.score
         sd = abs(sc[u] - sc[w])
         value += (1 << off["C5"]) + self.psd_own[sd]
-        fact = rp._fact(u, w)
-        value += (2 - fact.c8) << off["C8"]
-        value += (2 - fact.c9) << off["C9"]
-        value += (2 - fact.c10) << off["C10"]
-        value += (2 - fact.c11) << off["C11"]
+        players = self.g.players
+        fact = self.rp.fact(players[u], players[w])
+        value += (
+            ((2 - fact.c8) << off["C8"])
+            + ((2 - fact.c9) << off["C9"])
+            + ((2 - fact.c10) << off["C10"])
+            + ((2 - fact.c11) << off["C11"])
+        )
+        # A.4.b: the higher score receives a downfloat, the lower an upfloat.
         value += self._floats(u, sc[w] - sc[u], sd) + self._floats(w, sc[u] - sc[w], sd)
         if ru == MDP and rw == RES:
             # D.3.b: the lowest BSNs among the MDPs in S1.
             value += (1 << (len(self.mdps) - 1 - self.mdp_pos[u])) << off["D3"]
-        if self.target is not None and self.target in (u, w):
-            other = w if self.target == u else u
-            value += (len(self.members) + 1 - self.bsn[other]) << off["D1"]
-        if self.exchange and u in self.bsn and w in self.bsn:
+        targets = self.targets
+        if targets:
+            for s1, s2 in ((u, w), (w, u)):
+                slot = targets.get(s1)
+                pos = self.s2pos.get(s2)
+                if slot is not None and pos is not None:
+                    # D.1: lexicographically smallest S2 sequence for the S1 players.
+                    shift = off["D1"] + (self.chunk - 1 - slot) * self.slot_bits
+                    value += (len(self.s2pos) - pos) << shift
+        if self.exchange:
             value += self._exchange_pair(u, w)
         return value
 
     def _down_weight(self, u: int, w: int, rw: int, value: int) -> int:
-        rp, off = self.rp, self.off
+        off = self.off
         if u in self.s1_mdps:
             return 0
         if self.x_set is not None and u in self.x_set:
             return 0
-        sc = rp.score
+        sc = self.g.score
         sd = sc[u] - self.s_low + 2  # A.8: against one point below the bracket's lowest
-        value += self.psd_own[sd]
-        value += self._floats(u, -1, sd)
+        value += self.psd_own[sd] + self._floats(u, -1, sd)
         if self.c7:
             if rw == NEXT:
                 value += (1 << off["C7"]) + self.psd_next[sc[u] - self.s_next]
@@ -437,23 +505,27 @@ class _Bracket:
         return value
 
     def _exchange_pair(self, u: int, w: int) -> int:
-        """D.2 a-d for a pair of the remainder (S1R/S2R: the original subgroups)."""
+        """D.2 a-d for a pair of the remainder (S1R/S2R: the original subgroups).
+
+        a: fewest BSNs exchanged (pairs inside S2R); b: smallest difference
+        of the sums moved (maximize the sum leaving S1R minus the sum entering
+        it); c: the highest BSNs leaving S1R; d: the lowest entering it.
+        """
         off = self.off
-        if u not in self.s1r and u not in self.s2r:
-            return 0
-        if w not in self.s1r and w not in self.s2r:
+        s1r, s2r = self.s1r, self.s2r
+        if (u not in s1r and u not in s2r) or (w not in s1r and w not in s2r):
             return 0
         n = len(self.members) + 1
         lo, hi = (u, w) if self.bsn[u] < self.bsn[w] else (w, u)
         value = 0
-        if lo in self.s1r and hi in self.s1r:  # hi moves from S1R to S2R
+        if lo in s1r and hi in s1r:  # hi moves from S1R to S2R
             value += (1 << off["D2a"]) + ((n + self.bsn[hi]) << off["D2b"])
             if self.exchange_wide:
-                value += (1 << self.s1r[hi]) << off["D2c"]
-        elif lo in self.s2r and hi in self.s2r:  # lo moves from S2R to S1R
+                value += (1 << s1r[hi]) << off["D2c"]
+        elif lo in s2r and hi in s2r:  # lo moves from S2R to S1R
             value += (n - self.bsn[lo]) << off["D2b"]
             if self.exchange_wide:
-                value += (1 << (len(self.s2r) - 1 - self.s2r[lo])) << off["D2d"]
+                value += (1 << (len(s2r) - 1 - s2r[lo])) << off["D2d"]
         else:
             value += (1 << off["D2a"]) + (n << off["D2b"])
         return value
@@ -461,15 +533,15 @@ class _Bracket:
     # -- phases ------------------------------------------------------------------------
 
     def _update(self, vertices: Sequence[int]) -> None:
-        rp = self.rp
+        g = self.g
         done: set[int] = set()
         for u in vertices:
-            if self.g.fixed[u]:
+            if g.fixed[u]:
                 continue
-            for w in self.g.adj[u]:
-                if self.g.fixed[w] or w in done:
+            for w in g.adj[u]:
+                if g.fixed[w] or w in done:
                     continue
-                self.g.matcher.set(u, w, self.weight(u, w))
+                g.matcher.set(u, w, self.weight(u, w))
             done.add(u)
 
     def _relayout(self) -> None:
@@ -477,27 +549,50 @@ class _Bracket:
         self.g.ensure(self.layout.total)
         self._update(self.members + self.following)
 
-    def _choose_partner(self, s1: int, s2: Sequence[int]) -> None:
-        """D.1 for one S1 player: the lowest BSN in ``s2`` that keeps a best
-        pairing; the current matching answers at once when its partner is the
-        lowest BSN left that the absolute criteria allow."""
-        rp = self.rp
-        mate = self.g.matcher.mate
-        open_ = [w for w in s2 if not self.g.fixed[w] and w in self.g.adj[s1]]
-        if not open_ or mate[s1] != open_[0]:
-            self.target = s1
-            self._update([s1])
-            mate = self.g.matcher.compute()
-            self.target = None
-        partner = mate[s1]
-        if partner == s1 or partner not in self.bsn:  # pragma: no cover - defensive
-            raise PairingError("internal error: an S1 player lost its partner")
-        self.g.fix(s1, partner)
+    def _fix(self, u: int, w: int) -> None:
+        self.g.fix(u, w)
+        self.new_pairs.append((u, w))
+
+    def _transpose(self, s1: Sequence[int], s2: Sequence[int]) -> None:
+        """D.1: the S1 players, in BSN order, take the lowest S2 BSNs that
+        still allow a best pairing (the lexicographically first transposition
+        among the best candidates). Up to ``chunk`` S1 players are settled by
+        one matching, their choices weighted lexicographically; a chunk whose
+        current partners are already the lowest allowed BSNs costs nothing."""
+        g = self.g
+        for start in range(0, len(s1), self.chunk):
+            chunk = list(s1[start : start + self.chunk])
+            mate = g.matcher.mate
+            taken: set[int] = set()
+            settled = True
+            for x in chunk:
+                first = next(
+                    (w for w in s2 if not g.fixed[w] and w not in taken and w in g.adj[x]), None
+                )
+                if first is None or mate[x] != first:
+                    settled = False
+                    break
+                taken.add(first)
+            if not settled:
+                self.targets = {x: k for k, x in enumerate(chunk)}
+                self.s2pos = {w: k for k, w in enumerate(s2)}
+                self._update(chunk)
+                mate = g.matcher.compute()
+                self.targets = {}
+                self.s2pos = {}
+            for x in chunk:
+                partner = mate[x]
+                if partner == x or partner not in self.bsn:  # pragma: no cover - defensive
+                    raise PairingError("internal error: an S1 player lost its partner")
+                self._fix(x, partner)
 
     def pair(self) -> list[int]:
-        rp = self.rp
+        """Pair the bracket; return its downfloaters."""
+        g = self.g
         self._relayout()
-        mate = self.g.matcher.compute()
+        mate = g.matcher.compute()
+        if any(mate[u] == u for u in range(g.real) if not g.fixed[u]):  # pragma: no cover
+            raise PairingError("no complete round-pairing (C.4)")
         inside = {u for u in self.members if mate[u] in self.bsn}
         pairs_here = len(inside) // 2
         # D.3: the MDPs paired in this bracket form S1; the others are the Limbo.
@@ -505,42 +600,33 @@ class _Bracket:
         self.limbo = {m for m in self.mdps if m not in inside}
         if self.mdps:
             self._update(self.mdps)
-            self.g.matcher.compute()
-        for m in self.mdps:
-            if m in self.s1_mdps:
-                self._choose_partner(m, self.residents)
+            g.matcher.compute()
+        self._transpose([m for m in self.mdps if m in self.s1_mdps], self.residents)
         # The remainder: residents not paired with MDPs, split by B.2 into
         # S1R (the first MaxPairs) and S2R.
-        remainder = [r for r in self.residents if not self.g.fixed[r]]
+        remainder = [r for r in self.residents if not g.fixed[r]]
         p_rem = pairs_here - len(self.s1_mdps)
         if p_rem > 0:
             self.s1r = {u: k for k, u in enumerate(remainder[:p_rem])}
             self.s2r = {u: k for k, u in enumerate(remainder[p_rem:])}
             self.exchange = True
             self._update(remainder)
-            mate = self.g.matcher.compute()
+            mate = g.matcher.compute()
             if any(mate[u] in self.s2r for u in self.s2r):
-                # An exchange is needed (D.2 a/b could tie): add D.2 c/d.
+                # An exchange is needed; D.2 c/d may have to break a tie.
                 self.exchange_wide = True
                 self._relayout()
-                mate = self.g.matcher.compute()
+                mate = g.matcher.compute()
             x_set: set[int] = set()
             for u in remainder:
                 w = mate[u]
-                if w in self.s1r or w in self.s2r:
-                    if self.bsn[u] > self.bsn[w]:
-                        continue
-                    lo, hi = u, w
-                    if lo in self.s1r and hi in self.s2r:
-                        x_set.add(lo)
-                    elif lo in self.s1r:
-                        x_set.add(lo)  # hi moves to S2
-                    else:
-                        x_set.add(lo)  # both from S2R: lo moves to S1
+                if (w in self.s1r or w in self.s2r) and self.bsn[u] < self.bsn[w]:
+                    # S1R-S2R: the S1R player stays in S1; S1R-S1R: the higher
+                    # BSN moves to S2; S2R-S2R: the lower BSN moves to S1.
+                    x_set.add(u)
             self.x_set = x_set
             self._update(remainder)
-            self.g.matcher.compute()
+            g.matcher.compute()
             s2 = [u for u in remainder if u not in x_set]
-            for x in sorted(x_set, key=self.bsn.__getitem__):
-                self._choose_partner(x, s2)
-        return [u for u in self.members if not self.g.fixed[u]]
+            self._transpose(sorted(x_set, key=self.bsn.__getitem__), s2)
+        return [u for u in self.members if not g.fixed[u]]
