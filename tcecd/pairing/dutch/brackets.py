@@ -85,15 +85,22 @@ class Graph:
         self.role = [LOW] * size
         self.fixed = [False] * size
         self.pairs: list[tuple[int, int]] = []
-        self.matcher = self._new_matcher(rp.count_bits * 24)
+        self.top = -1
+        self.skip: set[int] = set()
+        self.matcher = Matcher(0, 1)
 
     def _new_matcher(self, lower_bits: int) -> Matcher:
+        """A matcher whose weights have ``lower_bits`` below the completion
+        field. Edges at ``skip`` vertices are left for the bracket to set."""
         matcher = Matcher(len(self.adj), lower_bits + self.rp.count_bits + 1)
         self.top = lower_bits
         self.matcher = matcher
+        skip = self.skip
         for u in range(len(self.adj)):
+            if u in skip or self.fixed[u]:
+                continue
             for w in self.adj[u]:
-                if u < w and not self.fixed[u] and not self.fixed[w]:
+                if u < w and w not in skip and not self.fixed[w]:
                     matcher.set(u, w, self.base(u, w))
         for u, w in self.pairs:
             matcher.set(u, w, self.base(u, w))
@@ -106,11 +113,16 @@ class Graph:
         covered = (u < self.real) + (w < self.real)
         return covered << self.top
 
-    def ensure(self, bits: int) -> None:
-        """Grow the weights when a bracket needs more bits (rare: very wide
-        D.2 exchange fields); every edge is set again."""
-        if bits > self.top:
-            self.matcher = self._new_matcher(bits + 64)
+    def ensure(self, bits: int, skip: set[int]) -> bool:
+        """Make the weights at least ``bits`` wide below the completion field
+        (a new matcher, needed first and when D.2 c/d widen a bracket's
+        weights). True when the matcher was replaced: every edge at a
+        ``skip`` vertex must then be set by the caller."""
+        if bits <= self.top:
+            return False
+        self.skip = skip
+        self.matcher = self._new_matcher(bits + (0 if self.top < 0 else 64))
+        return True
 
     def fix(self, u: int, w: int) -> None:
         """Make u-w a pair of the round: no other edge at u or w."""
@@ -546,7 +558,7 @@ class _Bracket:
 
     def _relayout(self) -> None:
         self.layout = self._layout()
-        self.g.ensure(self.layout.total)
+        self.g.ensure(self.layout.total, set(self.members) | set(self.following))
         self._update(self.members + self.following)
 
     def _fix(self, u: int, w: int) -> None:

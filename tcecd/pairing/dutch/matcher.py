@@ -37,8 +37,9 @@ class Matcher:
         for _ in range(n):
             self._computer.add_vertex()
         self._cache: dict[int, DynamicUint] = {}
-        self.weights: dict[tuple[int, int], int] = {}
+        self.weights: dict[int, int] = {}  # u * n + v (u < v) -> weight
         self._mate: list[int] = list(range(n))
+        self._limit = 1 << bits
 
     def _convert(self, value: int) -> DynamicUint:
         out = DynamicUint(self._zero)
@@ -49,24 +50,27 @@ class Matcher:
 
     def set(self, u: int, v: int, weight: int) -> None:
         """Set the weight of edge u-v (0 removes it)."""
-        key = (u, v) if u < v else (v, u)
-        if self.weights.get(key, 0) == weight:
+        if u > v:
+            u, v = v, u
+        key = u * self.n + v
+        weights = self.weights
+        if weights.get(key, 0) == weight:
             return
-        if weight >= 1 << self.bits:
+        if weight >= self._limit:
             raise ValueError("edge weight wider than the matcher")
         if weight:
-            self.weights[key] = weight
+            weights[key] = weight
         else:
-            self.weights.pop(key, None)
+            del weights[key]
         dyn = self._cache.get(weight)
         if dyn is None:
             if len(self._cache) > 50_000:
                 self._cache.clear()
             dyn = self._cache[weight] = self._convert(weight)
-        self._computer.set_edge_weight(key[0], key[1], dyn)
+        self._computer.set_edge_weight(u, v, dyn)
 
     def get(self, u: int, v: int) -> int:
-        return self.weights.get((u, v) if u < v else (v, u), 0)
+        return self.weights.get(u * self.n + v if u < v else v * self.n + u, 0)
 
     def compute(self) -> list[int]:
         """A maximum-weight matching: ``mate[u]`` (``u`` itself when unmatched)."""
