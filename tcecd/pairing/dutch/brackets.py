@@ -346,6 +346,9 @@ class _Bracket:
         self.exchange_wide = False
         self.x_set: set[int] | None = None  # S1 after the chosen exchange
         self.float_cache: dict[tuple[int, int, int], int] = {}
+        # A downfloat edge's weight depends on the bracket player only (and
+        # on whether the other end is in the following bracket).
+        self.down_cache: dict[tuple[int, bool, int], int] = {}
         self.layout = self._layout()
 
     # -- weights ---------------------------------------------------------------------
@@ -446,7 +449,11 @@ class _Bracket:
         if rw <= RES:  # both in the bracket: a pair of the bracket
             return self._pair_weight(u, w, ru, rw, value)
         if ru <= RES:  # u floats down out of the bracket
-            return self._down_weight(u, w, rw, value)
+            key = (u, rw == NEXT, value)
+            cached = self.down_cache.get(key)
+            if cached is None:
+                cached = self.down_cache[key] = self._down_weight(u, w, rw, value)
+            return cached
         if ru == NEXT and self.c7:
             if rw == NEXT:  # C.7: a pair of the following bracket
                 return value + (1 << self.off["C7"]) + self.psd_next[0]
@@ -546,6 +553,7 @@ class _Bracket:
 
     def _update(self, vertices: Sequence[int]) -> None:
         g = self.g
+        self.down_cache = {}
         done: set[int] = set()
         for u in vertices:
             if g.fixed[u]:
