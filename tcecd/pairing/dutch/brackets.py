@@ -169,8 +169,9 @@ class RoundPairer:
     not the PPB: by C.5-C.19, C.7 looking at the following bracket *on its
     own* (its best number of pairs and PSD given these downfloaters, whatever
     happens below it; when the following bracket is the last one, its
-    downfloater is the pairing-allocated bye, so C.2 and completion count). If its downfloaters and the remaining players then
-    allow a complete round-pairing, the bracket is done. Otherwise it is the
+    downfloater is the pairing-allocated bye, so C.2 and completion count).
+    If its downfloaters and the remaining players then allow a complete
+    round-pairing, the bracket is done. Otherwise it is the
     Penultimate Pairing Bracket: it is paired again with C.4 (the
     downfloaters are chosen so that the round completes) and without C.7,
     and its downfloaters together with every lower player form the
@@ -467,9 +468,13 @@ class _Bracket:
         if u in self.limbo or w in self.limbo:
             return 0  # D.3: the Limbo floats on
         x_set = self.x_set
-        if x_set is not None and u not in self.s1_mdps and w not in self.s1_mdps:
-            if (u in x_set) == (w in x_set):
-                return 0  # D.2: after the exchange, S1 is paired with S2
+        if (
+            x_set is not None
+            and u not in self.s1_mdps
+            and w not in self.s1_mdps
+            and (u in x_set) == (w in x_set)
+        ):
+            return 0  # D.2: after the exchange, S1 is paired with S2
         sc = self.g.score
         sd = abs(sc[u] - sc[w])
         value += (1 << off["C5"]) + self.psd_own[sd]

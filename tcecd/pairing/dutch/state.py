@@ -146,11 +146,11 @@ def build_states(
                     pab_allowed[pid] = False  # C.2: a forfeit win
                 first_game.add(pid)
         for pid in ids:
-            opp = opponent[pid]
+            met = opponent[pid]
             floats[pid].append(
                 _round_float(
                     before[pid],
-                    before[opp] if opp is not None else None,
+                    before[met] if met is not None else None,
                     played[pid],
                 )
             )
