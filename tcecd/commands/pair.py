@@ -4,9 +4,10 @@
 
 The input is a FIDE Tournament Report File (TRF-2016, as JaVaFo and
 bbpPairings read it; :mod:`tcecd.trf`) or an event document in the
-``tcecd simulate --json`` format (:mod:`tcecd.pairing.state_json`). Which one
-is decided by the content, not the file name: text whose first non-blank
-character is ``{`` is JSON, anything else TRF. The system (``--system``, any
+``tcecd simulate --json`` format (:mod:`tcecd.pairing.state_json`). A name
+ending in ``.json`` is JSON, one ending in ``.trf`` is TRF; any other name, and
+``-`` (stdin), is TRF when a line starts with ``001`` (a TRF player line), else
+JSON (as before TRF input existed). The system (``--system``, any
 registered name) defaults to ``dutch-2017`` for a TRF and to the document's
 ``"system"`` (else ``tcec-swiss``) for JSON.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from tcecd.errors import PairingError
 from tcecd.pairing.base import Player, RoundContext, RoundRecord
@@ -80,26 +82,33 @@ class _Event:
     context: RoundContext
 
 
-def _read_text(path: str) -> str:
+def _read_text(path: str) -> tuple[str, bool]:
+    """The input's text, and whether it is a TRF (module docstring)."""
     if path == "-":
-        return sys.stdin.read()
+        text = sys.stdin.read()
+        return text, any(line.startswith("001") for line in text.splitlines())
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
         raise PairingError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    suffix = Path(path).suffix.lower()
+    if suffix in (".json", ".trf"):
+        is_trf = suffix == ".trf"
+    else:
+        is_trf = any(line.startswith(b"001") for line in data.splitlines())
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), is_trf
     except UnicodeDecodeError:
-        if data.lstrip().startswith(b"{"):
+        if not is_trf:
             raise PairingError(f"{path}: not UTF-8 text") from None
         # TRF files from older tournament managers are often Latin-1.
-        return data.decode("latin-1")
+        return data.decode("latin-1"), is_trf
 
 
 def _load(path: str, system: str | None) -> _Event:
-    text = _read_text(path)
-    if text.lstrip().startswith("{"):
+    text, is_trf = _read_text(path)
+    if not is_trf:
         from tcecd.pairing.state_json import load_event_state
 
         state = load_event_state(text, path)
@@ -123,10 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from tcecd.pairing.registry import canonical_name, get_system
 
     event = _load(args.event, args.system)
-    try:
-        system = get_system(event.system)
-    except ImportError as exc:  # a registered system whose module is not installed
-        raise PairingError(f"pairing system {event.system!r} is not available: {exc}") from None
+    system = get_system(event.system)
     if args.check:
         from tcecd.pairing.checker import check_rounds
 

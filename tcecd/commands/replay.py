@@ -1,17 +1,19 @@
 """``tcecd replay``: rebuild, verify and re-stream a Swiss event from its PGN.
 
     tcecd replay EVENT.pgn [--config EVENT.yaml] [--double|--single]
-                 [--verify] [--crosstable] [--schedule] [--out DIR] [--trf OUT.trf]
+                 [--verify] [--crosstable] [--schedule] [--out DIR]
                  [--publish [--mqtt URL] [--speed X]]
+                 [--trf OUT.trf]
 
 Reads the event's PGN (ours, or TCEC cutechess ``swiss-tcec`` output),
 rebuilds players, seeds, rounds, BYEs and results, prints the standings (and
 on request the crosstable and schedule), writes TCEC ``crosstable.json`` /
 ``schedule.json`` with ``--out``, and re-publishes the event over MQTT with
-``--publish``. ``--trf`` exports the finished rounds as a FIDE TRF-2016 file
-(pairing numbers = seeds) for an arbiter to check with JaVaFo or bbpPairings.
-``--verify`` lists every deviation from the TCEC Swiss rules
+``--publish``. ``--verify`` lists every deviation from the TCEC Swiss rules
 and exits 1 when there is one. See docs/replay.md.
+
+``--trf`` exports the finished rounds as a FIDE TRF-2016 file (pairing
+numbers = seeds) for an arbiter to check with JaVaFo or bbpPairings.
 """
 
 from __future__ import annotations
@@ -153,31 +155,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_trf(path: Path, replayed: object, total_rounds: int | None) -> None:
-    """The finished rounds as TRF-2016; an unfinished last round is left out."""
-    from tcecd.errors import TrfError
-    from tcecd.pairing.base import RoundContext
-    from tcecd.replay.event import ReplayedEvent
-    from tcecd.trf import TrfEvent, format_trf
-
-    assert isinstance(replayed, ReplayedEvent)
-    if replayed.double:
-        raise TrfError(
-            f"--trf {path}: a TRF-2016 file holds one game per round; {replayed.path.name} "
-            "has double rounds"
-        )
-    event = TrfEvent(
-        name=replayed.event or None,
-        players=replayed.players,
-        rounds=replayed.rounds,
-        context=RoundContext(total_rounds=total_rounds),
-    )
-    try:
-        path.write_text(format_trf(event), encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"--trf {path}: cannot write: {exc.strerror or exc}") from None
-
-
 def _verdict(deviations: Sequence[object], games: int) -> str:
     if not deviations:
         return f"OK: all {games} games follow the TCEC Swiss rules"
@@ -213,3 +190,28 @@ def _publish(args: argparse.Namespace, context: object, replayed: object) -> Non
     )
     if not args.quiet:
         print(f"\npublished {count} events to {settings.redacted_url()}", file=sys.stdout)
+
+
+def _write_trf(path: Path, replayed: object, total_rounds: int | None) -> None:
+    """The finished rounds as TRF-2016; an unfinished last round is left out."""
+    from tcecd.errors import TrfError
+    from tcecd.pairing.base import RoundContext
+    from tcecd.replay.event import ReplayedEvent
+    from tcecd.trf import TrfEvent, format_trf
+
+    assert isinstance(replayed, ReplayedEvent)
+    if replayed.double:
+        raise TrfError(
+            f"--trf {path}: a TRF-2016 file holds one game per round; {replayed.path.name} "
+            "has double rounds"
+        )
+    event = TrfEvent(
+        name=replayed.event or None,
+        players=replayed.players,
+        rounds=replayed.rounds,
+        context=RoundContext(total_rounds=total_rounds),
+    )
+    try:
+        path.write_text(format_trf(event), encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--trf {path}: cannot write: {exc.strerror or exc}") from None

@@ -39,7 +39,10 @@ class SystemInfo:
     aliases: tuple[str, ...] = ()
 
     def build(self, options: SystemOptions) -> PairingSystem:
-        module = importlib.import_module(self.module)
+        try:
+            module = importlib.import_module(self.module)
+        except ModuleNotFoundError as exc:  # registered, but its module is not installed
+            raise PairingError(f"pairing system {self.name!r} is not available: {exc}") from None
         system: PairingSystem = getattr(module, self.cls)(options)
         return system
 

@@ -38,6 +38,11 @@ def format_trf(event: TrfEvent) -> str:
     seeds = {p.id: p.seed for p in event.players}
     if sorted(seeds.values()) != list(range(1, len(event.players) + 1)):
         raise TrfError("cannot write TRF: pairing numbers (seeds) must be 1..N, each once")
+    total = event.context.total_rounds
+    if total is not None and total < len(event.rounds):
+        raise TrfError(
+            f"cannot write TRF: XXR {total} is less than the {len(event.rounds)} finished rounds"
+        )
     blocks: dict[PlayerId, list[str]] = {p.id: [] for p in event.players}
     half_points = {p.id: 0 for p in event.players}
     for record in event.rounds:
@@ -55,9 +60,9 @@ def format_trf(event: TrfEvent) -> str:
     rank = {p.id: i for i, p in enumerate(order, start=1)}
     lines: list[str] = []
     if event.name:
-        lines.append(f"012 {event.name}")
+        lines.append(f"012 {_one_line(event.name)}")
     for p in event.players:
-        name = p.name[: _width(model.NAME)]
+        name = _one_line(p.name)[: _width(model.NAME)]
         rating = "" if p.rating is None else str(p.rating)
         title = p.title or ""
         head = (
@@ -69,6 +74,11 @@ def format_trf(event: TrfEvent) -> str:
         lines.append(f"XXR {event.context.total_rounds}")
     lines.append("XXC " + ("white1" if event.context.first_colour is Color.WHITE else "black1"))
     return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    """``text`` without line breaks, which would split a TRF line."""
+    return " ".join(text.splitlines())
 
 
 def _bye_block(kind: ByeKind) -> str:

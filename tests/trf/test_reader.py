@@ -107,85 +107,83 @@ def test_first_colour_inferred_without_xxc() -> None:
 GOOD = [pl(1, "A", 2000, "2 w 1"), pl(2, "B", 1900, "1 b 0"), pl(3, "C", 1800, "0000 - U")]
 
 
-@pytest.mark.parametrize(
-    ("lines", "message"),
-    [
-        (
-            [GOOD[0].replace("2 w 1", "2 x 1"), *GOOD[1:]],
-            "bad.trf:1: round 1 colour: expected w, b or -, got 'x'",
-        ),
-        (
-            [GOOD[0], GOOD[1].replace("1 b 0", "1 b ?"), GOOD[2]],
-            "bad.trf:2: round 1 result: invalid result '?' for a game ('1 b ?')",
-        ),
-        (
-            # The block shifted one column left.
-            [GOOD[0].replace("   2 w 1", "  2 w 1 "), *GOOD[1:]],
-            "bad.trf:1: round 1: expected 'NNNN c r' in the round's columns, got '2 w 1'",
-        ),
-        (
-            [GOOD[0].replace("   2 w 1", "   7 w 1"), *GOOD[1:]],
-            "bad.trf:1: round 1 opponent: unknown pairing number 7",
-        ),
-        (
-            [GOOD[0], GOOD[1].replace("1 b 0", "1 w 0"), GOOD[2]],
-            "bad.trf:2: round 1 colour: colours disagree: player 1 has '2 w 1', "
-            "player 2 has '1 w 0'",
-        ),
-        (
-            [GOOD[0], GOOD[1].replace("1 b 0", "1 b 1"), GOOD[2]],
-            "bad.trf:2: round 1 result: results disagree: player 1 has '2 w 1', "
-            "player 2 has '1 b 1'",
-        ),
-        (
-            [GOOD[0], GOOD[1].replace("   1 b 0", "   3 b 0"), GOOD[2]],
-            "bad.trf:1: round 1 opponent: player 1 lists '2 w 1' but player 2 lists '3 b 0'",
-        ),
-        (
-            [*GOOD, "XXR 0"],
-            "bad.trf:4: XXR: expected the number of rounds, got '0'",
-        ),
-        (
-            ["XXR 1", *[line + "  0000 - H" for line in GOOD]],
-            "bad.trf:1: XXR: 1 rounds, but the file has 1 finished round(s) and byes for the next",
-        ),
-        (
-            [*GOOD, "XXC random"],
-            "bad.trf:4: XXC: unsupported value 'random' (expected white1 or black1)",
-        ),
-        (
-            [GOOD[0], GOOD[1].replace("   2 ", "   1 ", 1), GOOD[2]],
-            "bad.trf:2: start rank: duplicate pairing number 1 (also on line 1)",
-        ),
-        (
-            [GOOD[0], GOOD[1], GOOD[2].replace("   3 ", "   9 ", 1)],
-            "bad.trf:3: start rank: pairing number 9 with 3 players (pairing numbers must be 1..3)",
-        ),
-        (
-            [GOOD[0].replace("2000", "20x0"), *GOOD[1:]],
-            "bad.trf:1: rating: expected a number, got '20x0'",
-        ),
-        (
-            [*GOOD, "XXZ 4"],
-            "bad.trf:4: XXZ: unknown pairing number 4",
-        ),
-        (
-            [*GOOD, GOOD[2].replace(" 3 ", " 4 ", 1)],
-            "bad.trf:4: round 1 result: a second pairing-allocated bye '0000 - U' "
-            "(player 3 has one)",
-        ),
-        (
-            [*GOOD, "XXA    1  1.0"],
-            "bad.trf:4: XXA: acceleration is not supported: '1  1.0'",
-        ),
-        (
-            [*GOOD, "BBW  3.0"],
-            "bad.trf:4: BBW: only the standard point system (win 1, draw 0.5) is supported, "
-            "got '3.0'",
-        ),
-        (["012 empty"], "bad.trf: no player lines (001)"),
-    ],
-)
+#: Bad files and the exact error line each gives (also run through the CLI
+#: in tests/pairing/test_cli_trf.py).
+BAD_CASES: list[tuple[list[str], str]] = [
+    (
+        [GOOD[0].replace("2 w 1", "2 x 1"), *GOOD[1:]],
+        "bad.trf:1: round 1 colour: expected w, b or -, got 'x'",
+    ),
+    (
+        [GOOD[0], GOOD[1].replace("1 b 0", "1 b ?"), GOOD[2]],
+        "bad.trf:2: round 1 result: invalid result '?' for a game ('1 b ?')",
+    ),
+    (
+        # The block shifted one column left.
+        [GOOD[0].replace("   2 w 1", "  2 w 1 "), *GOOD[1:]],
+        "bad.trf:1: round 1: expected 'NNNN c r' in the round's columns, got '2 w 1'",
+    ),
+    (
+        [GOOD[0].replace("   2 w 1", "   7 w 1"), *GOOD[1:]],
+        "bad.trf:1: round 1 opponent: unknown pairing number 7",
+    ),
+    (
+        [GOOD[0], GOOD[1].replace("1 b 0", "1 w 0"), GOOD[2]],
+        "bad.trf:2: round 1 colour: colours disagree: player 1 has '2 w 1', player 2 has '1 w 0'",
+    ),
+    (
+        [GOOD[0], GOOD[1].replace("1 b 0", "1 b 1"), GOOD[2]],
+        "bad.trf:2: round 1 result: results disagree: player 1 has '2 w 1', player 2 has '1 b 1'",
+    ),
+    (
+        [GOOD[0], GOOD[1].replace("   1 b 0", "   3 b 0"), GOOD[2]],
+        "bad.trf:1: round 1 opponent: player 1 lists '2 w 1' but player 2 lists '3 b 0'",
+    ),
+    (
+        [*GOOD, "XXR 0"],
+        "bad.trf:4: XXR: expected the number of rounds, got '0'",
+    ),
+    (
+        ["XXR 1", *[line + "  0000 - H" for line in GOOD]],
+        "bad.trf:1: XXR: 1 rounds, but the file has 1 finished round(s) and byes for the next",
+    ),
+    (
+        [*GOOD, "XXC random"],
+        "bad.trf:4: XXC: unsupported value 'random' (expected white1 or black1)",
+    ),
+    (
+        [GOOD[0], GOOD[1].replace("   2 ", "   1 ", 1), GOOD[2]],
+        "bad.trf:2: start rank: duplicate pairing number 1 (also on line 1)",
+    ),
+    (
+        [GOOD[0], GOOD[1], GOOD[2].replace("   3 ", "   9 ", 1)],
+        "bad.trf:3: start rank: pairing number 9 with 3 players (pairing numbers must be 1..3)",
+    ),
+    (
+        [GOOD[0].replace("2000", "20x0"), *GOOD[1:]],
+        "bad.trf:1: rating: expected a number, got '20x0'",
+    ),
+    (
+        [*GOOD, "XXZ 4"],
+        "bad.trf:4: XXZ: unknown pairing number 4",
+    ),
+    (
+        [*GOOD, GOOD[2].replace(" 3 ", " 4 ", 1)],
+        "bad.trf:4: round 1 result: a second pairing-allocated bye '0000 - U' (player 3 has one)",
+    ),
+    (
+        [*GOOD, "XXA    1  1.0"],
+        "bad.trf:4: XXA: acceleration is not supported: '1  1.0'",
+    ),
+    (
+        [*GOOD, "BBW  3.0"],
+        "bad.trf:4: BBW: only the standard point system (win 1, draw 0.5) is supported, got '3.0'",
+    ),
+    (["012 empty"], "bad.trf: no player lines (001)"),
+]
+
+
+@pytest.mark.parametrize(("lines", "message"), BAD_CASES)
 def test_bad_trf_is_one_line(lines: list[str], message: str) -> None:
     with pytest.raises(TrfError) as info:
         parse_trf("\n".join(lines) + "\n", "bad.trf")
