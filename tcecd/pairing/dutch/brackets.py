@@ -333,6 +333,7 @@ class _Bracket:
         for u in following:
             graph.role[u] = NEXT
         self.mdp_pos = {u: k for k, u in enumerate(mdps)}
+        self.res_pos = {u: k for k, u in enumerate(residents)}
         self.new_pairs: list[tuple[int, int]] = []
         # Phase state (D rules).
         self.targets: dict[int, int] = {}  # S1 players choosing partners (D.1) -> slot
@@ -391,6 +392,10 @@ class _Bracket:
         if self.exchange_wide:
             lay.add("D2c", len(self.s1r) + 1)
             lay.add("D2d", len(self.s2r) + 1)
+        # Lowest: a hint, not a rule. Among pairings equal on everything
+        # above, prefer the ones close to the first D.1 candidate (S1[i] with
+        # S2[i]), so the D.1 step usually finds its answer already in place.
+        lay.add("hint", (self.rp.v * (len(self.members) + 1)).bit_length() + 1)
         lay.finish()
         off = lay.offsets
         self.psd_own = {
@@ -488,9 +493,16 @@ class _Bracket:
         )
         # A.4.b: the higher score receives a downfloat, the lower an upfloat.
         value += self._floats(u, sc[w] - sc[u], sd) + self._floats(w, sc[u] - sc[w], sd)
+        n_res = len(self.residents)
         if ru == MDP and rw == RES:
             # D.3.b: the lowest BSNs among the MDPs in S1.
             value += (1 << (len(self.mdps) - 1 - self.mdp_pos[u])) << off["D3"]
+            gap = abs(self.res_pos[w] - self.mdp_pos[u])
+            value += max(0, n_res - gap) << off["hint"]
+        elif ru == RES and rw == RES:
+            lo, hi = sorted((self.res_pos[u], self.res_pos[w]))
+            gap = abs(hi - lo - (n_res - len(self.mdps)) // 2)
+            value += max(0, n_res - gap) << off["hint"]
         targets = self.targets
         if targets:
             for s1, s2 in ((u, w), (w, u)):
@@ -624,8 +636,9 @@ class _Bracket:
         self.s1_mdps = {m for m in self.mdps if m in inside}
         self.limbo = {m for m in self.mdps if m not in inside}
         if self.mdps:
+            # The edges these constraints remove are not in the current
+            # matching, so it stays a best one: no new matching needed.
             self._update(self.mdps)
-            g.matcher.compute()
         self._transpose([m for m in self.mdps if m in self.s1_mdps], self.residents)
         # The remainder: residents not paired with MDPs, split by B.2 into
         # S1R (the first MaxPairs) and S2R.
@@ -634,9 +647,12 @@ class _Bracket:
         if p_rem > 0:
             self.s1r = {u: k for k, u in enumerate(remainder[:p_rem])}
             self.s2r = {u: k for k, u in enumerate(remainder[p_rem:])}
-            self.exchange = True
-            self._update(remainder)
-            mate = g.matcher.compute()
+            mate = g.matcher.mate
+            if any(mate[u] in self.s2r for u in self.s2r):
+                # D.2 a: some optimal pairings exchange; find the first one.
+                self.exchange = True
+                self._update(remainder)
+                mate = g.matcher.compute()
             if any(mate[u] in self.s2r for u in self.s2r):
                 # An exchange is needed; D.2 c/d may have to break a tie.
                 self.exchange_wide = True
@@ -650,8 +666,7 @@ class _Bracket:
                     # BSN moves to S2; S2R-S2R: the lower BSN moves to S1.
                     x_set.add(u)
             self.x_set = x_set
-            self._update(remainder)
-            g.matcher.compute()
+            self._update(remainder)  # removes only edges outside the matching
             s2 = [u for u in remainder if u not in x_set]
             self._transpose(sorted(x_set, key=self.bsn.__getitem__), s2)
         return [u for u in self.members if not g.fixed[u]]
