@@ -49,10 +49,9 @@ class Matcher:
         return out
 
     def set(self, u: int, v: int, weight: int) -> None:
-        """Set the weight of edge u-v (0 removes it)."""
-        if u > v:
-            u, v = v, u
-        key = u * self.n + v
+        """Set the weight of edge u-v (0 removes it). ``u`` is the vertex whose
+        edges are changing: only it is marked for the next computation."""
+        key = u * self.n + v if u < v else v * self.n + u
         weights = self.weights
         if weights.get(key, 0) == weight:
             return
