@@ -170,3 +170,35 @@ def test_e5_initial_colour_by_pairing_number_parity() -> None:
     assert allocate(a, preference(a), b, preference(b), W) is W  # 3 odd: initial colour
     c, d = state(4, ()), state(5, ())
     assert allocate(c, preference(c), d, preference(d), W) is B  # 4 even: the other one
+
+
+def test_double_round_first_game_colour_is_the_rounds_colour() -> None:
+    # A double round: 1 (white) - 2 and the reversed game 2 (white) - 1, both
+    # drawn; 3-4 likewise. One encounter (C.1), and for the colour rules the
+    # first game's colour counts: 1 and 3 "had white", 2 and 4 "had black".
+    r1 = RoundRecord(
+        1,
+        None,
+        (),
+        (
+            PlayedGame("p1", "p2", Result.DRAW),
+            PlayedGame("p3", "p4", Result.DRAW),
+            PlayedGame("p2", "p1", Result.DRAW),
+            PlayedGame("p4", "p3", Result.DRAW),
+        ),
+    )
+    pairing = Dutch2017().pair(players(4), [r1], double=True)
+    # All on 1 point, one bracket: S1 = {1, 2}, S2 = {3, 4}. The first
+    # candidate 1-3, 2-4 pairs two players preferring black (1, 3: mild, after
+    # white) and two preferring white (2, 4): two preferences not granted
+    # (C.10). The transposition 1-4, 2-3 grants all four: it is chosen.
+    # Colours E.1: 4 white against 1, 2 white against 3. Boards: equal
+    # scores, so by the higher ranked player: 1's pair, then 2's.
+    assert [(p.first, p.second) for p in pairing.pairs] == [("p4", "p1"), ("p2", "p3")]
+    # Every first game, then every reversed game, in board order.
+    assert [(g.white, g.black, g.leg) for g in pairing.games] == [
+        ("p4", "p1", 1),
+        ("p2", "p3", 1),
+        ("p1", "p4", 2),
+        ("p3", "p2", 2),
+    ]
