@@ -47,7 +47,7 @@ FIXED, MDP, RES, NEXT, LOW = range(5)
 
 #: Bits given to one D.1 lexicographic field at a time (several S1 players'
 #: partner choices are settled by one matching while they fit).
-D1_BITS = 320
+D1_BITS = 64
 
 
 @dataclass(frozen=True, slots=True)
