@@ -93,7 +93,7 @@ def test_bracket_with_moved_down_player_and_c10_floater_choice() -> None:
     assert boards(5, [r1]) == ([("p5", "p1"), ("p3", "p2")], "p4")
 
 
-def test_c12_the_previous_downfloater_does_not_float_again() -> None:
+def test_d1_transposition_comes_before_an_exchange_when_criteria_tie() -> None:
     # Round 1 (7 players): 1-5 draw, 2-6 (2 wins), 3-7 (3 wins), 4 the bye
     # (a bye is a downfloat, A.4.b). Round 2: 2, 3, 4 on 1 point; 1, 5 on
     # 0.5; 6, 7 on 0. Bracket 1.0 {2, 3, 4}: one pair, one downfloater.
@@ -202,3 +202,48 @@ def test_double_round_first_game_colour_is_the_rounds_colour() -> None:
         ("p1", "p4", 2),
         ("p3", "p2", 2),
     ]
+
+
+def test_c12_a_player_who_had_the_bye_does_not_float_again() -> None:
+    # Round 1: 1-3 (1 white wins), 4-2 (2 wins with black), 5 the bye (a
+    # round without a game: a downfloat, A.4.b). Round 2: 1, 2, 5 on 1 point,
+    # 3, 4 on 0. Bracket 1.0 {1, 2, 5}: one pair, one downfloater. Colour
+    # preferences: 1 black (mild), 2 white (mild), 5 none, so every pair
+    # grants them all (C.10, C.11 equal), and the following bracket gets one
+    # pair and a bye whoever floats (C.7 equal). C.12 decides: floating 5
+    # would repeat its downfloat, so the first candidate 1-2 (5 floats) is
+    # not the best; the next one, the transposition 1-5, floats 2.
+    # Last bracket {2 | 3, 4}: 2 met 4, so 2-3 and the bye to 4. Colours:
+    # 5 white against 1 (E.1); 2-3 both prefer white (mild), E.3 finds no
+    # round with different colours (both had black), E.4: 2, higher ranked.
+    r1 = RoundRecord(
+        1,
+        "p5",
+        (),
+        (PlayedGame("p1", "p3", Result.WHITE_WINS), PlayedGame("p4", "p2", Result.BLACK_WINS)),
+    )
+    assert boards(5, [r1]) == ([("p5", "p1"), ("p2", "p3")], "p4")
+
+
+def test_ppb_and_collapsed_last_bracket() -> None:
+    # Round 1: 5-6 drawn; 1, 2, 3, 4 had requested full-point byes. Round 2:
+    # bracket 1.0 {1, 2, 3, 4}, bracket 0.5 {5, 6} -- who met. Paired on its
+    # own, the top bracket makes two pairs (C.5) and leaves 5 and 6 with
+    # nobody: the round cannot be completed, so the top bracket is the PPB
+    # (A.9). Re-paired with C.4 it must send two downfloaters: one pair.
+    # Nothing in C.6-C.19 separates the candidates (nobody has a colour
+    # preference; all four downfloated in round 1, having played no game),
+    # so D.1: S1 = {1}, S2 = {2, 3, 4}, the first candidate 1-2, with 3 and 4
+    # floating. The CLB {3, 4 | 5, 6}: S1 = {3, 4}, S2 = {5, 6}: 3-5, 4-6.
+    # Colours: 1-2 by E.5 (1 odd: the initial colour, white); 5 and 6 want to
+    # alternate (E.1 with the other having no preference): 3 white against
+    # 5, 6 white against 4. Boards: the pair on 1 point + 1 point first, then
+    # by the higher ranked player, 3 before 4.
+    r1 = RoundRecord(
+        1,
+        None,
+        (),
+        (PlayedGame("p5", "p6", Result.DRAW),),
+        tuple(Bye(f"p{k}", ByeKind.FULL) for k in range(1, 5)),
+    )
+    assert boards(6, [r1]) == ([("p1", "p2"), ("p3", "p5"), ("p6", "p4")], None)
