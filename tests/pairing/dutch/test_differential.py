@@ -42,9 +42,9 @@ def _check(s: Generated) -> None:
         )
 
 
-@pytest.mark.parametrize("seed", range(1000, 1060))
+@pytest.mark.parametrize("seed", range(1000, 1100))
 def test_small_and_medium_tournaments_agree(seed: int) -> None:
-    _check(shape(seed, 40))
+    _check(shape(seed, 32))
 
 
 @pytest.mark.slow
