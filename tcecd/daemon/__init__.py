@@ -82,12 +82,21 @@ async def run_event_async(
     pub: Any = None
     try:
         async with contextlib.AsyncExitStack() as stack:
-            if settings.mqtt is not None:
+            mqtt = settings.mqtt
+            if mqtt is not None and mqtt.embedded:
+                from tcecd.bus.embedded import embedded_broker
+
+                # Started before the publisher connects, stopped after it said
+                # goodbye (the stack unwinds in reverse); its files under the state.
+                mqtt = await stack.enter_async_context(
+                    embedded_broker(mqtt, settings.state_dir / "mqtt", log=log)
+                )
+            if mqtt is not None:
                 from tcecd.bus.publisher import Publisher
 
                 pub = await stack.enter_async_context(
                     Publisher(
-                        settings.mqtt,
+                        mqtt,
                         event=settings.event,
                         log=log,
                         # No round paired yet: a new event (or one that died before
