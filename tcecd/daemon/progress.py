@@ -19,12 +19,14 @@ the whole output.
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import IO, Any, TextIO
+from typing import IO, Any, TextIO, cast
 
+from rich.ansi import AnsiDecoder
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.table import Table
@@ -306,9 +308,8 @@ class ProgressDisplay:
         (None: the display is on stdout, the log keeps its own stderr)."""
         if not self._on_stderr:
             return None
-        from rich.file_proxy import FileProxy
-
-        return FileProxy(self.console, sys.stderr)  # type: ignore[return-value]
+        # (a text stream in all but typeshed's name: TextIO is not a protocol)
+        return cast(TextIO, _LogStream(self.console))
 
     def _render(self) -> RenderableType:
         return progress_view(self._snap, time.monotonic(), self.model.names)
@@ -331,6 +332,26 @@ class ProgressDisplay:
 
     def __exit__(self, *exc: object) -> None:
         self._live.stop()
+
+
+class _LogStream(io.TextIOBase):
+    """A text stream whose lines the console prints above the live display, as
+    they are (colours kept, never wrapped: a JSON log line stays one line)."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+        self._buffer = ""
+        self._decoder = AnsiDecoder()
+
+    def write(self, text: str) -> int:
+        self._buffer += text
+        *lines, self._buffer = self._buffer.split("\n")
+        for line in lines:
+            self._console.print(self._decoder.decode_line(line), soft_wrap=True)
+        return len(text)
+
+    def isatty(self) -> bool:
+        return self._console.file.isatty()
 
 
 class TeeSink:
