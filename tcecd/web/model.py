@@ -22,6 +22,7 @@ running game updated last, else the game that ended last.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from dataclasses import dataclass, field
@@ -183,10 +184,9 @@ class PageModel:
             lacking = len(moves) != plies or any(
                 m.get("eval") is None and not m.get("book") for m in moves)
             if isinstance(pgn, str) and lacking:
-                try:
+                # A PGN this reader cannot take: keep what the moves said.
+                with contextlib.suppress(ValueError, KeyError):
                     extra.moves[gid] = _pgn_summaries(pgn) or moves
-                except (ValueError, KeyError):
-                    pass  # a PGN this reader cannot take: keep what the moves said
 
     # -- output -------------------------------------------------------------------------
 
@@ -278,7 +278,7 @@ class PageModel:
                 "nps": last.get("nps"), "tbhits": last.get("tbhits"),
                 "pv": last.get("pv") or [], "book": bool(last.get("book")),
             },
-            "moves": moves,
+            "moves": list(moves),  # a copy: the diff compares with the last one sent
         }
 
     def _section_round(self) -> JsonDict | None:

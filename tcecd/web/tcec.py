@@ -279,8 +279,9 @@ class TcecFeed:
                 ordinal += 1
                 rec = self.records.get(GameId(pairing.round, g.number))
                 if rec is not None and rec.result is not Result.UNFINISHED:
+                    played = rec.termination is not Termination.FORFEIT
                     games.append(tcec_json.CrossGame(ordinal, g.white, g.black, rec.result,
-                                                     played=rec.termination is not Termination.FORFEIT))
+                                                     played=played))
         return tcec_json.crosstable_json(self.name, list(self.players.values()), games,
                                          self.standings, strikes=self.strikes)
 
