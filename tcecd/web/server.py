@@ -51,6 +51,29 @@ def _client(settings: MqttSettings, identifier: str) -> aiomqtt.Client:
                           timeout=5)
 
 
+class _Manager(socketio.AsyncManager):  # type: ignore[misc]
+    """python-socketio 4.x's client manager with ``emit`` fit for Python 3.11+.
+
+    4.x (the last server line speaking socket.io protocol 4 / Engine.IO 3) hands
+    bare coroutines to ``asyncio.wait``, which Python 3.11 refuses ("Passing
+    coroutines is forbidden"): every emit would fail. This sends the same
+    packets to the same participants, awaited together with ``asyncio.gather``.
+    """
+
+    async def emit(self, event: str, data: Any, namespace: str, room: str | None = None,
+                   skip_sid: Any = None, callback: Any = None, **kwargs: Any) -> None:
+        if namespace not in self.rooms or room not in self.rooms[namespace]:
+            return
+        skip = skip_sid if isinstance(skip_sid, list) else [skip_sid]
+        sends = []
+        for sid in list(self.get_participants(namespace, room)):
+            if sid in skip:
+                continue
+            ack = self._generate_ack_id(sid, namespace, callback) if callback else None
+            sends.append(self.server._emit_internal(sid, event, data, namespace, ack))
+        await asyncio.gather(*sends)
+
+
 class _Page:
     """One connected page: its websocket and its send queue."""
 
@@ -75,7 +98,8 @@ class WebServer:
         self.mqtt_error: str | None = None
         self.modified: dict[str, float] = {}  # TCEC document -> when it last changed
         self.sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*",
-                                        logger=False, engineio_logger=False)
+                                        client_manager=_Manager(), logger=False,
+                                        engineio_logger=False)
         self._prev_headers: Any = None
         self.sio_clients: set[str] = set()
         self.app = self._make_app()
