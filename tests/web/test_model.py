@@ -55,13 +55,16 @@ def test_a_move_is_one_small_message_and_the_page_state_follows_the_game() -> No
     m = PageModel("tcecd")
     feed(m, ("event", EVENT), ("round/1/pairing", PAIRING), ("game/1.1/start", START))
     game = m.snapshot()["sections"]["game"]
-    assert game["white"] == {"id": "A", "name": "Alpha"} and game["moves"] == []
+    assert game["white"] == {"id": "A", "name": "Alpha"}
+    assert game["moves"] == []
     assert game["clock_ts"] == "2026-11-22T05:00:00.000Z"  # clocks run from the start
     out = feed(m, ("game/1.1/move", E4))
     # One ply appended: a "move" message with the ply and the head, not the whole game.
     assert [o["t"] for o in out] == ["move"]
-    assert out[0]["move"]["san"] == "e4" and out[0]["move"]["eval"] == "0.21"
-    assert out[0]["move"]["depth"] == 21 and out[0]["head"]["turn"] == "b"
+    assert out[0]["move"]["san"] == "e4"
+    assert out[0]["move"]["eval"] == "0.21"
+    assert out[0]["move"]["depth"] == 21
+    assert out[0]["head"]["turn"] == "b"
     assert "moves" not in out[0]["head"]
     out2 = feed(m, ("game/1.1/move", E5))
     assert out2[0]["seq"] == out[0]["seq"] + 1  # the page detects gaps by seq
@@ -81,7 +84,8 @@ def test_standings_crosstable_faults_forecast_and_status() -> None:
          "tiebreaks": {"sonneborn-berger": 0.0, "wins": 1.0}},
         {"rank": 2, "id": "A", "score": 0.0, "score_half": 0, "byes": 0, "games": 1,
          "tiebreaks": {"sonneborn-berger": 0.0, "wins": 0.0}}])))
-    assert out[0]["t"] == "delta" and list(out[0]["sections"]) == ["standings"]
+    assert out[0]["t"] == "delta"
+    assert list(out[0]["sections"]) == ["standings"]
     st = out[0]["sections"]["standings"]
     assert [(r["rank"], r["name"], r["score"]) for r in st["rows"]] == [(1, "Beta", 1.0),
                                                                         (2, "Alpha", 0.0)]
@@ -134,7 +138,8 @@ def test_a_new_run_of_the_event_forgets_the_old_one() -> None:
          ("forecast", b'{"rows": []}'))
     feed(m, ("event", EVENT.replace(b"run1", b"run2")))
     s = m.snapshot()["sections"]
-    assert s["game"] is None and s["forecast"] is None
+    assert s["game"] is None
+    assert s["forecast"] is None
 
 
 def test_pgn_push_is_cut_as_tcec_server_does() -> None:
@@ -160,9 +165,12 @@ def test_tcec_feed_builds_the_running_game_and_schedule() -> None:
         f.apply(topic.split("/"), payload)
     live = f.docs["pgn"]
     # While the game runs: Result "*", no Termination (the viewer would end the game).
-    assert live["Headers"]["Result"] == "*" and "Termination" not in live["Headers"]
-    assert live["Headers"]["White"] == "Alpha" and live["Headers"]["WhiteElo"] == "3500"
-    assert live["Moves"][0]["m"] == "e4" and live["Moves"][0]["wv"] == "0.21"
+    assert live["Headers"]["Result"] == "*"
+    assert "Termination" not in live["Headers"]
+    assert live["Headers"]["White"] == "Alpha"
+    assert live["Headers"]["WhiteElo"] == "3500"
+    assert live["Moves"][0]["m"] == "e4"
+    assert live["Moves"][0]["wv"] == "0.21"
     assert (live["Moves"][0]["from"], live["Moves"][0]["to"]) == ("e2", "e4")
     sched = f.docs["schedule"]
     assert sched == [{"Game": 1, "Round": "1.1", "White": "Alpha", "Black": "Beta",

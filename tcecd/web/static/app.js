@@ -9,6 +9,8 @@ const st = { sections: {}, seq: 0, offset: 0, mqtt: { up: false }, ws: null, liv
 // Wall-clock time (ms since the epoch) each ply was put in the DOM, key "game:ply":
 // read by the browser tests and bench/web.py to measure MQTT -> DOM latency.
 window.tcecdSeen = {};
+// Every standings table shown, as [name, points] rows (for the browser tests).
+window.tcecdStandings = [];
 window.tcecdState = st;
 
 const board = Chessground($('board'), { viewOnly: true, coordinates: true, animation: { enabled: false } });
@@ -205,6 +207,8 @@ function renderStandings() {
   t.tHead.innerHTML = `<tr><th>#</th><th>Engine</th><th>Points</th><th>Games</th>${s.tiebreaks.map((n) => `<th>${esc(n)}</th>`).join('')}<th>Strikes</th></tr>`;
   t.tBodies[0].innerHTML = s.rows.map((r) =>
     `<tr class="${r.disqualified ? 'dq' : ''}" data-id="${esc(r.id)}"><td>${r.rank}</td><td class="name">${esc(r.name)}</td><td class="score">${r.score}</td><td>${r.games}</td>${s.tiebreaks.map((n) => `<td>${r.tiebreaks[n] ?? ''}</td>`).join('')}<td>${r.strikes}${r.disqualified ? ' DQ' : ''}</td></tr>`).join('');
+  window.tcecdStandings.push({ after_round: s.after_round, final: s.final,
+    rows: [...t.tBodies[0].rows].map((tr) => [tr.cells[1].textContent, Number(tr.cells[2].textContent)]) });
 }
 
 function renderCrosstable() {
