@@ -9,6 +9,7 @@ const st = { sections: {}, seq: 0, offset: 0, mqtt: { up: false }, ws: null, liv
 // Wall-clock time (ms since the epoch) each ply was put in the DOM, key "game:ply":
 // read by the browser tests and bench/web.py to measure MQTT -> DOM latency.
 window.tcecdSeen = {};
+window.tcecdRecv = {}; // when the move's message reached the page (bench/web.py)
 // Every standings table shown, as [name, points] rows (for the browser tests).
 window.tcecdStandings = [];
 window.tcecdState = st;
@@ -45,6 +46,7 @@ function handle(msg) {
     for (const name of Object.keys(msg.sections)) RENDER[name]();
     if ('event' in msg.sections) renderStatus();
   } else if (msg.t === 'move') {
+    window.tcecdRecv[`${msg.game}:${msg.move.ply}`] ??= Date.now();
     const g = st.sections.game;
     if (!g || g.id !== msg.game) { st.ws.send('snapshot'); return; }
     Object.assign(g, msg.head);
@@ -86,7 +88,8 @@ function fmtClock(ms) {
   ms = Math.max(0, ms);
   const s = Math.floor(ms / 1000), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
   const two = (n) => String(n).padStart(2, '0');
-  return h ? `${h}:${two(m)}:${two(s % 60)}` : `${two(m)}:${two(s % 60)}.${Math.floor(ms % 1000 / 100)}`;
+  // Tenths only in the last 10 s: the text (and so the paint) changes once a second.
+  return h ? `${h}:${two(m)}:${two(s % 60)}` : s < 10 ? `${two(m)}:${two(s % 60)}.${Math.floor(ms % 1000 / 100)}` : `${two(m)}:${two(s % 60)}`;
 }
 const fmtNum = (n) => n == null ? '–' : n >= 1e9 ? (n / 1e9).toFixed(1) + 'G' : n >= 1e6 ? (n / 1e6).toFixed(1) + 'M' : n >= 1e3 ? (n / 1e3).toFixed(1) + 'k' : String(n);
 
@@ -98,8 +101,9 @@ function tickClocks() {
     let ms = g[`${side}_clock_ms`];
     const running = !g.result && g.turn === side[0] && ms != null && g.clock_ts;
     if (running) ms -= (Date.now() - st.offset) - Date.parse(g.clock_ts);
-    el.textContent = fmtClock(ms);
-    el.classList.toggle('running', Boolean(running));
+    const text = fmtClock(ms);
+    if (el.textContent !== text) el.textContent = text; // no layout or paint when unchanged
+    if (el.classList.contains('running') !== Boolean(running)) el.classList.toggle('running', Boolean(running));
   }
 }
 setInterval(tickClocks, 100);
