@@ -27,9 +27,9 @@ CHROMEDRIVER = shutil.which("chromedriver") or (
 
 
 @contextlib.contextmanager
-def web_server(mqtt_url: str, *args: str) -> Iterator[str]:
-    """``tcecd web`` on a free port; yields its base URL once it answers."""
-    port = free_port()
+def web_server(mqtt_url: str, *args: str, port: int | None = None) -> Iterator[str]:
+    """``tcecd web`` on ``port`` (default: a free one); yields its base URL once it answers."""
+    port = port or free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "tcecd", "web", "--mqtt", mqtt_url,
          "--listen", f"127.0.0.1:{port}", *args],
