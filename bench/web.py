@@ -15,7 +15,12 @@ Printed, per move (``game:ply``), milliseconds from that MQTT arrival to:
   websocket clients (all clients pooled);
 - **dom**: the move written into the page's DOM (``window.tcecdSeen``, set
   by the page right after it appended the move to its move list) in each
-  Chromium page.
+  Chromium page; **page receives**: the move's message reached the page's
+  script (``window.tcecdRecv``);
+- **server CPU**: the recorded stream replayed afterwards into a
+  ``WebServer`` in this process, CPU time per move message (page model, TCEC
+  feed, queueing for ``--clients`` pages; the sockets excluded): the part
+  that does not depend on how busy the machine is.
 
 Also printed: from the daemon's publish time (the payload's ``ts``) to the DOM.
 Target: dom p99 under 100 ms with the 50 clients connected. Figures only, no
@@ -80,6 +85,28 @@ async def ws_client(url: str, seen: dict[str, float], stop: asyncio.Event) -> No
                 seen.setdefault(f"{doc['game']}:{doc['move']['ply']}", now)
 
 
+async def server_cost(stream: list[tuple[str, bytes]], clients: int) -> list[float]:
+    """CPU time (ms) ``tcecd web`` spends on each move message of the recorded
+    stream, replayed in this process: the page model, the TCEC feed and the
+    queueing of the result for ``clients`` pages (sending excluded)."""
+    from tcecd.bus.settings import MqttSettings
+    from tcecd.web.server import WebServer, _Page
+
+    server = WebServer(MqttSettings.from_url("mqtt://127.0.0.1:1"))
+    for _ in range(clients):
+        server.pages.add(_Page(None))  # type: ignore[arg-type]  # queue only, never sent
+    costs = []
+    for topic, payload in stream:
+        t0 = time.process_time()
+        await server.handle(topic, payload)
+        if topic.endswith("/move"):
+            costs.append((time.process_time() - t0) * 1000)
+        for page in server.pages:
+            while not page.queue.empty():
+                page.queue.get_nowait()
+    return costs
+
+
 async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp, MosquittoBroker(Path(tmp) / "mq") as broker:
         broker.start()
@@ -87,10 +114,12 @@ async def run(args: argparse.Namespace) -> None:
                            concurrency=1, max_moves=args.max_moves)
         rec = Recorder(broker.host, broker.port)
         ts_of: dict[str, float] = {}
+        stream: list[tuple[str, bytes]] = []
         orig = rec._on_message
 
         def on_message(client: Any, userdata: Any, m: Any) -> None:
             orig(client, userdata, m)
+            stream.append((m.topic, bytes(m.payload)))
             if m.topic.endswith("/move") and m.payload:
                 doc = json.loads(m.payload)
                 stamp = datetime.fromisoformat(doc["ts"].replace("Z", "+00:00"))
@@ -127,6 +156,7 @@ async def run(args: argparse.Namespace) -> None:
     dom_ts = [p[k] - ts_of[k] for p in dom for k in ts_of if k in p]
     missing_ws = sum(1 for s in seen_ws for k in moves if k not in s)
     missing_dom = sum(1 for p in dom for k in moves if k not in p)
+    server_ms = await server_cost(stream, args.clients)
     load = os.getloadavg()
     print(f"tcecd web latency: {len(moves)} moves in {played:.1f} s "
           f"({len(moves) / played:.0f} moves/s), {args.clients} websocket clients, "
@@ -136,6 +166,7 @@ async def run(args: argparse.Namespace) -> None:
     print(summary("MQTT -> page receives", page_recv))
     print(summary("MQTT -> page DOM", dom_lat))
     print(summary("daemon ts -> page DOM", dom_ts))
+    print(summary("server CPU per move msg", server_ms))
     print(f"{'messages per client':>24}: "
           + ", ".join(f"{k} {v / max(args.clients, 1):.0f}" for k, v in sorted(KINDS.items())))
     print(f"{'missing':>24}: ws {missing_ws}, dom {missing_dom}")
