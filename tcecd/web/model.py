@@ -114,7 +114,8 @@ class PageModel:
 
     def __init__(self, prefix: str = "tcecd", event: str | None = None) -> None:
         self.watcher = Watcher(prefix, event)
-        self.prefix = self.watcher.prefix
+        #: The topic prefix's levels (the page always follows a given prefix).
+        self.prefix: list[str] = prefix.strip("/").split("/")
         self.extras: dict[str, _Extra] = {}
         self.followed: str | None = None
         self.seq = 0
