@@ -11,7 +11,7 @@ model parameters). Its JSON form is the MQTT ``forecast`` payload
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import ConfigError
@@ -27,7 +27,7 @@ class ForecastSettings:
     simulations: int = 1000
     top: int = 1
     seed: int = 0
-    model: ModelSettings = ModelSettings()
+    model: ModelSettings = field(default_factory=ModelSettings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,10 @@ class PlayerForecast:
     expected_score: float
     places: tuple[float, ...]
     top: float
+
+    @property
+    def expected_place(self) -> float:
+        return sum((i + 1) * p for i, p in enumerate(self.places))
 
 
 @dataclass(frozen=True, slots=True)

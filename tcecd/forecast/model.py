@@ -70,7 +70,7 @@ class EloModel:
     def white_expectation(self, white: PlayerId, black: PlayerId) -> float:
         """White's expected score ``E``."""
         diff = self.ratings[white] - self.ratings[black] + self.white_advantage
-        return 1.0 / (1.0 + 10.0 ** (-diff / 400.0))
+        return 1.0 / (1.0 + math.pow(10.0, -diff / 400.0))
 
     def outcome_probabilities(self, white: PlayerId, black: PlayerId) -> tuple[float, float, float]:
         """(white wins, draw, black wins)."""

@@ -10,19 +10,24 @@ machine playing games, the engines come first.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor
 
 from tcecd.forecast.model import EloModel
-from tcecd.forecast.montecarlo import Counts, EventSnapshot, chunk_seeds, chunk_sizes, simulate_chunk
+from tcecd.forecast.montecarlo import (
+    Counts,
+    EventSnapshot,
+    chunk_seeds,
+    chunk_sizes,
+    simulate_chunk,
+)
 
 
 def _lower_priority() -> None:
-    try:
+    with contextlib.suppress(OSError):  # not permitted: run at normal priority
         os.nice(19)
-    except OSError:  # pragma: no cover - not permitted: run at normal priority
-        pass
 
 
 def make_pool(workers: int) -> ProcessPoolExecutor:
