@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 from tcecd.daemon.book import EventBook
@@ -57,12 +57,14 @@ class ForecastWorker:
         *,
         log: Any,
         workers: int = 1,
+        pool_factory: Callable[[int], Executor] = make_pool,
     ) -> None:
         self.settings = settings
         self.publish = publish
         self.log = log
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool_factory = pool_factory
+        self._pool: Executor | None = None
         self._pending: EventSnapshot | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -77,7 +79,7 @@ class ForecastWorker:
         while self._pending is not None:
             snap, self._pending = self._pending, None
             if self._pool is None:
-                self._pool = make_pool(self.workers)
+                self._pool = self._pool_factory(self.workers)
             runner = functools.partial(simulate_in, self._pool)
             try:
                 # The thread only fits the model and waits for the pool's chunks.

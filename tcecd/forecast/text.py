@@ -51,7 +51,7 @@ def forecast_lines(
     lines.append(head)
     for r in rows[: players if players is not None else len(rows)]:
         line = (
-            f"  {str(r.get('id', '')):<{width}} {r.get('score', 0):>5g} "
+            f"  {r.get('id', '')!s:<{width}} {r.get('score', 0):>5g} "
             f"{round(r.get('rating', 0)):>6} {r.get('expected_score', 0):>6.2f} "
             f"{r.get('expected_place', 0):>5.1f} {_pct(r.get('top', 0)):>6}"
         )
