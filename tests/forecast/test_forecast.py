@@ -67,7 +67,8 @@ def test_finished_games_of_the_current_round_are_kept() -> None:
     )
     f = forecast(snap, ForecastSettings(simulations=200, top=2, seed=1))
     p = by_id(f)
-    assert f.after_round == 0 and f.after_game == 1
+    assert f.after_round == 0
+    assert f.after_game == 1
     assert p[g.white].top == 1.0
     assert p[g.black].top == 0.0
     assert p[g.white].score == 1.0
@@ -103,7 +104,7 @@ def test_other_systems_and_double_rounds(system: str) -> None:
 
 def test_bad_settings_are_one_line_errors() -> None:
     snap = EventSnapshot("tcec-swiss", players(4), False, (), 3)
-    with pytest.raises(ConfigError, match="top must be in 1..4, not 5"):
+    with pytest.raises(ConfigError, match=r"top must be in 1\.\.4, not 5"):
         forecast(snap, ForecastSettings(top=5))
     with pytest.raises(ConfigError, match="the event has 0 rounds but 1 are finished"):
         forecast(EventSnapshot("tcec-swiss", players(2), False,
