@@ -53,7 +53,7 @@ def test_config_section_is_off_by_default_and_reaches_the_daemon(tmp_path: Path)
 
 
 def test_config_top_beyond_the_field_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="forecast.top"):
+    with pytest.raises(ConfigError, match=r"forecast\.top"):
         load_event(write_event(tmp_path, forecast={"top": 99}))
 
 
