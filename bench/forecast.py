@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 
 from tcecd.forecast.forecast import ForecastSettings, forecast
@@ -40,11 +41,16 @@ def main() -> None:
         serial = forecast(snap, settings, simulate)
         print(f"1 process : wall {time.perf_counter() - w:6.1f} s  "
               f"cpu {time.process_time() - c:6.1f} s")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with make_pool(args.workers) as pool:
         pool.submit(int).result()  # start the workers before timing
         w = time.perf_counter()
         par = forecast(snap, settings, lambda s, m, n, seed: simulate_in(pool, s, m, n, seed))
-        print(f"{args.workers} workers: wall {time.perf_counter() - w:6.1f} s")
+        wall = time.perf_counter() - w
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers have exited
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    print(f"{args.workers} workers: wall {wall:6.1f} s  cpu {cpu:6.1f} s (all workers, incl. "
+          f"start-up)  load now {os.getloadavg()[0]:.1f}")
     if serial is not None:
         print("same result:", serial == par)
     top = par.players[0]

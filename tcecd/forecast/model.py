@@ -66,6 +66,11 @@ class EloModel:
     draw_rate: float
     white_advantage: float
     games: int
+    #: the players' ids in the order of :attr:`covariance`'s rows
+    ids: tuple[PlayerId, ...] = ()
+    #: the Laplace approximation of the ratings' posterior covariance (Elo^2):
+    #: the inverse of the negative log-posterior's Hessian at the fit
+    covariance: tuple[tuple[float, ...], ...] = ()
 
     def white_expectation(self, white: PlayerId, black: PlayerId) -> float:
         """White's expected score ``E``."""
@@ -101,12 +106,13 @@ def fit_model(
     n = len(ids)
     prior = np.array([priors[pid] for pid in ids])
     rating = prior.copy()
+    inv_var = 1.0 / settings.prior_sd**2
+    hess = np.eye(n) * inv_var
     if played:
         w = np.array([index[g.white] for g in played])
         b = np.array([index[g.black] for g in played])
         s = np.array([_white_score(g.result) for g in played])
         h = settings.white_advantage
-        inv_var = 1.0 / settings.prior_sd**2
         for _ in range(50):
             e = 1.0 / (1.0 + np.exp(-_C * (rating[w] - rating[b] + h)))
             resid = _C * (s - e)
@@ -124,11 +130,14 @@ def fit_model(
             rating = rating + step
             if float(np.max(np.abs(step))) < 1e-7:
                 break
+    # ``hess`` is the last Newton step's: at (within 1e-7 Elo of) the fit.
+    covariance = np.linalg.inv(hess)
     ratings = {pid: float(rating[i]) for i, pid in enumerate(ids)}
     model = EloModel(ratings, priors, settings.draw_prior_rate, settings.white_advantage,
                      len(played))
     draw = _fit_draw_rate(model, played, settings)
-    return EloModel(ratings, priors, draw, settings.white_advantage, len(played))
+    return EloModel(ratings, priors, draw, settings.white_advantage, len(played), tuple(ids),
+                    tuple(tuple(float(x) for x in row) for row in covariance))
 
 
 def _white_score(result: Result) -> float:

@@ -14,10 +14,14 @@ simulations are cut into fixed chunks of :data:`CHUNK` and chunk ``c`` draws
 from ``numpy.random.SeedSequence(seed).spawn(...)[c]``; the counts are
 integers, summed in any order to the same total.
 
+Each simulation first draws the engines' ratings from the fit's posterior
+(the Laplace approximation of :mod:`tcecd.forecast.model`), so the forecast
+carries the uncertainty of the strengths as well as the luck of the games.
+
 Speed (bench/forecast.py): a game's outcome needs one uniform number and two
-comparisons against cut-offs computed once per player pair (the model does
-not change within a forecast); the uniforms of a simulation are drawn in one
-numpy call. What is left is the pairing system itself, called once per
+comparisons against cut-offs computed for every player pair at once (numpy)
+when the simulation's ratings are drawn; the uniforms of a simulation are
+drawn in one numpy call. What is left is the pairing system itself, called once per
 simulated round: see :mod:`tcecd.forecast.parallel` for using several cores.
 """
 
@@ -120,15 +124,14 @@ def simulate_chunk(
     ids = [p.id for p in players]
     n = len(ids)
     index = {pid: i for i, pid in enumerate(ids)}
-    # Cut-offs per ordered pair (white, black): u < win -> 1-0, u < win + draw -> 1/2.
-    cut_win: dict[tuple[PlayerId, PlayerId], float] = {}
-    cut_draw: dict[tuple[PlayerId, PlayerId], float] = {}
-    for w in ids:
-        for b in ids:
-            if w != b:
-                pw, pd, _ = model.outcome_probabilities(w, b)
-                cut_win[w, b] = pw
-                cut_draw[w, b] = pw + pd
+    mean = np.array([model.ratings[pid] for pid in ids])
+    # The ratings of each simulation are drawn from the fit's posterior
+    # (Laplace approximation, docs/forecast.md): the forecast carries the
+    # uncertainty of the strengths, not only the luck of the games.
+    cov = np.array(model.covariance) if model.covariance else np.zeros((n, n))
+    if model.ids and list(model.ids) != ids:
+        raise ValueError("the model was fitted to another field")
+    chol = np.linalg.cholesky(cov + np.eye(n) * 1e-9)
     system = get_system(snap.system, SystemOptions(time_limit_s=snap.time_limit_s))
     context = RoundContext(total_rounds=snap.total_rounds, first_colour=snap.context.first_colour)
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -138,15 +141,32 @@ def simulate_chunk(
     score_half = [0] * n
     done = {(g.white, g.black): g for g in snap.current_games}
 
+    h, d = model.white_advantage, model.draw_rate
+
+    def cut_tables() -> tuple[list[list[float]], list[list[float]]]:
+        """This simulation's cut-offs per (white, black) index pair:
+        ``u < win`` is 1-0, ``u < draw`` is 1/2-1/2, else 0-1 (the model's
+        outcome probabilities, with ratings drawn from the posterior)."""
+        r = mean + chol @ rng.standard_normal(n)
+        e = 1.0 / (1.0 + np.power(10.0, -(r[:, None] - r[None, :] + h) / 400.0))
+        half_draw = d * np.minimum(e, 1.0 - e)
+        return (e - half_draw).tolist(), (e + half_draw).tolist()
+
+    cut_win: list[list[float]] = []
+    cut_draw: list[list[float]] = []
+
     def play(white: PlayerId, black: PlayerId, u: float) -> PlayedGame:
-        if u < cut_win[white, black]:
+        wi, bi = index[white], index[black]
+        if u < cut_win[wi][bi]:
             return PlayedGame(white, black, Result.WHITE_WINS)
-        if u < cut_draw[white, black]:
+        if u < cut_draw[wi][bi]:
             return PlayedGame(white, black, Result.DRAW)
         return PlayedGame(white, black, Result.BLACK_WINS)
 
     for _ in range(count):
+        cut_win[:], cut_draw[:] = cut_tables()
         uniforms = rng.random(max(1, remaining * per_round)).tolist()
+
         k = 0
         history = list(snap.rounds)
         pairing = snap.current

@@ -10,6 +10,7 @@ import pytest
 from tcecd.domain import Result
 from tcecd.errors import ConfigError
 from tcecd.forecast.forecast import ForecastSettings, forecast
+from tcecd.forecast.model import ModelSettings
 from tcecd.forecast.montecarlo import EventSnapshot, simulate
 from tcecd.forecast.parallel import simulate_in
 from tcecd.pairing.base import PlayedGame
@@ -29,8 +30,10 @@ def test_one_game_left_matches_the_model_by_hand() -> None:
     # P(draw) = 0.5*2*m = 0.44970, P(P2 wins) = E - P(draw)/2 = 0.32545.
     # A draw leaves 1/2 - 1/2 and the first tiebreak (games with black) puts
     # P1 first, so P(P1 first) = 1 - 0.32545 = 0.67455; P1 expects 1 - E.
+    # prior_sd 0.001: the ratings are known (no posterior spread to average over).
     snap = EventSnapshot("tcec-swiss", players(2), False, (), 1)
-    f = forecast(snap, ForecastSettings(simulations=4000, seed=3))
+    known = ModelSettings(prior_sd=0.001)
+    f = forecast(snap, ForecastSettings(simulations=4000, seed=3, model=known))
     e = 1 / (1 + 10 ** (-35 / 400))
     p2_wins = e - (1 - e) / 2
     sd = math.sqrt(p2_wins * (1 - p2_wins) / 4000)
@@ -40,6 +43,21 @@ def test_one_game_left_matches_the_model_by_hand() -> None:
     assert p["P1"].places[0] + p["P2"].places[0] == pytest.approx(1.0)
     assert p["P1"].expected_score == pytest.approx(1 - e, abs=0.03)
     assert f.players[0].id == "P1"  # ordered by expected place
+
+
+def test_rating_uncertainty_is_carried_into_the_forecast() -> None:
+    # The same one-game event with uncertain ratings (prior sd 200): each
+    # simulation draws the two ratings from N(3300, 200^2). The draw
+    # probability d * 2 * min(E, 1 - E) is largest between equals, so averaged
+    # over rating differences draws are rarer than the 0.4497 of known equal
+    # ratings, and P2's only way to first place (winning) is more likely than
+    # its 0.3254 there.
+    snap = EventSnapshot("tcec-swiss", players(2), False, (), 1)
+    known = forecast(snap, ForecastSettings(simulations=4000, seed=3,
+                                            model=ModelSettings(prior_sd=0.001)))
+    vague = forecast(snap, ForecastSettings(simulations=4000, seed=3,
+                                            model=ModelSettings(prior_sd=200.0)))
+    assert by_id(vague)["P2"].places[0] > by_id(known)["P2"].places[0]
 
 
 def test_a_finished_event_is_certain() -> None:
