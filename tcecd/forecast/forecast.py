@@ -84,7 +84,9 @@ def forecast(
     check_snapshot(snap)
     check_settings(settings, len(snap.players))
     model = fit_model(snap.players, snap.games_so_far(), settings.model)
-    counts = runner(snap, model, settings.simulations, settings.seed)
+    # Nothing left to play: every simulation would give the same table.
+    certain = snap.total_rounds == len(snap.rounds)
+    counts = runner(snap, model, 1 if certain else settings.simulations, settings.seed)
     return summarise(snap, settings, model, counts)
 
 

@@ -64,6 +64,7 @@ def test_a_finished_event_is_certain() -> None:
     ev = simulate_event(6, 3, seed=4)
     snap = EventSnapshot("tcec-swiss", ev.players, False, ev.rounds, 3)
     f = forecast(snap, ForecastSettings(simulations=50, top=2))
+    assert f.simulations == 1  # nothing left to play: one simulation says it all
     p = by_id(f)
     for row in ev.standings:
         assert p[row.id].places[row.rank - 1] == 1.0
