@@ -18,7 +18,6 @@ from tcecd.daemon.settings import from_config
 from tcecd.events import DomainEvent, ForecastUpdated
 from tests.daemon.helpers import write_config
 
-
 pytestmark = pytest.mark.slow  # a whole (tiny) event with engines: ~10 s on a busy machine
 
 
