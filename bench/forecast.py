@@ -42,7 +42,7 @@ def main() -> None:
         print(f"1 process : wall {time.perf_counter() - w:6.1f} s  "
               f"cpu {time.process_time() - c:6.1f} s")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with make_pool(args.workers) as pool:
+    with make_pool(args.workers, low_priority=False) as pool:
         pool.submit(int).result()  # start the workers before timing
         w = time.perf_counter()
         par = forecast(snap, settings, lambda s, m, n, seed: simulate_in(pool, s, m, n, seed))

@@ -30,12 +30,13 @@ def _lower_priority() -> None:
         os.nice(19)
 
 
-def make_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` low-priority spawned processes."""
+def make_pool(workers: int, *, low_priority: bool = True) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes, at the lowest CPU priority
+    unless ``low_priority`` is False (the speed bench)."""
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_lower_priority,
+        initializer=_lower_priority if low_priority else None,
     )
 
 
