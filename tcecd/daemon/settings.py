@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tcecd.config.engines import EngineConfig
+from tcecd.forecast.forecast import ForecastSettings
+from tcecd.forecast.model import ModelSettings
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.timecontrol import TimeControl
 
@@ -65,6 +67,9 @@ class RunSettings:
     #: finish-game: abort the running games this long after the first signal (None: wait).
     shutdown_grace_s: float | None = None
     fingerprint: dict[str, object] = field(default_factory=dict)
+    #: live forecasts (tcecd.forecast; None: off)
+    forecast: ForecastSettings | None = None
+    forecast_workers: int = 1
 
 
 def from_config(config: EventConfig) -> RunSettings:
@@ -114,4 +119,11 @@ def from_config(config: EventConfig) -> RunSettings:
         on_signal=config.shutdown.on_signal,
         shutdown_grace_s=config.shutdown.grace_s,
         fingerprint=dict(config_fingerprint(config)),
+        forecast=None if config.forecast is None else ForecastSettings(
+            simulations=config.forecast.simulations,
+            top=config.forecast.top,
+            seed=config.forecast.seed,
+            model=ModelSettings(prior_sd=config.forecast.prior_sd),
+        ),
+        forecast_workers=1 if config.forecast is None else config.forecast.workers,
     )
