@@ -143,15 +143,17 @@ def score_white(info: dict[str, Any] | Any, board_turn: chess.Color) -> Score | 
 
 def _pv_san(board: chess.Board, move: chess.Move, pv: Sequence[chess.Move]) -> tuple[str, ...]:
     """The PV in SAN from before ``move`` (the PV starts with it when the engine
-    agrees with itself); stops at the first move that is not legal."""
-    line = list(pv) if pv and pv[0] == move else [move]
+    agrees with itself); stops at the first move that is not legal.
+
+    ``san_and_push`` makes each move once (``san`` then ``push`` would make it
+    twice): this runs once per engine move, over the whole PV."""
+    line = pv if pv and pv[0] == move else (move,)
     out: list[str] = []
     scratch = board.copy(stack=False)
     for m in line:
         if not scratch.is_legal(m):
             break
-        out.append(scratch.san(m))
-        scratch.push(m)
+        out.append(scratch.san_and_push(m))
     return tuple(out)
 
 

@@ -136,11 +136,14 @@ def to_limit(limits: GoLimits, clock_id: object) -> chess.engine.Limit:
 
 _QUOTED = re.compile(r"'([^']*)'")
 
-#: What python-chess parses from each UCI ``info`` line. The PV is left out on
-#: purpose: python-chess would replay every PV of every line on a board (most of
-#: tcecd's CPU time per move); :class:`_UciProtocol` keeps the last raw PV line
-#: instead and :func:`parse_pv` reads it once per move.
+#: What tcecd keeps of the engine's search report: python-chess's parse of
+#: depth, seldepth, nodes, nps, time, hashfull, tbhits and the score, read from
+#: one line per move (see :class:`_UciProtocol`). The PV is read apart, by
+#: :func:`parse_pv` (syntax only; the game layer checks legality in SAN).
 UCI_INFO = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
+#: Fields of a later ``info`` line (one without score or PV) that update the
+#: kept line: counters that only grow while the search ends.
+_COUNTERS = ("nodes", "nps", "time", "hashfull", "tbhits")
 #: UCI ``info`` keywords that can follow a ``pv`` (ends the move list).
 _INFO_KEYWORDS = frozenset(
     [
@@ -169,15 +172,61 @@ _INFO_KEYWORDS = frozenset(
 
 
 class _UciProtocol(chess.engine.UciProtocol):
-    """python-chess's UCI protocol, remembering the last ``info ... pv`` line."""
+    """python-chess's UCI protocol, keeping ``info`` lines raw.
+
+    An engine sends many ``info`` lines per move (one per iteration, and more);
+    tcecd keeps only what the last one says. Parsing every line (python-chess
+    does when ``play()`` is given an info mask) was most of tcecd's CPU time
+    per move, so ``info`` lines never reach python-chess here: the protocol
+    remembers the last line with a score or a PV, the last line with a PV, and
+    the last other line after them (counters), and :func:`read_info` parses
+    them once, when ``bestmove`` has arrived. No python-chess command needs
+    ``info`` lines besides the info collection of ``play``/``analysis``, and
+    tcecd calls ``play`` with ``INFO_NONE``.
+    """
 
     def __init__(self) -> None:
         super().__init__()
+        self.last_info: str | None = None
         self.last_pv_line: str | None = None
+        self.info_tail: str | None = None
 
-    def line_received(self, line: str) -> None:
-        if line.startswith("info") and " pv " in line:
-            self.last_pv_line = line
+    def forget_info(self) -> None:
+        """Before a ``go``: nothing reported yet."""
+        self.last_info = self.last_pv_line = self.info_tail = None
+
+    def _line_received(self, line: str) -> None:
+        if line.startswith("info"):
+            if " pv " in line:
+                self.last_info = self.last_pv_line = line
+                self.info_tail = None
+            elif " score " in line:
+                self.last_info = line
+                self.info_tail = None
+            elif not line.startswith("info string"):
+                self.info_tail = line
+            return
+        super()._line_received(line)
+
+
+def read_info(
+    board: chess.Board, last: str | None, pv_line: str | None, tail: str | None
+) -> dict[str, Any]:
+    """The search report of one move from the raw ``info`` lines kept by
+    :class:`_UciProtocol`: python-chess's parse of the last line with a score
+    or a PV (``board`` is the position searched: scores are from its side to
+    move), its counters updated from a later line, and the PV of the last
+    line that had one."""
+    info: dict[str, Any] = {}
+    if last is not None:
+        info.update(chess.engine._parse_uci_info(last[4:], board, UCI_INFO))
+    if tail is not None:
+        later: Mapping[str, Any] = chess.engine._parse_uci_info(
+            tail[4:], board, chess.engine.INFO_BASIC
+        )
+        info.update((key, later[key]) for key in _COUNTERS if key in later)
+    info["pv"] = parse_pv(pv_line)
+    return info
 
 
 _NO_SETBOARD = re.compile(r"(?<=\s)setboard=0(?=\s|$)")
@@ -472,7 +521,7 @@ class EngineSession:
         limit = to_limit(limits, self._game)
         uci = protocol if isinstance(protocol, _UciProtocol) else None
         if uci is not None:
-            uci.last_pv_line = None
+            uci.forget_info()
         self.state = SessionState.THINKING
         started = time.monotonic_ns()
         try:
@@ -480,7 +529,8 @@ class EngineSession:
                 played = await protocol.play(
                     board,
                     limit,
-                    info=UCI_INFO if uci is not None else chess.engine.INFO_ALL,
+                    # UCI: nothing (read_info parses the kept lines once).
+                    info=chess.engine.INFO_NONE if uci is not None else chess.engine.INFO_ALL,
                     ponder=False,
                     game=self._game,
                 )
@@ -499,7 +549,7 @@ class EngineSession:
             raise self._fault(FaultKind.ILLEGAL_MOVE, "no move ((none))")
         info: Mapping[str, Any] = played.info
         if uci is not None:
-            info = {**info, "pv": parse_pv(uci.last_pv_line)}
+            info = read_info(board, uci.last_info, uci.last_pv_line, uci.info_tail)
         return ThinkResult(
             move=played.move,
             ponder=played.ponder,
