@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tcecd.commands.mqtt_password import add_password_file_option
+
+if TYPE_CHECKING:
+    from tcecd.config.event import EventConfig
 
 HELP = "run (or resume) an event from its YAML config"
 
@@ -63,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     )
     settings = from_config(config)
     configure(settings.log_level, settings.log_format)
+    _check_engines(config)
     if args.from_pgn is not None:
         import structlog
 
@@ -73,3 +78,22 @@ def run(args: argparse.Namespace) -> int:
             "state rebuilt from pgn", pgn=str(args.from_pgn), games=games
         )
     return run_event(settings)
+
+
+def _check_engines(config: EventConfig) -> None:
+    """Start every engine once before anything is recorded: a bad option or an
+    engine that cannot start is one line per engine and exit 2, not a strike
+    in each of its games (docs/engines.md, "Checking engines")."""
+    import structlog
+
+    from tcecd.commands.validate import check_event_engines
+
+    log = structlog.get_logger("tcecd")
+    for report in check_event_engines(config):
+        log.info(
+            "engine checked",
+            engine=report.name,
+            id=report.id_name,
+            protocol=report.protocol,
+            startup_ms=report.startup_ms,
+        )

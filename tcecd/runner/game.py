@@ -23,7 +23,7 @@ forfeit. Without a clock (nodes/depth only) it gets ``stall_timeout_ms``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -141,19 +141,36 @@ def score_white(info: dict[str, Any] | Any, board_turn: chess.Color) -> Score | 
     return Score(cp=white.score())
 
 
-def _pv_san(board: chess.Board, move: chess.Move, pv: Sequence[chess.Move]) -> tuple[str, ...]:
+def _pv_san(
+    board: chess.Board,
+    move: chess.Move,
+    pv: Sequence[chess.Move],
+    cache: dict[tuple[Hashable, chess.Move], str] | None = None,
+) -> tuple[str, ...]:
     """The PV in SAN from before ``move`` (the PV starts with it when the engine
     agrees with itself); stops at the first move that is not legal.
 
-    ``san_and_push`` makes each move once (``san`` then ``push`` would make it
-    twice): this runs once per engine move, over the whole PV."""
+    This runs once per engine move over the whole PV, and the SAN of a move
+    (disambiguation, check and mate) costs far more than making it. The two
+    engines' PVs of one game overlap a lot (each mostly continues the line
+    played), so ``cache`` maps (position, move) to SAN for the game; a cached
+    move was legal in that position."""
     line = pv if pv and pv[0] == move else (move,)
     out: list[str] = []
     scratch = board.copy(stack=False)
     for m in line:
-        if not scratch.is_legal(m):
+        # python-chess's own repetition key: pieces, side to move, castling, e.p.
+        key = (scratch._transposition_key(), m)
+        san = cache.get(key) if cache is not None else None
+        if san is not None:
+            scratch.push(m)
+        elif scratch.is_legal(m):
+            san = scratch.san_and_push(m)  # makes the move once (san + push: twice)
+            if cache is not None:
+                cache[key] = san
+        else:
             break
-        out.append(scratch.san_and_push(m))
+        out.append(san)
     return tuple(out)
 
 
@@ -180,6 +197,7 @@ class _Game:
         self.clock = Clock.start(setup.time_control, setup.margin_ms)
         self.adjudicator = Adjudicator(setup.adjudication, setup.probe)
         self.moves: list[MoveRecord] = []
+        self.san_cache: dict[tuple[Hashable, chess.Move], str] = {}
         self.faults: list[Fault] = []
         self.think_ms: list[int] = []
         self.think_ns: list[int] = []
@@ -277,7 +295,7 @@ class _Game:
         board, move, info = self.board, answer.move, answer.info
         assert move is not None
         score = score_white(info, board.turn)
-        pv = _pv_san(board, move, info.get("pv") or ())
+        pv = _pv_san(board, move, info.get("pv") or (), self.san_cache)
         san = pv[0] if pv else board.san(move)
         board.push(move)
         verdict = self.adjudicator.on_ply(board, mover, score)
