@@ -30,12 +30,13 @@ import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Annotated
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 import tcecd
-from tcecd.config.engines import EngineConfig, Frozen, OptionValue
+from tcecd.config.engines import EngineConfig, Frozen, OptionValue, time_control_of
 from tcecd.config.event import EventConfig
 
 # Re-exported: the daemon imports the resume check from here.
@@ -228,12 +229,30 @@ def search_path(search_dirs: Sequence[Path] = ()) -> tuple[Path, ...]:
 
 class EngineRef(Frozen):
     """An ``engines`` item reusing a definition: ``{ref: stockfish, name: sf-fast,
-    options: {Threads: 1}}``. Options are merged over the definition's."""
+    options: {Threads: 1}}``. Options are merged over the definition's; the
+    engine's own limits (``tc``, ``nodes``, ``depth``, ``movetime_ms``), when
+    any is given, replace the definition's and the event's time control."""
 
     ref: str
     name: str | None = None
     options: dict[str, OptionValue] = Field(default_factory=dict)
     rating: int | None = None
+    tc: str | None = None
+    nodes: Annotated[int, Field(ge=1)] | None = None
+    depth: Annotated[int, Field(ge=1)] | None = None
+    movetime_ms: Annotated[int, Field(ge=1)] | None = None
+
+    @model_validator(mode="after")
+    def _limits_are_a_time_control(self) -> EngineRef:
+        if self.limits() is not None:
+            time_control_of(self.tc, self.nodes, self.depth, self.movetime_ms)
+        return self
+
+    def limits(self) -> dict[str, object] | None:
+        """The entry's own limits as EngineConfig fields, None when it gives none."""
+        limits: dict[str, object] = {"tc": self.tc, "nodes": self.nodes, "depth": self.depth,
+                  "movetime_ms": self.movetime_ms}  # fmt: skip
+        return limits if any(v is not None for v in limits.values()) else None
 
 
 #: The keys of an event config file (for "unknown key" messages).
@@ -327,6 +346,9 @@ def _engine_entry(
         update["name"] = entry.name
     if entry.rating is not None:
         update["rating"] = entry.rating
+    limits = entry.limits()
+    if limits is not None:
+        update.update(limits)  # all four: the entry's limits replace the definition's
     return engine.model_copy(update=update)
 
 

@@ -31,6 +31,7 @@ from typing import Any, Literal
 import chess
 import chess.engine
 
+from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import AdjudicationRules, Adjudicator, Verdict, rules_verdict
 from tcecd.game.clock import Clock
@@ -194,7 +195,7 @@ class _Game:
         self.on_move = on_move
         opening = setup.opening
         self.board = chess.Board(opening.fen) if opening.fen else chess.Board()
-        self.clock = Clock.start(setup.time_control, setup.margin_ms)
+        self.clock = game_clock(setup, white.config, black.config)
         self.adjudicator = Adjudicator(setup.adjudication, setup.probe)
         self.moves: list[MoveRecord] = []
         self.san_cache: dict[tuple[Hashable, chess.Move], str] = {}
@@ -340,8 +341,30 @@ class _Game:
             black_options=black.options,
             white_elo=white.config.rating,
             black_elo=black.config.rating,
-            extra_tags=setup.extra_tags,
+            extra_tags=setup.extra_tags + side_time_control_tags(self.clock, setup.time_control),
         )
+
+
+def game_clock(setup: GameSetup, white: EngineConfig, black: EngineConfig) -> Clock:
+    """The game's clock: each side under its engine's own limits, if it has
+    any, else the event's time control (``setup.time_control``)."""
+    return Clock.start(
+        white.time_control(setup.time_control),
+        setup.margin_ms,
+        black_tc=black.time_control(setup.time_control),
+    )
+
+
+def side_time_control_tags(clock: Clock, event: TimeControl) -> tuple[tuple[str, str], ...]:
+    """``WhiteTimeControl``/``BlackTimeControl`` PGN tags (the names TCEC's
+    viewer reads) when a side plays under other limits than the event's
+    ``TimeControl`` tag says: an engine's own ``tc``, ``nodes``, ``depth`` or
+    ``movetime_ms``. Written as the config writes them (``60+0.6``, ``inf
+    nodes=5000``). None when both sides play the event's."""
+    white, black = clock.time_control(Color.WHITE), clock.time_control(Color.BLACK)
+    if white == event and black == event:
+        return ()
+    return (("WhiteTimeControl", white.text()), ("BlackTimeControl", black.text()))
 
 
 def flag_verdict(board: chess.Board, loser: Color) -> Verdict:
