@@ -101,12 +101,15 @@ def _tablebase_pieces(directories: tuple[Path, ...]) -> int:
 def run(args: argparse.Namespace) -> int:
     """Load the config (raising ConfigError on any problem) and summarise it."""
     from tcecd.config.load import load_event
-    from tcecd.config.summary import advice, describe_event
+    from tcecd.config.summary import advice, describe_event, limits_note
 
     config = load_event(args.config)
     book = _check_openings(config)
     checked = check_event_engines(config) if args.engines else ()
     notes = advice(config)
+    own_limits = limits_note(config)
+    if own_limits is not None:
+        notes.append(own_limits)
     tables = config.adjudication.tablebases
     if tables is not None:
         pieces = _tablebase_pieces(tables.path)
