@@ -22,14 +22,19 @@ def _go_lines(log: Path) -> list[str]:
     return [line for line in log.read_text(encoding="utf-8").splitlines() if line.startswith("go")]
 
 
+def log(path: Path) -> dict[str, str]:
+    """abengine's ``Log File`` option: it appends every line it reads there."""
+    return {"Log File": str(path)}
+
+
 def test_one_engine_on_nodes_one_on_its_own_clock(tmp_path: Path) -> None:
-    counted, clocked = tmp_path / "counted.log", tmp_path / "clocked.log"
+    counted, clocked = tmp_path / "n.log", tmp_path / "c.log"
     write_event(
         tmp_path,
         pairing={"system": "tcec-swiss", "rounds": 1},
         engines=[
-            {"ref": "ab-d1", "name": "counted", "nodes": 300, "options": {"Log File": str(counted)}},
-            {"ref": "ab-d1", "name": "clocked", "tc": "30+0.5", "options": {"Log File": str(clocked)}},
+            {"ref": "ab-d1", "name": "counted", "nodes": 300, "options": log(counted)},
+            {"ref": "ab-d1", "name": "clocked", "tc": "30+0.5", "options": log(clocked)},
         ],
         adjudication={"max_moves": 12},
     )
