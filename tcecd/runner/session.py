@@ -195,6 +195,7 @@ class _UciProtocol(chess.engine.UciProtocol):
         self._position_game: object = None
         self._position_words: list[str] = []
         self._position_moves: list[chess.Move] = []
+        self._held_position: str | None = None
 
     def forget_info(self) -> None:
         """Before a ``go``: nothing reported yet."""
@@ -242,8 +243,14 @@ class _UciProtocol(chess.engine.UciProtocol):
             self._setoption("UCI_Variant", "chess")
         if "UCI_Chess960" in self.options:
             self._setoption("UCI_Chess960", False)
-        self.send_line(" ".join(self._position_words))
+        # Held and written together with the ``go`` that python-chess sends next
+        # (see send_line): one pipe write and one engine wake-up per move, not two.
+        self._held_position = " ".join(self._position_words)
         self.board = board.copy(stack=False)
+
+    def send_line(self, line: str) -> None:
+        held, self._held_position = self._held_position, None
+        super().send_line(line if held is None else f"{held}\n{line}")
 
     def _line_received(self, line: str) -> None:
         if line.startswith("info"):

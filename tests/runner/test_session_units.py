@@ -145,8 +145,8 @@ def test_remote_engine_workdir_is_on_the_far_host_not_local() -> None:
 
 def test_position_is_built_as_python_chess_builds_it() -> None:
     """The incremental ``position`` command (one game, the board only grows)
-    equals python-chess's, from the start position and from a FEN, and after
-    a new game starts from another position."""
+    is python-chess's, from the start position and from a FEN, and after a new
+    game starts from another position; it goes out in one write with the ``go``."""
     import asyncio
     import random
 
@@ -154,27 +154,40 @@ def test_position_is_built_as_python_chess_builds_it() -> None:
 
     from tcecd.runner.session import _UciProtocol
 
+    class Pipe:
+        """Stands for the engine's stdin: records each write."""
+
+        def __init__(self) -> None:
+            self.writes: list[str] = []
+
+        def get_pipe_transport(self, fd: int) -> Pipe:
+            return self
+
+        def write(self, data: bytes) -> None:
+            self.writes.append(data.decode())
+
     async def compare() -> None:
         random.seed(7)
         mine, ref = _UciProtocol(), chess.engine.UciProtocol()
-        got: list[str] = []
-        want: list[str] = []
-        mine.send_line = got.append  # type: ignore[method-assign]
-        ref.send_line = want.append  # type: ignore[method-assign]
+        got, want = Pipe(), Pipe()
+        mine.transport, ref.transport = got, want  # type: ignore[assignment]
         fens = (None, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2")
         for fen in fens:
             board = chess.Board(fen) if fen else chess.Board()
             mine.game = object()  # a new game (EngineSession.new_game)
             for _ in range(60):
-                mine._position(board)
-                ref._position(board)
+                for protocol in (mine, ref):
+                    protocol._position(board)
+                    protocol._go(chess.engine.Limit(nodes=1000))
                 if board.is_game_over():
                     break
                 board.push(random.choice(list(board.legal_moves)))
-        assert got == want
-        assert got[0] == "position startpos"
-        assert got[1].startswith("position startpos moves ")
-        assert got[60].startswith("position fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/")
+        # The same text; python-chess writes position and go apart, tcecd at once.
+        assert "".join(got.writes) == "".join(want.writes)
+        assert len(want.writes) == 2 * len(got.writes)
+        assert got.writes[0] == "position startpos\ngo nodes 1000\n"
+        assert got.writes[1].startswith("position startpos moves ")
+        assert got.writes[60].startswith("position fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/")
 
     asyncio.run(compare())
 
