@@ -4,7 +4,9 @@
 password without putting it in the process list.
 
 Loads and validates the config, applies the command-line overrides, sets up
-logging and hands over to :mod:`tcecd.daemon`. Running the same command again
+logging, starts every engine once to check it and its options (a problem is one
+line per engine and exit 2, before the state is opened: nothing is recorded)
+and hands over to :mod:`tcecd.daemon`. Running the same command again
 after a crash or a signal resumes the event from its state directory.
 """
 
