@@ -111,18 +111,15 @@ def failures(
     ``soft_options`` (``tcecd play --option``) are set on the engines that
     declare them; one that no engine declares is a typo, reported on every
     engine's line."""
+    soft = dict(soft_options or {})
+    healthy = [r for r in reports if r.problem is None]
+    orphans = {n: v for n, v in soft.items() if not any(n.lower() in r.declared for r in healthy)}
+    # An option no engine declares: "no such option" (python-chess's map knows none).
+    orphan_problems = option_problems({}, orphans, origin=" (--option)")
     lines: list[str] = []
-    orphans = [
-        name
-        for name in (soft_options or {})
-        if not any(name.lower() in r.declared for r in reports if r.problem is None)
-    ]
     for i, report in enumerate(reports):
         prefix = where[i] if where is not None else ""
-        problems = [report.problem] if report.problem is not None else []
-        if report.problem is None and orphans:
-            problems += option_problems({}, {n: (soft_options or {})[n] for n in orphans},
-                                        origin=" (--option)")  # fmt: skip
+        problems = [report.problem] if report.problem is not None else orphan_problems
         if problems:
             lines.append(f"{prefix}engine {report.name!r}: {'; '.join(problems)}")
     return lines
