@@ -210,11 +210,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--pgn: cannot write {str(args.pgn)!r}: {exc.strerror}") from None
     openings = _openings(args)
     options = dict(parse_option(text) for text in args.option)
-    # Every engine once, before any game: a bad option is one line per engine.
-    reports = asyncio.run(check_engines(engines, soft_options=options))
-    problems = failures(reports, soft_options=options)
-    if problems:
-        raise EngineCheckError(problems)
     spec = MatchSpec(
         engines=engines,
         games=args.games,
@@ -231,6 +226,11 @@ def run(args: argparse.Namespace) -> int:
     # python-chess warns about every line it does not understand (some engines
     # print a lot of chatter); a quick match only wants real errors on stderr.
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
+    # Every engine once, before any game: a bad option is one line per engine.
+    reports = asyncio.run(check_engines(engines, soft_options=options))
+    problems = failures(reports, soft_options=options)
+    if problems:
+        raise EngineCheckError(problems)
     names = " vs ".join(e.name for e in engines)
     print(f"Match: {names}, {args.games} games per pair, tc {tc.describe()}", flush=True)
     progress = None if args.quiet else (lambda line: print(line, flush=True))

@@ -90,7 +90,7 @@ def _check_engines(config: EventConfig) -> None:
 
     from tcecd.commands.validate import check_event_engines
 
-    log = structlog.get_logger("tcecd")
+    log = structlog.get_logger("tcecd").bind(event_name=config.event.name)
     for report in check_event_engines(config):
         log.info(
             "engine checked",
