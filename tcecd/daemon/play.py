@@ -107,7 +107,7 @@ async def play_one(
     means the game must be played again (record None then). The game starts
     only after the one before it (``runner.start_turn(gid)``, :class:`StartTurn`)."""
     from tcecd.daemon.book import utc_now
-    from tcecd.runner.game import GameSetup, play_game
+    from tcecd.runner.game import GameSetup, play_game, side_time_control_tags
     from tcecd.runner.session import EngineFault, SessionPool
 
     s = runner.s
@@ -134,10 +134,15 @@ async def play_one(
             # started (no GameStarted yet), so none starts (docs/running.md, Signals).
             raise StoppedBeforeStart(str(gid))
         white, black = sessions[Color.WHITE], sessions[Color.BLACK]
-        live = LiveGame(
-            _headers(runner, gid, game, opening, start), opening, white.options, black.options
+        # Each side under its engine's own limits, if any (as play_game's clock).
+        clock = Clock.start(
+            white.config.time_control(s.time_control),
+            s.margin_ms,
+            black_tc=black.config.time_control(s.time_control),
         )
-        clock = Clock.start(s.time_control, s.margin_ms)
+        headers = _headers(runner, gid, game, opening, start)
+        headers.update(side_time_control_tags(clock, s.time_control))
+        live = LiveGame(headers, opening, white.options, black.options)
         runner.game_started(
             GameStarted(
                 game_id=gid,
