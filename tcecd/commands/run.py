@@ -103,8 +103,10 @@ def _check_engines(config: EventConfig) -> None:
     from tcecd.commands.validate import check_event_engines
 
     log = structlog.get_logger("tcecd").bind(event_name=config.event.name)
+    # Debug level: a run refused later (a state the config does not match) stays
+    # one line; `tcecd validate --engines` prints the same reports for people.
     for report in check_event_engines(config):
-        log.info(
+        log.debug(
             "engine checked",
             engine=report.name,
             id=report.id_name,

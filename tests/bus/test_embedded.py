@@ -136,8 +136,10 @@ async def test_run_with_embedded_broker_serves_tcp_and_websockets(tmp_path: Path
                                                                   kind: str) -> None:
     if kind == "mosquitto" and find_mosquitto() is None:
         pytest.skip("mosquitto not installed")
-    # rounds 2: long enough for the subscribers to join while the daemon runs.
-    cfg = write_config(tmp_path, rounds=2, mqtt=f"{{embedded: true, embedded_broker: {kind}}}")
+    # rounds 5: long enough for the subscribers to join while the daemon runs, even
+    # on a loaded machine (the broker stops with the daemon; 2 rounds lost that race
+    # under the parallel suite).
+    cfg = write_config(tmp_path, rounds=5, mqtt=f"{{embedded: true, embedded_broker: {kind}}}")
     started, collectors, code, log = await _follow_run(cfg)
     assert code == 0, log
     assert started["broker"] == kind
