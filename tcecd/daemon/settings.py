@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tcecd.config.engines import EngineConfig
+from tcecd.execution import ExecutionSettings
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.timecontrol import TimeControl
 
@@ -63,6 +64,8 @@ class RunSettings:
     system: str = "tcec-swiss"
     time_limit_s: float = 10.0
     fingerprint: dict[str, object] = field(default_factory=dict)
+    #: Where games are played (tcecd.execution; docs/config.md ``execution:``).
+    execution: ExecutionSettings = field(default_factory=ExecutionSettings)
 
 
 def from_config(config: EventConfig) -> RunSettings:
