@@ -114,4 +114,19 @@ def from_config(config: EventConfig) -> RunSettings:
         log_format=config.logging.format,
         on_signal=config.shutdown.on_signal,
         fingerprint=dict(config_fingerprint(config)),
+        execution=_execution(config),
+    )
+
+
+def _execution(config: EventConfig) -> ExecutionSettings:
+    ex = config.execution
+    tls = ex.tls
+    return ExecutionSettings(
+        backend=ex.backend,
+        scheduler=ex.scheduler,
+        slots=ex.slots,
+        connect_timeout_s=ex.connect_timeout_s,
+        tls_ca=None if tls is None else str(tls.ca),
+        tls_cert=None if tls is None else str(tls.cert),
+        tls_key=None if tls is None else str(tls.key),
     )
