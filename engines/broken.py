@@ -13,6 +13,7 @@ Modes (``--after N``: misbehave on the N-th ``go`` of the game, default 3):
                 first starts a sleeping child process in its process group, to check
                 that the runner kills the whole group
 - ``illegal``   answer with a well-formed but illegal move (e.g. ``e2e5``)
+- ``null``      answer ``bestmove 0000`` (UCI's null move: never legal in a game)
 - ``garbage``   print garbage lines and a malformed ``bestmove`` token
 - ``slowstart`` sleep ``--delay-ms`` before answering ``uci`` (startup timeout)
 - ``nouciok``   exit without ever answering ``uci`` (fails to start)
@@ -49,7 +50,7 @@ def illegal_move(board: chess.Board) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mode", required=True,
-                    choices=["crash", "hang", "illegal", "garbage", "slowstart", "nouciok",
+                    choices=["crash", "hang", "illegal", "null", "garbage", "slowstart", "nouciok",
                              "slow", "flood"])
     ap.add_argument("--after", type=int, default=3, help="misbehave on this go of the game")
     ap.add_argument("--delay-ms", type=int, default=30_000)
@@ -98,6 +99,9 @@ def main() -> None:
                     time.sleep(3600)
             if due and args.mode == "illegal":
                 say(f"bestmove {illegal_move(board)}")
+                continue
+            if due and args.mode == "null":
+                say("bestmove 0000")
                 continue
             if due and args.mode == "garbage":
                 say("\x00\x7f@@@ this is not UCI @@@")

@@ -70,9 +70,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     selected = _selected(args_list)
-    parser = build_parser(selected)
-    args = parser.parse_args(args_list)
+    previous = None
+    if selected == "run":
+        # Before the heavy imports: a stop signal during start-up is deferred to
+        # the daemon (exit 0, as documented), never a kill (see tcecd.signals).
+        from tcecd import signals
+
+        previous = signals.defer()
     try:
+        parser = build_parser(selected)
+        args = parser.parse_args(args_list)
         return _load(args.command).run(args)
     except TcecdError as exc:
         print(f"tcecd: error: {exc}", file=sys.stderr)
@@ -82,3 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        if previous is not None and argv is not None:
+            # An in-process call (tests): give the caller its handlers back. A real
+            # process keeps deferring until it exits; its exit code is decided.
+            signals.restore(previous)

@@ -26,7 +26,7 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tcecd.config.engines import EngineConfig, OptionValue
+from tcecd.config.engines import MANAGED_OPTIONS, EngineConfig, OptionValue
 from tcecd.errors import ConfigError
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import Opening
@@ -148,6 +148,12 @@ def parse_option(text: str, flag: str = "--option") -> tuple[str, OptionValue]:
     if not sep or not name.strip():
         raise ConfigError(f"{flag}: expected NAME=VALUE, got {text!r}")
     value = value.strip()
+    if name.strip().lower() in (m.lower() for m in MANAGED_OPTIONS):
+        # python-chess would refuse every engine that declares it: no game could start.
+        raise ConfigError(
+            f"--option: {name.strip()!r} is set by tcecd's engine layer (python-chess) for "
+            "every search and cannot be configured; remove it"
+        )
     parsed: OptionValue = value
     if value.lower() in ("true", "false"):
         parsed = value.lower() == "true"

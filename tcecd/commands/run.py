@@ -68,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
         mqtt_url=args.mqtt,
         mqtt_password=command_line_password(args, os.environ),
     )
+    if args.state_dir is not None:
+        from tcecd.config.load import check_state_dir
+
+        check_state_dir(config.state_dir, "--state-dir")
     settings = from_config(config)
     configure(settings.log_level, settings.log_format)
     if args.from_pgn is not None:

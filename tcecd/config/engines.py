@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 OptionValue = str | int | float | bool
+
+#: Options python-chess sets itself on every search (``chess.engine.MANAGED_OPTIONS``):
+#: configuring one makes python-chess refuse the engine when it starts ("cannot set
+#: MultiPV which is automatically managed"), so a config naming one is refused at load.
+MANAGED_OPTIONS = ("UCI_Chess960", "UCI_Variant", "MultiPV", "Ponder")
 
 
 class Frozen(BaseModel):
@@ -24,11 +29,11 @@ class RemoteConfig(Frozen):
 
     host: str
     user: str | None = None
-    port: Annotated[int, Field(ge=1, le=65535)] = 22
+    port: Annotated[StrictInt, Field(ge=1, le=65535)] = 22
     identity_file: str | None = None
     ssh_options: tuple[str, ...] = ()
     # Added to the engine's think time allowance per move: network round trip.
-    latency_ms: Annotated[int, Field(ge=0)] = 0
+    latency_ms: Annotated[StrictInt, Field(ge=0)] = 0
 
 
 class EngineConfig(Frozen):
@@ -40,17 +45,29 @@ class EngineConfig(Frozen):
     workdir: str | None = None
     options: dict[str, OptionValue] = Field(default_factory=dict)
     env: dict[str, str] = Field(default_factory=dict)
-    startup_timeout_ms: Annotated[int, Field(ge=1)] = 10_000
+    startup_timeout_ms: Annotated[StrictInt, Field(ge=1)] = 10_000
     # "per-game": a fresh process for every game (the default, as TCEC does);
     # "keep-alive": one process, `ucinewgame` between games, restarted after a fault.
     restart: Literal["per-game", "keep-alive"] = "per-game"
-    rating: int | None = None
+    rating: StrictInt | None = None
     remote: RemoteConfig | None = None
 
     @field_validator("name")
     @classmethod
     def _name_survives_a_pgn(cls, name: str) -> str:
         return check_engine_name(name)
+
+    @field_validator("options")
+    @classmethod
+    def _not_managed(cls, value: dict[str, OptionValue]) -> dict[str, OptionValue]:
+        managed = {name.lower(): name for name in MANAGED_OPTIONS}
+        for name in value:
+            if name.lower() in managed:
+                raise ValueError(
+                    f"{name!r} is set by tcecd's engine layer (python-chess) for every "
+                    f"search and cannot be configured; remove it"
+                )
+        return value
 
 
 def check_engine_name(name: str) -> str:

@@ -26,6 +26,8 @@ from pydantic import (
     AfterValidator,
     ConfigDict,
     Field,
+    StrictFloat,
+    StrictInt,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -33,13 +35,14 @@ from pydantic import (
 
 from tcecd.config.engines import EngineConfig, Frozen
 from tcecd.errors import ConfigError
+from tcecd.game.timecontrol import MAX_TIME_MS
 
 if TYPE_CHECKING:
     from tcecd.bus.settings import MqttSettings
     from tcecd.game.adjudication import AdjudicationRules
     from tcecd.game.timecontrol import TimeControl
 
-PositiveInt = Annotated[int, Field(ge=1)]
+PositiveInt = Annotated[StrictInt, Field(ge=1)]
 
 #: Final-ranking tiebreaks (tcec-swiss.md, "Final ranking"); seed ASC always
 #: ends the list so the order is total.
@@ -100,10 +103,10 @@ class SeedingConfig(_Section):
     """explicit: the order of `engines`; rating: highest rating first (ties: the order given);
     group: the rule text's group procedure; random: a seeded RNG. Null: the pairing system's
     default (rating for the FIDE systems, explicit otherwise)."""
-    groups: Annotated[int, Field(ge=2)] | None = None
+    groups: Annotated[StrictInt, Field(ge=2)] | None = None
     """Group seeding only: an even number of groups (null: round_to_even(players / 7),
     at least 2)."""
-    seed: int | None = None
+    seed: StrictInt | None = None
     """Random seeding only: the RNG seed (null: chosen at the start and recorded in the event
     state, so a resume replays it)."""
 
@@ -180,9 +183,9 @@ class TimeControlConfig(_Section):
     """Nodes per move (a search limit, not a clock)."""
     depth: PositiveInt | None = None
     """Search depth per move."""
-    movetime_ms: PositiveInt | None = None
-    """Fixed think time per move, in milliseconds."""
-    margin_ms: Annotated[int, Field(ge=0)] = 200
+    movetime_ms: Annotated[StrictInt, Field(ge=1, le=MAX_TIME_MS)] | None = None
+    """Fixed think time per move, in milliseconds (at most 24 hours)."""
+    margin_ms: Annotated[StrictInt, Field(ge=0)] = 200
     """Tolerance before a flag falls (engine I/O and process scheduling), in milliseconds."""
 
     @model_validator(mode="after")
@@ -218,7 +221,7 @@ class DrawAdjudication(_Section):
     """TCEC draw rule: from move ``from_move``, both evals within ±``score``
     pawns for ``moves`` moves each (tcec-formats.md, "Adjudication")."""
 
-    from_move: Annotated[int, Field(ge=0)] = 35
+    from_move: Annotated[StrictInt, Field(ge=0)] = 35
     """The rule applies from this move number on."""
     score: Annotated[float, Field(ge=0)] = 0.15
     """Both evaluations within plus or minus this many pawns."""
@@ -240,7 +243,7 @@ class TablebaseAdjudication(_Section):
 
     path: tuple[ConfigPath, ...]
     """A folder of Syzygy tables, or a list of folders (relative to the config file)."""
-    max_pieces: Annotated[int, Field(ge=3, le=7)] = 6
+    max_pieces: Annotated[StrictInt, Field(ge=3, le=7)] = 6
     """Adjudicate positions with at most this many pieces, kings included."""
 
     @field_validator("path", mode="before")
@@ -297,11 +300,11 @@ class OpeningsBookConfig(_Section):
 
     file: ConfigPath
     """The Polyglot .bin book, relative to the config file."""
-    depth: Annotated[int, Field(ge=1)] | None = None
+    depth: Annotated[StrictInt, Field(ge=1)] | None = None
     """At most this many book plies after the opening (null: while in book)."""
     selection: Literal["weighted", "best"] = "weighted"
     """weighted: at random in proportion to the weights (seeded); best: the highest weight."""
-    seed: int | None = None
+    seed: StrictInt | None = None
     """Seed of the weighted choice (null: the openings' seed, else 0)."""
 
 
@@ -315,9 +318,9 @@ class OpeningsConfig(_Section):
     """epd, pgn or polyglot (null: from the file's suffix: .epd, .pgn, .bin)."""
     order: Literal["sequential", "random"] = "sequential"
     """Use the openings in the file's order, or shuffled with `seed` (not used by polyglot)."""
-    seed: int | None = None
+    seed: StrictInt | None = None
     """Random order: the shuffle's seed. Polyglot: the seed of the weighted book choice."""
-    plies: Annotated[int, Field(ge=0)] | None = None
+    plies: Annotated[StrictInt, Field(ge=0)] | None = None
     """PGN books: keep at most this many plies of each opening (null: all).
     Polyglot: the book depth in plies, as cutechess's -bookdepth (null: while in book)."""
     book: OpeningsBookConfig | None = None
@@ -415,7 +418,7 @@ class MqttConfig(_Section):
     """TLS files and options."""
     topic_prefix: str = "tcecd"
     """Prefix of every topic (no '+', '#' or empty levels)."""
-    qos: Annotated[int, Field(ge=0, le=2)] = 1
+    qos: Annotated[StrictInt, Field(ge=0, le=2)] = 1
     """QoS of results, standings, pairings and status (live moves go at QoS 0)."""
     delivery_timeout_s: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 30.0
     """Seconds tcecd run waits at its end for the broker to acknowledge the results,
@@ -518,6 +521,9 @@ class ShutdownConfig(_Section):
     on_signal: Literal["finish-game", "abort"] = "finish-game"
     """First SIGTERM/SIGINT: let running games finish, or abort them (replayed on resume). A second
     signal always aborts."""
+    grace_s: Annotated[StrictFloat, Field(gt=0, le=MAX_TIME_MS // 1000)] | None = None
+    """finish-game: if the running games have not finished this many seconds after the first
+    signal, abort them as a second signal would (null: wait for them however long they take)."""
 
 
 class EventConfig(_Section):

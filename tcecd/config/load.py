@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Annotated
 
 import yaml
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, StrictInt, ValidationError, field_validator
 
 import tcecd
 from tcecd.config.engines import EngineConfig, Frozen, OptionValue, check_engine_name
@@ -43,6 +43,7 @@ from tcecd.config.event import EventConfig
 from tcecd.config.fingerprint import config_fingerprint as config_fingerprint
 from tcecd.config.fingerprint import diff_fingerprints as diff_fingerprints
 from tcecd.config.messages import from_validation_error, where
+from tcecd.config.messages import shown as short_repr
 from tcecd.errors import ConfigError
 
 #: The bundled engine definitions: ``<project>/engines``.
@@ -80,10 +81,67 @@ def show_path(path: Path) -> str:
         return str(path)
 
 
+#: Limits on a YAML file (configs and engine definitions are hostile input: a
+#: tiny file must not exhaust memory, time or the stack). A real config is a
+#: few kilobytes, a few levels deep, a few hundred values.
+MAX_YAML_CHARS = 1_000_000
+MAX_YAML_DEPTH = 64
+#: Values a document may hold with every alias expanded to its full size (an
+#: "alias bomb" of nine nested anchors expands 9**9 times).
+MAX_YAML_VALUES = 100_000
+
+
 class _StrictLoader(yaml.SafeLoader):
     """PyYAML's safe loader, except that a key repeated in one mapping is an
     error (PyYAML keeps the last one silently: a pasted second ``pairing:``
-    would quietly replace the first)."""
+    would quietly replace the first), and that the document's nesting depth
+    and its size with aliases expanded are bounded (:data:`MAX_YAML_DEPTH`,
+    :data:`MAX_YAML_VALUES`; a recursive alias is refused). PyYAML's composer
+    recurses once per level: without the depth bound a deep file ends in a
+    ``RecursionError``; without the size bound an alias bomb in gigabytes."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        #: Expanded size of every finished node, by id (the nodes stay alive in the tree).
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        mark = event.start_mark
+        if isinstance(event, yaml.AliasEvent):
+            anchor = event.anchor
+            target = self.anchors.get(anchor)
+            if target is not None and id(target) not in self._sizes:
+                raise yaml.composer.ComposerError(
+                    None, None, f"alias *{anchor} refers to a value that contains it", mark
+                )
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested more than {MAX_YAML_DEPTH} levels deep", mark
+                )
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if node is not None and id(node) not in self._sizes:
+            size = 1
+            if isinstance(node, yaml.SequenceNode):
+                size += sum(self._sizes.get(id(child), 1) for child in node.value)
+            elif isinstance(node, yaml.MappingNode):
+                size += sum(
+                    self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1) for k, v in node.value
+                )
+            if size > MAX_YAML_VALUES:
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    f"more than {MAX_YAML_VALUES} values once aliases are expanded",
+                    mark,
+                )
+            self._sizes[id(node)] = size
+        return node
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[object, object]:
@@ -108,13 +166,30 @@ _StrictLoader.add_constructor(
     _construct_mapping,
 )
 
+#: Longest integer literal accepted (Python refuses to convert over 4300 digits,
+#: with a ValueError that would otherwise escape as a traceback).
+MAX_INT_CHARS = 100
+
+
+def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
+    if len(str(node.value)) > MAX_INT_CHARS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number of more than {MAX_INT_CHARS} characters", node.start_mark
+        )
+    value: int = loader.construct_yaml_int(node)
+    return value
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
 
 def read_yaml(path: Path) -> object:
     """Parse one YAML file; unreadable files and syntax errors are one-line
     :class:`ConfigError` s (with the line number for syntax errors)."""
     shown = show_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8") as handle:
+            text = handle.read(MAX_YAML_CHARS + 1)
     except FileNotFoundError:
         raise ConfigError(f"{shown}: no such file") from None
     except IsADirectoryError:
@@ -123,6 +198,8 @@ def read_yaml(path: Path) -> object:
         raise ConfigError(f"{shown}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise ConfigError(f"{shown}: cannot read: {exc.strerror}") from None
+    if len(text) > MAX_YAML_CHARS:
+        raise ConfigError(f"{shown}: larger than {MAX_YAML_CHARS} characters; not a config")
     try:
         return yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
@@ -130,8 +207,13 @@ def read_yaml(path: Path) -> object:
         line = f"line {mark.line + 1}: " if mark is not None else ""
         problem = exc.problem or exc.context or "syntax error"
         raise ConfigError(f"{shown}: {line}invalid YAML: {problem}") from None
+    except yaml.reader.ReaderError as exc:  # a control character: PyYAML's text is two lines
+        raise ConfigError(
+            f"{shown}: invalid YAML: unacceptable character {chr(exc.character)!r} "
+            f"at position {exc.position}"
+        ) from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{shown}: invalid YAML: {exc}") from None
+        raise ConfigError(f"{shown}: invalid YAML: {' '.join(str(exc).split())}") from None
 
 
 def expand_placeholders(text: str, here: Path) -> str:
@@ -172,7 +254,7 @@ def engine_from_mapping(
         # A shell string would be split wrongly on quoted spaces; be explicit.
         raise ConfigError(
             f"{where(source, (*prefix, 'command'))}: expected a list of arguments "
-            f"(argv, never a shell string), got {command!r}"
+            f"(argv, never a shell string), got {short_repr(command)}"
         )
     if isinstance(command, list | tuple):
         raw["command"] = [
@@ -199,7 +281,7 @@ def load_engine_file(path: Path) -> EngineConfig:
     if not isinstance(data, dict):
         raise ConfigError(
             f"{shown}: expected a mapping of engine keys (name, command, protocol, ...), "
-            f"got {data!r}"
+            f"got {short_repr(data)}"
         )
     return engine_from_mapping(
         data, source=shown, here=path.resolve().parent, default_name=path.stem
@@ -214,7 +296,20 @@ def engine_from_executable(path: Path) -> EngineConfig:
         command: tuple[str, ...] = (sys.executable, str(absolute))
     else:
         command = (str(absolute),)
-    return EngineConfig(name=absolute.stem or absolute.name, command=command)
+    return _minimal_engine(absolute.stem or absolute.name, command, str(path))
+
+
+def _minimal_engine(name: str, command: tuple[str, ...], ref: str) -> EngineConfig:
+    """A minimal UCI engine named after its program; a name that is no valid
+    engine name (longer than 64 characters) is a :class:`EngineRefError`."""
+    try:
+        return EngineConfig(name=name, command=command)
+    except ValidationError as exc:
+        detail = from_validation_error(exc, f"engine {ref!r}", model=EngineConfig)
+        raise EngineRefError(
+            f"{detail} (the name comes from the program's file name; "
+            "write a definition with a shorter 'name')"
+        ) from None
 
 
 def search_path(search_dirs: Sequence[Path] = ()) -> tuple[Path, ...]:
@@ -234,7 +329,7 @@ class EngineRef(Frozen):
     ref: str
     name: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     options: dict[str, OptionValue] = Field(default_factory=dict)
-    rating: int | None = None
+    rating: StrictInt | None = None
 
     @field_validator("name")
     @classmethod
@@ -246,7 +341,11 @@ class EngineRef(Frozen):
 EVENT_KEYS = tuple(k for k, f in EventConfig.model_fields.items() if not f.exclude)
 
 
-class UnknownEngine(ConfigError):
+class EngineRefError(ConfigError):
+    """An engine reference cannot be used (the caller adds where it was written)."""
+
+
+class UnknownEngine(EngineRefError):
     """An engine reference names no definition, file or program."""
 
 
@@ -275,7 +374,7 @@ def load_engine(ref: str, *, search_dirs: Sequence[Path] = ()) -> EngineConfig:
     if not looks_like_path:
         program = find_executable(ref)
         if program is not None:
-            return EngineConfig(name=ref, command=(str(program),))
+            return _minimal_engine(ref, (str(program),), ref)
     if looks_like_path:
         raise UnknownEngine(f"unknown engine {ref!r} (no such file)")
     looked = ", ".join(show_path(d).rstrip("/") + "/" for d in search_path(search_dirs))
@@ -291,7 +390,9 @@ def _engine_search_dirs(raw: dict[str, object], base_dir: Path, source: str) -> 
     extra = raw.get("engines_dir")
     if extra is not None:
         if not isinstance(extra, str):
-            raise ConfigError(f"{source}: engines_dir: expected a directory path, got {extra!r}")
+            raise ConfigError(
+                f"{source}: engines_dir: expected a directory path, got {short_repr(extra)}"
+            )
         directory = Path(extra).expanduser()
         directory = directory if directory.is_absolute() else base_dir / directory
         if not directory.is_dir():
@@ -311,12 +412,12 @@ def _engine_entry(
     if isinstance(item, str):
         try:
             return load_engine(item, search_dirs=search_dirs)
-        except UnknownEngine as exc:
+        except EngineRefError as exc:
             raise ConfigError(f"{here}: {exc}") from None
     if not isinstance(item, dict):
         raise ConfigError(
             f"{here}: expected an engine name, a {{ref: ...}} mapping or an inline "
-            f"definition, got {item!r}"
+            f"definition, got {short_repr(item)}"
         )
     if "ref" not in item:
         return engine_from_mapping(item, source=source, here=base_dir, prefix=prefix)
@@ -326,14 +427,36 @@ def _engine_entry(
         raise from_validation_error(exc, source, prefix=prefix, model=EngineRef) from None
     try:
         engine = load_engine(entry.ref, search_dirs=search_dirs)
-    except UnknownEngine as exc:
+    except EngineRefError as exc:
         raise ConfigError(f"{where(source, (*prefix, 'ref'))}: {exc}") from None
     update: dict[str, object] = {"options": {**engine.options, **entry.options}}
     if entry.name is not None:
         update["name"] = entry.name
     if entry.rating is not None:
         update["rating"] = entry.rating
-    return engine.model_copy(update=update)
+    # Validated again as a whole (model_copy would not): the overrides obey the
+    # definition's rules too (a name of 1-64 characters, no managed option).
+    try:
+        return EngineConfig.model_validate({**engine.model_dump(), **update})
+    except ValidationError as exc:
+        raise from_validation_error(exc, source, prefix=prefix, model=EngineConfig) from None
+
+
+def check_state_dir(state_dir: Path, key: str) -> None:
+    """The state directory is a directory, or can be made one: its nearest
+    existing ancestor is a directory (a file there would only fail at run time)."""
+    if state_dir.exists():
+        if not state_dir.is_dir():
+            raise ConfigError(f"{key}: {str(state_dir)!r} is not a directory")
+        return
+    for parent in state_dir.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(
+                    f"{key}: {str(state_dir)!r} cannot be created: {str(parent)!r} is not a "
+                    "directory"
+                )
+            return
 
 
 def _check_files(config: EventConfig, source: str) -> EventConfig:
@@ -351,6 +474,14 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
                 f"of engine {engine.name!r} not found or not executable "
                 f"(searched PATH, {dirs})"
             )
+        if engine.workdir is not None and not Path(engine.workdir).is_dir():
+            # Otherwise the engine would fail every start with "cannot run ...":
+            # a misleading disqualification in the middle of the event.
+            raise ConfigError(
+                f"{where(source, ('engines', i, 'workdir'))}: {engine.workdir!r} of engine "
+                f"{engine.name!r} does not exist or is not a directory"
+            )
+    check_state_dir(config.state_dir, where(source, ("outputs", "state_dir")))
     tables = config.adjudication.tablebases
     if tables is not None and not on_workers:
         for j, directory in enumerate(tables.path):
@@ -406,7 +537,7 @@ def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
     if data is None:
         raise ConfigError(f"{source}: the file is empty; expected an event config mapping")
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of event keys, got {data!r}")
+        raise ConfigError(f"{source}: expected a mapping of event keys, got {short_repr(data)}")
     raw: dict[str, object] = {str(k): v for k, v in data.items()}
     for internal in ("source", "mqtt_password"):
         if internal in raw:
@@ -417,7 +548,9 @@ def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
     if "engines" in raw:
         items = raw["engines"]
         if not isinstance(items, list):
-            raise ConfigError(f"{source}: engines: expected a list of engines, got {items!r}")
+            raise ConfigError(
+                f"{source}: engines: expected a list of engines, got {short_repr(items)}"
+            )
         search_dirs = _engine_search_dirs(raw, base_dir, source)
         raw["engines"] = [
             _engine_entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)

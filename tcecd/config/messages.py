@@ -21,6 +21,17 @@ from tcecd.errors import ConfigError
 Loc = Sequence[int | str]
 
 
+#: Longest quoted value in a message: a config is hostile input, and a value of
+#: megabytes (a 5000-digit number, a list of 100,000 items) must not become the line.
+MAX_SHOWN = 200
+
+
+def shown(value: object) -> str:
+    """``repr(value)``, cut to :data:`MAX_SHOWN` characters (``...`` marks the cut)."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
 def key_path(loc: Loc) -> str:
     """``("engines", 2, "options")`` -> ``"engines[2].options"``."""
     out = ""
@@ -116,7 +127,7 @@ def describe(error: ErrorDetails, *, model: type[BaseModel] | None = None) -> tu
     if kind == "assertion_error":
         return loc, error["msg"].removeprefix("Assertion failed, ")
     if kind in ("model_type", "model_attributes_type", "dict_type"):
-        return loc, f"expected a mapping of keys to values, got {value!r}"
+        return loc, f"expected a mapping of keys to values, got {shown(value)}"
     ctx = error.get("ctx") or {}
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         op = {
@@ -126,12 +137,12 @@ def describe(error: ErrorDetails, *, model: type[BaseModel] | None = None) -> tu
             "less_than": "<",
         }[kind]
         bound = ctx.get({">=": "ge", ">": "gt", "<=": "le", "<": "lt"}[op])
-        return loc, f"{value!r} is out of range; expected a number {op} {bound}"
+        return loc, f"{shown(value)} is out of range; expected a number {op} {bound}"
     if kind in _TYPE_WORDS:
-        return loc, f"expected {_TYPE_WORDS[kind]}, got {value!r}"
+        return loc, f"expected {_TYPE_WORDS[kind]}, got {shown(value)}"
     if kind == "string_too_short" and ctx.get("min_length") == 1:
-        return loc, f"expected a non-empty string, got {value!r}"
-    return loc, f"{_expected(error['msg'])}, got {value!r}"
+        return loc, f"expected a non-empty string, got {shown(value)}"
+    return loc, f"{_expected(error['msg'])}, got {shown(value)}"
 
 
 #: What an error of a pydantic type-check kind expected, in words.
@@ -167,7 +178,7 @@ def _union_error(errors: list[ErrorDetails]) -> tuple[Loc, str] | None:
         return None
     words = [_UNION_TAGS[str(e["loc"][-1])] for e in members]
     expected = ", ".join(words[:-1]) + " or " + words[-1]
-    return loc[:-1], f"expected {expected}, got {first.get('input')!r}"
+    return loc[:-1], f"expected {expected}, got {shown(first.get('input'))}"
 
 
 def from_validation_error(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
 
+from tcecd import signals as early_signals
 from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.settings import RunSettings
@@ -62,6 +63,18 @@ async def run_event_async(
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     signals_seen = [0]
+    grace_timer: list[asyncio.TimerHandle] = []
+
+    def abort_now() -> None:
+        signals_seen[0] = max(signals_seen[0], 2)
+        runner.request_stop(abort=True)
+        if main_task is not None:
+            main_task.cancel()
+
+    def on_grace_over() -> None:
+        # As uvicorn's timeout_graceful_shutdown: a drain is bounded.
+        log.warning("shutdown grace period over: aborting", grace_s=settings.shutdown_grace_s)
+        abort_now()
 
     def on_signal(signum: int) -> None:
         signals_seen[0] += 1
@@ -73,11 +86,11 @@ async def run_event_async(
                 signal=name,
             )
             runner.request_stop(abort=abort)
+            if not abort and settings.shutdown_grace_s is not None:
+                grace_timer.append(loop.call_later(settings.shutdown_grace_s, on_grace_over))
         else:
             log.warning("second signal: aborting at once", signal=name)
-            runner.request_stop(abort=True)
-            if main_task is not None:
-                main_task.cancel()
+            abort_now()
 
     installed: list[int] = []
     if install_signals:
@@ -85,6 +98,9 @@ async def run_event_async(
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, on_signal, sig)
                 installed.append(sig)
+        # Signals that came during start-up (deferred by tcecd.signals), in order.
+        for sig in early_signals.take():
+            on_signal(sig)
     pub: Any = None
     try:
         async with contextlib.AsyncExitStack() as stack:
@@ -119,8 +135,12 @@ async def run_event_async(
             raise
         complete = False
     finally:
+        for timer in grace_timer:
+            timer.cancel()
         for sig in installed:
             loop.remove_signal_handler(sig)
+        if installed:
+            early_signals.resume_deferring()
         runner.close()
     if complete:
         table = standings_table(

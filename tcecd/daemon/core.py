@@ -62,6 +62,7 @@ from tcecd.events import (
     StandingsUpdated,
 )
 from tcecd.execution import GamePlayer
+from tcecd.execution.gate import StartGate, StartTurn, StoppedBeforeStart
 from tcecd.execution.job import (
     GameBegan,
     GameJob,
@@ -138,6 +139,8 @@ class EventRunner:
         self._started: dict[GameId, str] = {}
         self.complete = False
         self.final_standings: tuple[Standing, ...] = ()
+        #: The record of engine process groups in the state directory (tcecd.runner.reaper).
+        self.engine_groups: Any = None
 
     # The bookkeeping, under the names the rest of the daemon (and its tests) use.
 
@@ -194,6 +197,13 @@ class EventRunner:
         # below (and the damaged-store checks of EventStore) have passed.
         store = EventStore(s.state_dir)
         self.store = store
+        # Under the state directory's lock: engines an earlier run left behind die now.
+        from tcecd.runner.reaper import EngineGroups
+
+        self.engine_groups = EngineGroups(s.state_dir)
+        killed = self.engine_groups.reap()
+        if killed:
+            self.log.warning("engine processes of an earlier run killed", pids=killed)
         fingerprint = s.fingerprint or default_fingerprint(s)
         if store.initialised:
             stored = store.fingerprint() or {}
@@ -220,6 +230,7 @@ class EventRunner:
             )
             self.log.info("new event", state_dir=str(s.state_dir), players=len(players))
             self.book.load(store)
+        self.player.use_engine_groups(self.engine_groups)
 
     def _stored_pgn(self) -> list[str]:
         """The stored games' PGN texts in schedule order (what the PGN file holds)."""
@@ -243,6 +254,11 @@ class EventRunner:
     async def aclose_engines(self) -> None:
         """Close the game player (locally: kill and reap every engine kept alive)."""
         await self.player.aclose()
+        if self.engine_groups is not None:
+            # Helpers that escaped their engine's process group carry its mark.
+            killed = await asyncio.to_thread(self.engine_groups.reap)
+            if killed:
+                self.log.warning("stray engine processes killed", pids=killed)
 
     def close(self) -> None:
         if self.store is not None:
@@ -469,6 +485,7 @@ class EventRunner:
         broken: list[bool],
     ) -> None:
         previous: asyncio.Event | None = None
+        turn: StartTurn | None = None
         async with asyncio.TaskGroup() as tg:
             for game in todo:
                 if self.stop_requested():
@@ -478,8 +495,9 @@ class EventRunner:
                     sem.release()
                     break
                 mine = asyncio.Event()
+                turn = StartTurn(turn)
                 task = tg.create_task(
-                    self._slot(pairing, game, previous, mine, sem, broken),
+                    self._slot(pairing, game, previous, mine, sem, broken, turn),
                     name=f"game-{pairing.round}.{game.number}",
                 )
                 self._game_tasks.add(task)
@@ -494,18 +512,29 @@ class EventRunner:
         mine: asyncio.Event,
         sem: asyncio.Semaphore,
         broken: list[bool],
+        turn: StartTurn | None = None,
     ) -> None:
         committed = False
         # This task's own context: every log line of the game says which game.
         structlog.contextvars.bind_contextvars(game=f"{pairing.round}.{game.number}")
         try:
-            slot = await self._produce(pairing, game)
+            try:
+                slot = await self._produce(pairing, game, turn)
+            except StoppedBeforeStart:
+                self.log.info("game not started: stopping", game=f"{pairing.round}.{game.number}")
+                if previous is not None:
+                    # The games before this one still finish and commit, in order;
+                    # only then does "not committed" (broken) stop the later ones.
+                    await previous.wait()
+                return
             if previous is not None:
                 await previous.wait()
             if not broken[0]:
                 await self._commit(pairing, slot)
                 committed = True
         finally:
+            if turn is not None:
+                turn.decided()
             if not committed:
                 broken[0] = True
             mine.set()
@@ -513,11 +542,16 @@ class EventRunner:
 
     # -- one game ----------------------------------------------------------------------
 
-    async def _produce(self, pairing: RoundPairing, game: ScheduledGame) -> _Slot:
-        """Play the game (replaying it after faults when so configured) or forfeit it."""
+    async def _produce(
+        self, pairing: RoundPairing, game: ScheduledGame, turn: StartTurn | None = None
+    ) -> _Slot:
+        """Play the game (replaying it after faults when so configured) or forfeit it;
+        ``turn`` keeps the starts in playing order (:class:`~tcecd.execution.gate.StartTurn`)."""
         gid = GameId(pairing.round, game.number)
         attempts = 0
         while True:
+            if self.stop_requested():
+                raise StoppedBeforeStart(str(gid))
             attempts += 1
             if attempts > 2 * self.s.strikes_max + 2:
                 # Every replay costs a strike, so this only happens when the runner
@@ -525,10 +559,12 @@ class EventRunner:
                 raise EngineError(f"game {gid}: replayed {attempts - 1} times without end")
             disq = self.book.disqualified
             if game.white in disq or game.black in disq:
+                if turn is not None:
+                    turn.decided()  # a forfeit never starts: the next game need not wait
                 return _Slot(game, self.book.forfeit(pairing, game), played=False)
             opening = self.book.opening_for(pairing, game)
             job = self._job(gid, game, opening)
-            result = await self._play(job)
+            result = await self._play(job, StartGate(turn, self.stop_requested))
             faults = tuple((PlayerId(e), k, d) for e, k, d in result.faults)
             if not result.replay:
                 if result.record is None:
@@ -558,14 +594,14 @@ class EventRunner:
             slots=game_slots(white, black, s.execution.slots),
         )
 
-    async def _play(self, job: GameJob) -> GameResult:
+    async def _play(self, job: GameJob, gate: StartGate) -> GameResult:
         """Have the player play ``job`` while following its stream of updates
         (live files, MQTT ``move`` messages); every update is handled before
         this returns, so a game's moves never follow its result."""
         updates: asyncio.Queue[GameUpdate] = asyncio.Queue()
         follower = asyncio.create_task(self._follow(job, updates), name=f"live-{job.game_id}")
         try:
-            result = await self.player.play(job, updates)
+            result = await self.player.play(job, updates, gate)
         except BaseException:
             follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -63,6 +63,8 @@ class RunSettings:
     #: the pairing system's registry name (tcecd.pairing.registry) and its solver limit
     system: str = "tcec-swiss"
     time_limit_s: float = 10.0
+    #: finish-game: abort the running games this long after the first signal (None: wait).
+    shutdown_grace_s: float | None = None
     fingerprint: dict[str, object] = field(default_factory=dict)
     #: Where games are played (tcecd.execution; docs/config.md ``execution:``).
     execution: ExecutionSettings = field(default_factory=ExecutionSettings)
@@ -113,6 +115,7 @@ def from_config(config: EventConfig) -> RunSettings:
         log_level=config.logging.level,
         log_format=config.logging.format,
         on_signal=config.shutdown.on_signal,
+        shutdown_grace_s=config.shutdown.grace_s,
         fingerprint=dict(config_fingerprint(config)),
         execution=_execution(config),
     )

@@ -15,19 +15,29 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from tcecd.execution.gate import StartGate
 from tcecd.execution.job import GameJob, GameResult, GameUpdate
+
+if TYPE_CHECKING:
+    from tcecd.runner.reaper import EngineGroups
 
 
 class GamePlayer(Protocol):
     """Plays games. ``play`` puts the game's updates on ``updates`` as they
-    happen (it never calls back into the daemon) and returns the result;
-    cancelling it stops the game and its engines."""
+    happen and returns the result; cancelling it stops the game and its engines.
+    The only thing it asks the daemon is ``gate``: whether the game may start
+    now (:mod:`tcecd.execution.gate`)."""
 
     name: str
 
-    async def play(self, job: GameJob, updates: asyncio.Queue[GameUpdate]) -> GameResult: ...
+    def use_engine_groups(self, groups: EngineGroups | None) -> None:
+        """The event's record of engine process groups (local engines only)."""
+
+    async def play(
+        self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
+    ) -> GameResult: ...
 
     async def aclose(self) -> None: ...
 

@@ -40,6 +40,7 @@ from typing import Any
 import structlog
 
 from tcecd.execution import ExecutionSettings
+from tcecd.execution.gate import StartGate, StoppedBeforeStart
 from tcecd.execution.job import (
     ExecutionError,
     GameJob,
@@ -109,8 +110,22 @@ class DaskPlayer:
             ) from None
         return cls(client, address)
 
-    async def play(self, job: GameJob, updates: asyncio.Queue[GameUpdate]) -> GameResult:
+    def use_engine_groups(self, groups: Any) -> None:
+        """Engines run on the workers: their process groups are the workers' own
+        (a cancelled task kills its engines, see :func:`run_job`)."""
+
+    async def play(
+        self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
+    ) -> GameResult:
         from distributed import KilledWorker
+
+        # The game's start turn is taken when it is submitted (a task cannot ask
+        # the daemon once it runs): later games are submitted after it.
+        try:
+            if not await gate.may_start():
+                raise StoppedBeforeStart(str(job.game_id))
+        finally:
+            gate.decided()
 
         topic = f"tcecd-{self._run}-{job.game_id}-{uuid.uuid4().hex[:8]}"
         done = asyncio.Event()

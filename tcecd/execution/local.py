@@ -23,10 +23,12 @@ from datetime import UTC, datetime
 import chess
 
 from tcecd.domain import Color, Result, Termination
+from tcecd.execution.gate import StartGate, StoppedBeforeStart, open_gate
 from tcecd.execution.job import GameBegan, GameJob, GameResult, GameUpdate, MoveMade
 from tcecd.game.clock import Clock
 from tcecd.game.record import GameRecord, MoveRecord
 from tcecd.runner.game import GameSetup, play_game
+from tcecd.runner.reaper import EngineGroups
 from tcecd.runner.session import EngineFault, EngineSession, SessionPool
 
 Probe = Callable[[chess.Board], int | None]
@@ -60,9 +62,18 @@ def _abandoned(job: GameJob, loser: Color, detail: str, start: str) -> GameRecor
 
 
 async def play_job(
-    job: GameJob, pool: SessionPool, probe: Probe | None, emit: Emit, *, where: str = "local"
+    job: GameJob,
+    pool: SessionPool,
+    probe: Probe | None,
+    emit: Emit,
+    *,
+    gate: StartGate | None = None,
+    where: str = "local",
 ) -> GameResult:
-    """Play ``job`` once with engines from ``pool``; see the module docstring."""
+    """Play ``job`` once with engines from ``pool``; see the module docstring.
+    The game starts once ``gate`` allows it (:mod:`tcecd.execution.gate`):
+    when it does not, :class:`StoppedBeforeStart` (the engines are released)."""
+    gate = gate if gate is not None else open_gate()
     start = utc_now()
     sessions: dict[Color, EngineSession] = {}
     try:
@@ -76,6 +87,10 @@ async def play_job(
                 side = "White" if color is Color.WHITE else "Black"
                 record = _abandoned(job, color, f"{side} fails to start: {fault.detail}", start)
                 return GameResult(record, failed, where=where)
+        if not await gate.may_start():
+            # A signal came while the engines were starting: the game has not
+            # started (no GameBegan yet), so none starts (docs/running.md, Signals).
+            raise StoppedBeforeStart(str(job.game_id))
         white, black = sessions[Color.WHITE], sessions[Color.BLACK]
         clock = Clock.start(job.time_control, job.margin_ms)
         emit(
@@ -89,6 +104,7 @@ async def play_job(
                 where=where,
             )
         )
+        gate.decided()
 
         def on_move(move: MoveRecord, white_ms: int | None, black_ms: int | None) -> None:
             emit(MoveMade(job.game_id, move, white_ms, black_ms))
@@ -117,6 +133,7 @@ async def play_job(
         sessions.clear()
         raise
     finally:
+        gate.decided()  # a start-up fault, a stop, an error: the next game may decide
         for session in sessions.values():
             with contextlib.suppress(Exception):
                 await pool.release(session)
@@ -143,8 +160,15 @@ class LocalPlayer:
             self._probes[path] = open_probe(path)
         return self._probes[path][0]
 
-    async def play(self, job: GameJob, updates: asyncio.Queue[GameUpdate]) -> GameResult:
-        return await play_job(job, self.pool, self._probe(job.tablebase_path), updates.put_nowait)
+    def use_engine_groups(self, groups: EngineGroups | None) -> None:
+        """Record every engine's process group in the event's state (tcecd.runner.reaper)."""
+        self.pool.groups = groups
+
+    async def play(
+        self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
+    ) -> GameResult:
+        probe = self._probe(job.tablebase_path)
+        return await play_job(job, self.pool, probe, updates.put_nowait, gate=gate)
 
     async def aclose(self) -> None:
         await self.pool.aclose()

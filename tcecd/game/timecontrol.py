@@ -24,6 +24,18 @@ _STAGE_RE = re.compile(
 )
 _NO_CLOCK = frozenset({"inf", "infinite", "-", "none"})
 
+#: The longest time any part of a time control may give: a stage's base time, its
+#: increment, a fixed move time. 24 hours is far beyond any engine event's clock
+#: (TCEC's longest is a few hours); a larger value is a typo, and an absurd one
+#: (``99999999999999999999+0``) would make the first move never come.
+MAX_TIME_MS = 24 * 3_600_000
+#: The most moves a stage may cover, and the largest node or depth limit. Engines read
+#: these as machine integers; no game is longer than a few hundred moves.
+MAX_STAGE_MOVES = 1_000
+MAX_LIMIT = 2**63 - 1
+#: Longer numbers are refused before they are converted (a config is hostile input).
+_MAX_DIGITS = 30
+
 
 def _seconds_to_ms(text: str) -> int:
     """Seconds (decimal text) to whole milliseconds, rounding half up."""
@@ -64,6 +76,12 @@ class Stage:
             )
         if self.base_ms == 0 and self.increment_ms == 0:
             raise ValueError("invalid stage: no time at all (base and increment are 0)")
+        if self.moves is not None and self.moves > MAX_STAGE_MOVES:
+            raise ValueError(
+                f"invalid stage: {self.moves!r} moves, more than the limit of {MAX_STAGE_MOVES}"
+            )
+        for ms in (self.base_ms, self.increment_ms):
+            _check_time(ms)
 
     def pgn(self) -> str:
         """The stage in PGN ``TimeControl`` / cutechess syntax."""
@@ -99,6 +117,8 @@ class TimeControl:
     depth: int | None = None
 
     def __post_init__(self) -> None:
+        if self.movetime_ms is not None:
+            _check_time(self.movetime_ms)
         for stage in self.stages[:-1]:
             if stage.moves is None:
                 raise ValueError(
@@ -108,6 +128,8 @@ class TimeControl:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"invalid time control: {name} must be positive, got {value!r}")
+            if value is not None and value > MAX_LIMIT:
+                raise ValueError(f"invalid time control: {name} {value!r} is too large")
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
@@ -191,12 +213,21 @@ class TimeControl:
         return "; ".join(parts) if parts else "no limit"
 
 
+def _check_time(ms: int) -> None:
+    if ms > MAX_TIME_MS:
+        raise ValueError(
+            f"{_ms_to_seconds(ms)} s is more than the limit of {MAX_TIME_MS // 1000} s (24 h)"
+        )
+
+
 def _parse_stages(text: str) -> tuple[Stage, ...]:
     if text.lower() in _NO_CLOCK:
         return ()
     stages: list[Stage] = []
     for part in text.split(":"):
         match = _STAGE_RE.match(part)
+        if match is not None and any(len(n or "") > _MAX_DIGITS for n in match.groups()):
+            raise ValueError(f"number too long in stage {part[:40]!r}")
         if match is None:
             raise ValueError(f"bad stage {part!r}, expected [moves/]seconds[+increment]")
         moves = int(match["moves"]) if match["moves"] is not None else None
@@ -206,18 +237,24 @@ def _parse_stages(text: str) -> tuple[Stage, ...]:
 
 
 def _positive_int(value: str, word: str) -> int:
+    if len(value) > _MAX_DIGITS:
+        raise ValueError(f"{word[:40]!r} has too many digits")
     if not value.isdigit() or int(value) < 1:
         raise ValueError(f"{word!r} needs a positive whole number")
     return int(value)
 
 
 def _positive_ms(value: str, word: str) -> int:
+    if len(value) > _MAX_DIGITS:
+        raise ValueError(f"{word[:40]!r} has too many digits")
     try:
         seconds = float(value)
     except ValueError:
         raise ValueError(f"{word!r} needs a number of seconds") from None
     if not math.isfinite(seconds) or seconds <= 0:
         raise ValueError(f"{word!r} needs a positive number of seconds")
+    if seconds > MAX_TIME_MS / 1000:
+        raise ValueError(f"{word!r} is more than the limit of {MAX_TIME_MS // 1000} s (24 h)")
     ms = _seconds_to_ms(value)
     if ms < 1:
         raise ValueError(f"{word!r} is shorter than a millisecond")

@@ -30,6 +30,7 @@ Every error names the source and the JSON path of the bad value, e.g.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,39 @@ from tcecd.pairing.base import (
 from tcecd.pairing.tally import removed_rounds, tally
 
 SYSTEM = "tcec-swiss"
+#: The document is four levels deep; deeper nesting is refused before parsing
+#: (``json.loads`` recurses once per level and would end in a RecursionError).
+MAX_JSON_DEPTH = 32
+_SPECIAL = re.compile(r'["\[\]{}]')
+
+
+def json_depth_over(text: str, limit: int) -> bool:
+    """True when the JSON text nests arrays/objects more than ``limit`` deep
+    (brackets inside strings do not count). One pass, linear in the text;
+    malformed text (an unterminated string) is left to the parser."""
+    depth = 0
+    pos = 0
+    while (match := _SPECIAL.search(text, pos)) is not None:
+        char, pos = match.group(), match.end()
+        if char == '"':
+            # Skip to the closing quote: one not preceded by an odd run of backslashes.
+            while True:
+                end = text.find('"', pos)
+                if end < 0:
+                    return False
+                run = end
+                while run > pos and text[run - 1] == "\\":
+                    run -= 1
+                pos = end + 1
+                if (end - run) % 2 == 0:
+                    break
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
 
 
 class EventJsonError(PairingError):
@@ -227,12 +261,20 @@ def load_event_state(text: str, source_name: str) -> EventState:
     from tcecd.pairing.registry import NAMES, canonical_name
 
     rd = _Reader(source_name)
+    if json_depth_over(text, MAX_JSON_DEPTH):
+        raise EventJsonError(
+            f"{source_name}: nested more than {MAX_JSON_DEPTH} levels deep; not an event document"
+        )
     try:
         raw = json.loads(text)
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise EventJsonError(f"{source_name}: nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise EventJsonError(
             f"{source_name}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except ValueError:  # Python refuses integers of over 4300 digits
+        raise EventJsonError(f"{source_name}: a number with too many digits") from None
     top = rd.obj(raw, "$", ("system", "double", "players", "rounds", "standings", "context"))
     system: str | None = None
     if "system" in top:

@@ -57,16 +57,20 @@ def engine_argv(config: EngineConfig) -> list[str]:
     return [resolve_program(config.command[0], engine=config.name), *config.command[1:]]
 
 
-def spawn_kwargs(config: EngineConfig) -> dict[str, Any]:
+def spawn_kwargs(
+    config: EngineConfig, extra_env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Keyword arguments for ``loop.subprocess_exec`` (through python-chess's
-    ``popen``): own session/process group, working directory, environment."""
+    ``popen``): own session/process group, working directory, environment
+    (``extra_env``: tcecd's own mark, :mod:`tcecd.runner.reaper`)."""
     kwargs: dict[str, Any] = {"start_new_session": True}
     # A remote engine's workdir lives on the far host (remote_command does the
     # `cd` there); the local ssh client keeps our own working directory.
     if config.workdir is not None and config.remote is None:
         kwargs["cwd"] = config.workdir
-    if config.env:
-        kwargs["env"] = {**os.environ, **config.env}
+    env = {**config.env, **(extra_env or {})}
+    if env:
+        kwargs["env"] = {**os.environ, **env}
     return kwargs
 
 

@@ -38,6 +38,7 @@ from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError, EngineError
 from tcecd.game.clock import GoLimits
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
+from tcecd.runner.reaper import EngineGroups, with_parent_death_signal
 
 LOG = logging.getLogger(__name__)
 
@@ -261,9 +262,12 @@ class EngineSession:
         config: EngineConfig,
         *,
         soft_options: Mapping[str, OptionValue] | None = None,
+        groups: EngineGroups | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
+        #: The event's record of engine process groups (None: not recorded).
+        self.groups = groups
         self.soft_options = dict(soft_options or {})
         self.state = SessionState.NEW
         self.pid: int | None = None
@@ -327,14 +331,20 @@ class EngineSession:
         cls: type[chess.engine.Protocol] = _UciProtocol
         if self.config.protocol == "xboard":
             cls = _XBoardProtocol
+        mark = self.groups.env() if self.groups is not None else None
         try:
-            transport, protocol = await cls.popen(argv, **spawn_kwargs(self.config))
+            # Killed by the kernel when tcecd dies (tcecd.runner.reaper).
+            transport, protocol = await cls.popen(
+                with_parent_death_signal(argv), **spawn_kwargs(self.config, mark)
+            )
         except OSError as exc:
             detail = f"cannot run {argv[0]!r}: {exc.strerror}"
             raise self._fault(FaultKind.STARTUP, detail) from None
         self._transport, self._protocol = transport, protocol
         self.pid = transport.get_pid()
         try:
+            if self.groups is not None:
+                await asyncio.to_thread(self.groups.started, self.pid)
             async with asyncio.timeout(self.startup_timeout_s):
                 await _uncancellable(self._handshake(protocol))
         except TimeoutError:
@@ -404,6 +414,8 @@ class EngineSession:
                 transport.close()
             if not await asyncio.shield(wait_group_gone(self.pid, REAP_TIMEOUT_S)):
                 LOG.warning("engine %s: process group %s survives SIGKILL", self.name, self.pid)
+            elif self.groups is not None:
+                await asyncio.shield(asyncio.to_thread(self.groups.ended, self.pid))
 
     # -- games -----------------------------------------------------------
 
@@ -497,6 +509,12 @@ class EngineSession:
         if played.move is None and not played.resigned:
             # "bestmove (none)" (or an xboard result claim) while legal moves exist.
             raise self._fault(FaultKind.ILLEGAL_MOVE, "no move ((none))")
+        if played.move is not None and not board.is_legal(played.move):
+            # python-chess accepts "bestmove 0000" as chess.Move.null() without a
+            # legality check; a null move is never legal in a game (FIDE Laws 1.1,
+            # 3.1: the player having the move must make one). It is this engine's
+            # illegal move; the opponent must never be sent it.
+            raise self._fault(FaultKind.ILLEGAL_MOVE, played.move.uci())
         info: Mapping[str, Any] = played.info
         if uci is not None:
             info = {**info, "pv": parse_pv(uci.last_pv_line)}
@@ -530,6 +548,8 @@ class SessionPool:
     """
 
     idle: dict[str, list[EngineSession]] = field(default_factory=dict)
+    #: The event's record of engine process groups, given to every session.
+    groups: EngineGroups | None = None
 
     async def acquire(
         self, config: EngineConfig, *, soft_options: Mapping[str, OptionValue] | None = None
@@ -542,7 +562,7 @@ class SessionPool:
             if session.alive:
                 return session
             await session.close(graceful=False)
-        session = EngineSession(config, soft_options=soft_options)
+        session = EngineSession(config, soft_options=soft_options, groups=self.groups)
         await session.start()
         return session
 

@@ -22,6 +22,7 @@ from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, Result, Termination
 from tcecd.errors import EngineError
 from tcecd.events import EngineDisqualified, GameFinished
+from tcecd.execution.gate import StartGate, StoppedBeforeStart
 from tcecd.execution.job import GameJob, GameResult, GameUpdate
 from tcecd.game.record import GameRecord, Opening
 from tcecd.game.timecontrol import TimeControl
@@ -78,7 +79,17 @@ class ScriptedPlayer:
     def __init__(self, play_fn: PlayFn) -> None:
         self.play_fn = play_fn
 
-    async def play(self, job: GameJob, updates: asyncio.Queue[GameUpdate]) -> GameResult:
+    def use_engine_groups(self, groups: Any) -> None:
+        pass
+
+    async def play(
+        self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
+    ) -> GameResult:
+        try:
+            if not await gate.may_start():
+                raise StoppedBeforeStart(str(job.game_id))
+        finally:
+            gate.decided()
         return await self.play_fn(job)
 
     async def aclose(self) -> None:
