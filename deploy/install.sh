@@ -15,7 +15,8 @@ cd "$here"
 dev=0
 [[ "${1:-}" == "--dev" ]] && dev=1
 
-# Debian packages: the broker and the engines the tests and example configs use.
+# Debian packages: the broker (also what `mqtt: embedded` starts; without it tcecd falls
+# back to amqtt in-process) and the engines the tests and example configs use.
 # Binaries land in /usr/games and /usr/sbin, which tcecd also searches.
 pkgs=(mosquitto mosquitto-clients stockfish fairymax)
 # The other Debian engines the example configs in configs/ play (binaries in /usr/games).

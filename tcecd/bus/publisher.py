@@ -133,7 +133,6 @@ class Publisher:
         self._wakeup = asyncio.Event()
         self._idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._broker: Any = None
         self._ssl: ssl.SSLContext | None = None
         self._connected = False
         self._failed = False  # the latest connection attempt failed (or the connection died)
@@ -280,8 +279,6 @@ class Publisher:
     async def __aenter__(self) -> Publisher:
         # Bad TLS files are a configuration error: report them now, not in the task.
         self._ssl = await asyncio.to_thread(self.settings.ssl_context)
-        if self.settings.embedded:
-            await self._start_embedded()
         self._task = asyncio.create_task(self._run(), name="mqtt-publisher")
         return self
 
@@ -300,22 +297,6 @@ class Publisher:
             # expected, but a cancellation of *our* caller must still propagate.
             await asyncio.wait([task])
         await self._save_acks()
-        if self._broker is not None:
-            broker, self._broker = self._broker, None
-            await broker.__aexit__(None, None, None)
-
-    async def _start_embedded(self) -> None:
-        from tcecd.bus.broker import EmbeddedBroker
-
-        broker = EmbeddedBroker(self.settings.host, self.settings.port)
-        try:
-            await broker.__aenter__()
-        except OSError as exc:
-            self._log.warning("embedded mqtt broker not started; using the broker already there",
-                              url=self.settings.redacted_url(), error=str(exc))
-            return
-        self._broker = broker
-        self._log.info("embedded mqtt broker started", host=broker.host, port=broker.port)
 
     # -- the background task ----------------------------------------------------------------
 
@@ -326,11 +307,9 @@ class Publisher:
     def _client(self) -> aiomqtt.Client:
         s = self.settings
         ctx = self._ssl
-        port = self._broker.port if self._broker is not None else s.port
-        host = self._broker.host if self._broker is not None else s.host
         will = self._status(online=False)
         return aiomqtt.Client(
-            host, port, username=s.username, password=s.password, identifier=s.client_id,
+            s.host, s.port, username=s.username, password=s.password, identifier=s.client_id,
             will=aiomqtt.Will(will.topic, will.payload, will.qos, retain=True),
             tls_context=ctx, tls_insecure=s.tls_insecure if ctx is not None else None,
             timeout=_OP_TIMEOUT_S, keepalive=15,
@@ -488,7 +467,10 @@ class Publisher:
                     topic = str(m.topic)
                     if topic == marker:
                         break
-                    if m.retain and m.payload and topic not in stale:
+                    # (Only under the root: amqtt, the embedded fallback, also sends
+                    # a new client retained messages of other clients' filters.)
+                    mine = topic.startswith(self.root + "/")
+                    if m.retain and m.payload and mine and topic not in stale:
                         stale.append(topic)
         except TimeoutError:
             self._log.warning("mqtt: the retained state of the topic root did not arrive in "

@@ -33,7 +33,10 @@ class MqttSettings:
     pairings, status); live move updates always go at QoS 0. ``queue_limit``
     bounds the publisher's outgoing queue while the broker is unreachable
     (move updates are dropped first, see docs/events.md). ``embedded`` asks the
-    publisher to start an in-process broker on the URL's host and port.
+    daemon to start a private broker on the URL's host and port (port 0 or none:
+    a free one; :mod:`tcecd.bus.embedded`), with a websockets listener on
+    ``embedded_ws_port`` (0: a free port; None: none); ``embedded_broker`` picks
+    it: ``auto`` (Mosquitto if installed, else amqtt), ``mosquitto`` or ``amqtt``.
     ``delivery_timeout_s`` is how long ``tcecd run`` waits at its end for the
     broker to acknowledge the results, pairings and standings still queued.
     """
@@ -51,6 +54,8 @@ class MqttSettings:
     queue_limit: int = 10000
     embedded: bool = False
     delivery_timeout_s: float = 30.0
+    embedded_ws_port: int | None = 0
+    embedded_broker: str = "auto"
 
     def __post_init__(self) -> None:
         _parse(self.url)  # raises BusError on a bad URL
@@ -63,6 +68,15 @@ class MqttSettings:
             )
         if self.queue_limit < 1:
             raise BusError(f"invalid MQTT queue_limit: {self.queue_limit!r} (must be >= 1)")
+        if self.embedded_ws_port is not None and not 0 <= self.embedded_ws_port <= 65535:
+            raise BusError(
+                f"invalid MQTT embedded_ws_port: {self.embedded_ws_port!r} (0-65535, or null)"
+            )
+        if self.embedded_broker not in ("auto", "mosquitto", "amqtt"):
+            raise BusError(
+                f"invalid MQTT embedded_broker: {self.embedded_broker!r} "
+                "(expected auto, mosquitto or amqtt)"
+            )
         if self.tls_key is not None and self.tls_cert is None:
             raise BusError(f"MQTT tls_key {self.tls_key!r} given without tls_cert")
 

@@ -73,7 +73,15 @@ def run(args: argparse.Namespace) -> int:
 
         check_state_dir(config.state_dir, "--state-dir")
     settings = from_config(config)
-    configure(settings.log_level, settings.log_format)
+    from tcecd.daemon.progress import ProgressDisplay
+
+    # Live progress on a terminal only; off one (services, pipes, tests) the log is all.
+    progress = ProgressDisplay.for_terminal(settings.event, settings.rounds)
+    configure(
+        settings.log_level,
+        settings.log_format,
+        stream=progress.log_stream if progress is not None else None,
+    )
     if args.from_pgn is not None:
         import structlog
 
@@ -83,4 +91,4 @@ def run(args: argparse.Namespace) -> int:
         structlog.get_logger("tcecd").info(
             "state rebuilt from pgn", pgn=str(args.from_pgn), games=games
         )
-    return run_event(settings)
+    return run_event(settings, progress=progress)

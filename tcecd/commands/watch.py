@@ -1,18 +1,23 @@
 """``tcecd watch``: show a live event from MQTT in the terminal, redrawn in place.
 
-Subscribes to ``<prefix>/#`` (or ``<prefix>/<event>/#``), feeds every message to
-the pure view-model (:mod:`tcecd.watch.model`) and redraws a text frame
-(:mod:`tcecd.watch.render`) at most ten times a second. When the broker goes
-away it says so on the frame and reconnects. ``--once`` prints one frame after
-the retained state has arrived and exits (for scripts and tests).
+Subscribes to ``#`` and finds the events from their retained ``event``
+documents (``--prefix`` fixes the topic prefix instead: ``<prefix>/#``, or
+``<prefix>/<event>/#``), feeds every message to the pure view-model
+(:mod:`tcecd.watch.model`) and redraws at most ten times a second: on a
+terminal a rich screen (:mod:`tcecd.watch.screen`) whose running clock ticks,
+elsewhere plain text frames (:mod:`tcecd.watch.render`). When the broker goes
+away it says so on the frame and reconnects. ``--once`` prints one plain frame
+after the retained state has arrived and exits (for scripts and tests).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
+import time
 import uuid
 
 import aiomqtt
@@ -39,8 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mqtt", metavar="URL", default="mqtt://127.0.0.1:1883",
                         help="broker URL: mqtt://[user:pass@]host[:port] or mqtts://... "
                              "(default: %(default)s)")
-    parser.add_argument("--prefix", default="tcecd",
-                        help="topic prefix the daemon publishes under (default: %(default)s)")
+    parser.add_argument("--prefix", default=None,
+                        help="topic prefix the daemon publishes under (default: found from "
+                             "the events' retained event documents)")
     parser.add_argument("--event", metavar="SLUG",
                         help="show this event (topic slug, e.g. tcec-swiss-7); default: the "
                              "event with the latest message")
@@ -54,22 +60,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = MqttSettings.from_url(args.mqtt, topic_prefix=args.prefix, tls_ca=args.tls_ca)
+    settings = MqttSettings.from_url(args.mqtt, topic_prefix=args.prefix or "tcecd",
+                                     tls_ca=args.tls_ca)
     settings = with_password(settings, command_line_password(args, os.environ))
+    prefix: str | None = settings.topic_prefix if args.prefix else None
     if args.once:
-        frame = asyncio.run(_once(settings, args.event, args.wait))
+        frame = asyncio.run(_once(settings, prefix, args.event, args.wait))
         sys.stdout.write(frame)
         return 0
-    out = sys.stdout
-    tty = out.isatty()
-    try:
-        if tty:
-            out.write("\x1b[?25l")  # hide the cursor while redrawing
-        asyncio.run(_live(settings, args.event, tty))
-    finally:
-        if tty:
-            out.write("\x1b[?25h\n")
-            out.flush()
+    asyncio.run(_live(settings, prefix, args.event, sys.stdout.isatty()))
     return 0
 
 
@@ -81,15 +80,24 @@ def _client(settings: MqttSettings, identifier: str) -> aiomqtt.Client:
                           timeout=5)
 
 
-def _filter(prefix: str, event: str | None) -> str:
+def _filter(prefix: str | None, event: str | None) -> str:
+    if prefix is None:
+        return "#"  # the events' roots are found from their event documents
     return f"{prefix}/{event}/#" if event else f"{prefix}/#"
 
 
-async def _once(settings: MqttSettings, event: str | None, wait_s: float) -> str:
+def _apply(watcher: Watcher, m: aiomqtt.Message) -> bool:
+    payload = m.payload if isinstance(m.payload, bytes) else b""
+    return watcher.apply(str(m.topic), payload, at=time.time(), retained=bool(m.retain))
+
+
+async def _once(settings: MqttSettings, prefix: str | None, event: str | None,
+                wait_s: float) -> str:
     """Connect, subscribe, and return one frame once the retained messages are in.
 
     The end of the retained burst is found with a barrier: after subscribing,
-    the viewer publishes one message to its own topic ``<prefix>/_watch/<id>``;
+    the viewer publishes one message to its own topic ``<prefix>/_watch/<id>``
+    (prefix ``tcecd`` when none is given);
     brokers send the retained messages of a subscription before anything
     published later on, so when the barrier comes back everything retained has
     arrived. If publishing is not allowed (a read-only viewer account), a
@@ -97,10 +105,10 @@ async def _once(settings: MqttSettings, event: str | None, wait_s: float) -> str
     """
     ident = f"tcecd-watch-{uuid.uuid4().hex[:12]}"
     barrier = f"{settings.topic_prefix}/_watch/{ident}"
-    watcher = Watcher(settings.topic_prefix, event)
+    watcher = Watcher(prefix, event)
     try:
         async with _client(settings, ident) as client:
-            await client.subscribe(_filter(settings.topic_prefix, event), qos=1)
+            await client.subscribe(_filter(prefix, event), qos=1)
             await client.subscribe(barrier, qos=1)
             await client.publish(barrier, b"barrier", qos=1)
             loop = asyncio.get_running_loop()
@@ -118,35 +126,55 @@ async def _once(settings: MqttSettings, event: str | None, wait_s: float) -> str
                 if topic == barrier:
                     break
                 got_any = True
-                watcher.apply(topic, m.payload if isinstance(m.payload, bytes) else b"")
+                _apply(watcher, m)
     except aiomqtt.MqttError as exc:
         raise BusError(f"cannot watch {settings.redacted_url()}: {exc}") from None
     return render(watcher.selected, source=settings.redacted_url())
 
 
-async def _live(settings: MqttSettings, event: str | None, tty: bool) -> None:
+async def _live(settings: MqttSettings, prefix: str | None, event: str | None,
+                tty: bool) -> None:
     """Watch until interrupted, reconnecting whenever the broker goes away."""
     url = settings.redacted_url()
-    watcher = Watcher(settings.topic_prefix, event)
+    watcher = Watcher(prefix, event)
     dirty = asyncio.Event()
     note = ""
+    live = None
+    if tty:
+        from rich.console import Console
+        from rich.live import Live
+
+        live = Live(console=Console(), auto_refresh=False, redirect_stderr=False,
+                    vertical_overflow="crop")
+
+    def ticking() -> bool:
+        view = watcher.selected
+        g = view.current_game if view is not None else None
+        return bool(g is not None and g.result is None and view is not None
+                    and view.status == "online")
 
     def draw() -> None:
+        if live is not None:
+            from tcecd.watch.screen import screen
+
+            live.update(screen(watcher.selected, source=url, now=time.time(), note=note),
+                        refresh=True)
+            return
         frame = render(watcher.selected, source=url)
         if note:
             frame += f"\n{note}\n"
-        out = sys.stdout
-        if tty:
-            rows = os.get_terminal_size().lines if out.isatty() else 50
-            lines = frame.splitlines()[: max(rows - 1, 1)]
-            out.write("\x1b[H" + "".join(f"{line}\x1b[K\n" for line in lines) + "\x1b[J")
-        else:
-            out.write(frame + "\n")
-        out.flush()
+        sys.stdout.write(frame + "\n")
+        sys.stdout.flush()
 
     async def drawer() -> None:
         while True:
-            await dirty.wait()
+            if live is not None and ticking():
+                # The running clock ticks: redraw even without news.
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(_FRAME_S):
+                        await dirty.wait()
+            else:
+                await dirty.wait()
             dirty.clear()
             draw()
             await asyncio.sleep(_FRAME_S)
@@ -158,12 +186,11 @@ async def _live(settings: MqttSettings, event: str | None, tty: bool) -> None:
         while True:
             try:
                 async with _client(settings, ident) as client:
-                    await client.subscribe(_filter(settings.topic_prefix, event), qos=1)
+                    await client.subscribe(_filter(prefix, event), qos=1)
                     note, delay = "", 0.5
                     dirty.set()
                     async for m in client.messages:
-                        payload = m.payload if isinstance(m.payload, bytes) else b""
-                        if watcher.apply(str(m.topic), payload):
+                        if _apply(watcher, m):
                             dirty.set()
             except aiomqtt.MqttError as exc:
                 note = f"(broker {url} unreachable: {exc}; retrying)"
@@ -172,6 +199,7 @@ async def _live(settings: MqttSettings, event: str | None, tty: bool) -> None:
             delay = min(delay * 2, 10.0)
 
     dirty.set()
-    async with asyncio.TaskGroup() as tg:
-        tg.create_task(drawer(), name="watch-draw")
-        tg.create_task(reader(), name="watch-read")
+    with live if live is not None else contextlib.nullcontext():
+        async with asyncio.TaskGroup() as tg:
+            tg.create_task(drawer(), name="watch-draw")
+            tg.create_task(reader(), name="watch-read")

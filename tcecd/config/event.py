@@ -399,13 +399,21 @@ class TlsConfig(_Section):
 
 
 class MqttConfig(_Section):
-    """The MQTT broker to publish to. ``mqtt: embedded`` starts an in-process
-    broker at ``url``; ``mqtt: "mqtt://host"`` is short for ``{url: ...}``."""
+    """The MQTT broker to publish to. ``mqtt: embedded`` starts a private broker
+    (Mosquitto, else amqtt) on a free port; ``mqtt: "mqtt://host"`` is short for
+    ``{url: ...}``."""
 
-    url: str = "mqtt://127.0.0.1:1883"
-    """Broker URL: mqtt://[user[:password]@]host[:port] or mqtts:// for TLS."""
+    url: str | None = None
+    """Broker URL: mqtt://[user[:password]@]host[:port] or mqtts:// for TLS (default
+    mqtt://127.0.0.1:1883; with embedded: mqtt://127.0.0.1 on a free port)."""
     embedded: bool = False
-    """Start an in-process broker at the URL's host and port."""
+    """Start a private broker (a Mosquitto child, else amqtt in-process) on the URL's
+    host and port (no port or 0: a free one, logged)."""
+    embedded_ws_port: Annotated[int, Field(ge=0, le=65535)] | None = 0
+    """With embedded: the MQTT-over-websockets port for browsers (0: a free one, logged;
+    null: no websockets listener)."""
+    embedded_broker: Literal["auto", "mosquitto", "amqtt"] = "auto"
+    """With embedded: auto (Mosquitto if installed, else amqtt), mosquitto or amqtt."""
     client_id: str | None = None
     """MQTT client id (null: generated)."""
     username: str | None = None
@@ -432,6 +440,13 @@ class MqttConfig(_Section):
         self.settings()  # checks the URL, topic prefix and TLS combination
         return self
 
+    @property
+    def effective_url(self) -> str:
+        """The URL, or its default (an embedded broker's: a free port)."""
+        if self.url is not None:
+            return self.url
+        return "mqtt://127.0.0.1:0" if self.embedded else "mqtt://127.0.0.1:1883"
+
     def settings(self, password: str | None = None) -> MqttSettings:
         """The bus layer's settings (``ValueError`` on a bad URL or prefix).
         ``password`` is the content of ``password_file`` when it was read."""
@@ -443,6 +458,8 @@ class MqttConfig(_Section):
             "topic_prefix": self.topic_prefix,
             "qos": self.qos,
             "embedded": self.embedded,
+            "embedded_ws_port": self.embedded_ws_port,
+            "embedded_broker": self.embedded_broker,
             "delivery_timeout_s": self.delivery_timeout_s,
         }
         if self.username is not None:
@@ -456,7 +473,7 @@ class MqttConfig(_Section):
             overrides["tls_key"] = str(self.tls.key) if self.tls.key else None
             overrides["tls_insecure"] = self.tls.insecure
         try:
-            return MqttSettings.from_url(self.url, **overrides)
+            return MqttSettings.from_url(self.effective_url, **overrides)
         except BusError as exc:
             raise ValueError(str(exc)) from None
 

@@ -55,7 +55,7 @@ def event_json_schema() -> dict[str, Any]:
     mqtt = schema["properties"]["mqtt"]
     mqtt["anyOf"] = [
         {"$ref": "#/$defs/MqttConfig"},
-        {"const": "embedded", "description": "an in-process broker"},
+        {"const": "embedded", "description": "a private broker on a free port"},
         {"type": "string", "pattern": "^mqtts?://", "description": "a broker URL"},
         {"type": "null"},
     ]

@@ -84,9 +84,14 @@ def describe_event(config: EventConfig) -> list[str]:
     else:
         settings = config.mqtt_settings()
         assert settings is not None
-        embedded = "embedded broker at " if settings.embedded else ""
+        where = settings.redacted_url()
+        if settings.embedded:
+            from urllib.parse import urlsplit
+
+            port = urlsplit(settings.url).port  # none or 0: the broker picks a free one
+            where = f"embedded broker at {settings.host}:{port or 'a free port'}"
         lines.append(
-            f"mqtt:         {embedded}{settings.redacted_url()}, "
+            f"mqtt:         {where}, "
             f"topics {settings.topic_prefix}/..., qos {settings.qos}"
         )
     lines.append(f"logging:      {config.logging.level}, {config.logging.format}")

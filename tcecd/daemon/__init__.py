@@ -33,6 +33,7 @@ from tcecd.execution import GamePlayer, open_player
 if TYPE_CHECKING:
     from tcecd.bus.publisher import Publisher
     from tcecd.bus.settings import MqttSettings
+    from tcecd.daemon.progress import ProgressDisplay
 
 __all__ = ["EventRunner", "RunSettings", "run_event", "run_event_async"]
 
@@ -44,9 +45,11 @@ async def run_event_async(
     crash: CrashPoints | None = None,
     install_signals: bool = True,
     player: GamePlayer | None = None,
+    progress: ProgressDisplay | None = None,
 ) -> int:
     """Run (or resume) the event; returns the process exit code (0: finished or
-    stopped cleanly by a signal)."""
+    stopped cleanly by a signal). ``progress``: a terminal display that sees the
+    event stream as one more sink (:mod:`tcecd.daemon.progress`)."""
     out = out if out is not None else sys.stdout
     structlog.contextvars.bind_contextvars(event_name=settings.event)
     log = structlog.get_logger("tcecd")
@@ -104,12 +107,21 @@ async def run_event_async(
     pub: Any = None
     try:
         async with contextlib.AsyncExitStack() as stack:
-            if settings.mqtt is not None:
+            mqtt = settings.mqtt
+            if mqtt is not None and mqtt.embedded:
+                from tcecd.bus.embedded import embedded_broker
+
+                # Started before the publisher connects, stopped after it said
+                # goodbye (the stack unwinds in reverse); its files under the state.
+                mqtt = await stack.enter_async_context(
+                    embedded_broker(mqtt, settings.state_dir / "mqtt", log=log)
+                )
+            if mqtt is not None:
                 from tcecd.bus.publisher import Publisher
 
                 pub = await stack.enter_async_context(
                     Publisher(
-                        settings.mqtt,
+                        mqtt,
                         event=settings.event,
                         log=log,
                         # No round paired yet: a new event (or one that died before
@@ -123,6 +135,14 @@ async def run_event_async(
                     )
                 )
                 runner.pub = pub
+            if progress is not None:
+                from tcecd.daemon.progress import TeeSink
+
+                progress.resume(
+                    {r: len(p.games) for r, p in runner.pairings.items()}, len(runner.finished)
+                )
+                runner.pub = TeeSink(runner.pub, [progress])
+                stack.enter_context(progress)
             try:
                 complete = await runner.run()
             finally:
@@ -166,6 +186,8 @@ async def _settle(pub: Publisher, mqtt: MqttSettings, log: Any) -> None:
         )  # fmt: skip
 
 
-def run_event(settings: RunSettings, *, out: TextIO | None = None) -> int:
+def run_event(
+    settings: RunSettings, *, out: TextIO | None = None, progress: ProgressDisplay | None = None
+) -> int:
     """Synchronous entry point for the CLI."""
-    return asyncio.run(run_event_async(settings, out=out))
+    return asyncio.run(run_event_async(settings, out=out, progress=progress))

@@ -15,19 +15,29 @@ an ``event`` document whose ``run_id`` differs from the one the view has seen
 starts the view afresh (only the daemon status is kept).
 
 :class:`Watcher` routes messages of several events (``<prefix>/<slug>/...``) to
-one view each.
+one view each. Without a prefix it finds the events itself: a topic
+``<prefix>/<slug>/event`` carrying an ``event`` document marks ``<prefix>/<slug>``
+as an event's root (what arrived under it before is replayed from a bounded buffer).
+
+Clocks tick: each clock report remembers when it was true (``GameView.clock_at``,
+wall-clock seconds: the arrival time passed to :meth:`Watcher.apply`, or for a
+retained message the daemon's ``ts``, which may be much older), so that a
+renderer can count the side to move's clock down (:func:`ticking_clocks`).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from tcecd.bus.payloads import SCHEMA, topic_segment
 
 #: Faults kept for display.
 MAX_FAULTS = 5
+#: Messages kept, without a prefix, until their event's ``event`` document arrives.
+MAX_PENDING = 5000
 
 
 @dataclass
@@ -47,6 +57,44 @@ class GameView:
     result: str | None = None
     termination: str | None = None
     seq: int = 0  # arrival order of the latest update, to pick the current game
+    clock_at: float | None = None  # when the clocks were as reported (epoch s; None: unknown)
+
+    def side_to_move_white(self) -> bool:
+        """True when White is to move in the current position."""
+        fen = self.fen or self.start_fen
+        return not fen or fen.split()[1:2] != ["b"]
+
+
+def ticking_clocks(g: GameView, now: float | None) -> tuple[int | None, int | None]:
+    """The clocks at wall-clock time ``now``: the side to move's counts down from
+    its last report while the game runs (None ``now``: as reported)."""
+    white, black = g.white_clock_ms, g.black_clock_ms
+    if now is None or g.result is not None or g.clock_at is None:
+        return white, black
+    spent = max(0, int((now - g.clock_at) * 1000))
+    if g.side_to_move_white():
+        return (None if white is None else white - spent), black
+    return white, (None if black is None else black - spent)
+
+
+def _ts_epoch(doc: dict[str, Any]) -> float | None:
+    """The payload's ``ts`` as epoch seconds (None if absent or malformed)."""
+    ts = doc.get("ts")
+    if not isinstance(ts, str):
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def is_event_document(payload: bytes) -> bool:
+    """True for an ``event`` document of this schema (how a root is recognised)."""
+    try:
+        doc = json.loads(payload)
+    except ValueError:
+        return False
+    return isinstance(doc, dict) and doc.get("schema") == SCHEMA and doc.get("type") == "event"
 
 
 @dataclass
@@ -97,12 +145,27 @@ class EventView:
                 return entry.get("result")
         return None
 
+    def reason_of(self, game: str) -> str | None:
+        """Why a finished game ended: its end message's detail ("TCEC draw rule"),
+        else the schedule's termination ("adjudication")."""
+        g = self.games.get(game)
+        if g is not None and g.termination:
+            return g.termination
+        for entry in self.schedule:
+            if entry.get("game") == game and entry.get("termination"):
+                return str(entry["termination"])
+        return None
+
     # -- updates ------------------------------------------------------------------------
 
-    def apply(self, levels: list[str], payload: bytes) -> bool:
+    def apply(self, levels: list[str], payload: bytes, *, at: float | None = None,
+              retained: bool = False) -> bool:
         """Apply one message (topic levels below ``<prefix>/<slug>``). Returns
-        True when the view changed."""
+        True when the view changed. ``at``: when it arrived (epoch seconds; the
+        clocks tick from then, or from its ``ts`` if ``retained``)."""
         self.seq += 1
+        self._at = at
+        self._retained = retained
         doc: Any = None
         if not payload and levels[-1:] != ["live"]:
             return self._delete(levels)
@@ -147,6 +210,7 @@ class EventView:
                     g.last = doc.get("last", g.last)
                     g.white_clock_ms = doc.get("white_clock_ms", g.white_clock_ms)
                     g.black_clock_ms = doc.get("black_clock_ms", g.black_clock_ms)
+                    g.clock_at = self._clock_time(doc)
                 else:
                     return False  # a cleared snapshot: the end message tells the rest
             case ["game", gid, "move"] if doc:
@@ -159,6 +223,7 @@ class EventView:
                 g.last = doc
                 g.white_clock_ms = doc.get("white_clock_ms", g.white_clock_ms)
                 g.black_clock_ms = doc.get("black_clock_ms", g.black_clock_ms)
+                g.clock_at = self._clock_time(doc)
             case ["game", gid, "end"] if doc:
                 g = self._game(gid, doc, start={})
                 g.result, g.termination = doc.get("result"), doc.get("termination_detail")
@@ -176,6 +241,18 @@ class EventView:
                 self.ignored += 1
                 return False
         return True
+
+    _at: float | None = None
+    _retained: bool = False
+
+    def _clock_time(self, doc: dict[str, Any]) -> float | None:
+        """When the clocks in ``doc`` were true: the arrival time, or for a
+        retained message its ``ts`` (never later than the arrival)."""
+        at = self._at
+        if at is None or not self._retained:
+            return at
+        ts = _ts_epoch(doc)
+        return at if ts is None else min(ts, at)
 
     def _reset(self) -> None:
         """Forget everything but the daemon status (a new event instance began)."""
@@ -219,6 +296,7 @@ class EventView:
             if g.white_clock_ms is None:
                 g.white_clock_ms = start.get("white_clock_ms")
                 g.black_clock_ms = start.get("black_clock_ms")
+                g.clock_at = self._clock_time(start)
         g.seq = self.seq
         return g
 
@@ -227,27 +305,63 @@ class Watcher:
     """Routes ``<prefix>/<slug>/...`` messages to one :class:`EventView` per event.
 
     ``event`` (a slug) restricts it to one event; otherwise :attr:`selected`
-    is the event that received the latest message."""
+    is the event that received the latest message. ``prefix=None`` finds the
+    events' roots from their ``event`` documents (see the module docstring)."""
 
-    def __init__(self, prefix: str = "tcecd", event: str | None = None) -> None:
-        self.prefix = prefix.strip("/").split("/")
+    def __init__(self, prefix: str | None = "tcecd", event: str | None = None) -> None:
+        self.prefix: list[str] | None = (
+            None if prefix is None else prefix.strip("/").split("/"))
         self.event = event
         self.views: dict[str, EventView] = {}
+        #: Event roots found (prefix levels + slug), without a fixed prefix.
+        self.roots: set[tuple[str, ...]] = set()
+        self._pending: dict[str, tuple[bytes, float | None, bool]] = {}
         self._latest: str | None = None
 
-    def apply(self, topic: str, payload: bytes) -> bool:
+    def apply(self, topic: str, payload: bytes, *, at: float | None = None,
+              retained: bool = False) -> bool:
         levels = topic.split("/")
-        n = len(self.prefix)
-        if levels[:n] != self.prefix or len(levels) < n + 2:
-            return False
-        slug, rest = levels[n], levels[n + 1:]
+        if self.prefix is not None:
+            n = len(self.prefix)
+            if levels[:n] != self.prefix or len(levels) < n + 2:
+                return False
+            return self._route(levels[n], levels[n + 1:], payload, at, retained)
+        for cut in range(len(levels) - 1, 0, -1):
+            if tuple(levels[:cut]) in self.roots:
+                return self._route(levels[cut - 1], levels[cut:], payload, at, retained)
+        if len(levels) >= 3 and levels[-1] == "event" and is_event_document(payload):
+            root = tuple(levels[:-1])
+            self.roots.add(root)
+            changed = self._route(root[-1], ["event"], payload, at, retained)
+            head = "/".join(root) + "/"
+            for t in [t for t in self._pending if t.startswith(head)]:
+                p, when, ret = self._pending.pop(t)
+                changed = self._route(root[-1], t[len(head):].split("/"), p, when, ret) or changed
+            return changed
+        self._pending.pop(topic, None)
+        self._pending[topic] = (payload, at, retained)
+        while len(self._pending) > MAX_PENDING:
+            del self._pending[next(iter(self._pending))]
+        return False
+
+    def _route(self, slug: str, rest: list[str], payload: bytes, at: float | None,
+               retained: bool) -> bool:
         if self.event is not None and slug != self.event:
             return False
         view = self.views.setdefault(slug, EventView(slug))
-        changed = view.apply(rest, payload)
+        changed = view.apply(rest, payload, at=at, retained=retained)
         if changed:
             self._latest = slug
         return changed
+
+    def prefix_of(self, slug: str) -> str | None:
+        """The topic prefix an event was found under (or the fixed one)."""
+        if self.prefix is not None:
+            return "/".join(self.prefix)
+        for root in self.roots:
+            if root[-1] == slug:
+                return "/".join(root[:-1])
+        return None
 
     @property
     def selected(self) -> EventView | None:

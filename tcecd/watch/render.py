@@ -1,8 +1,9 @@
 """Text frames for ``tcecd watch``: an :class:`~tcecd.watch.model.EventView` -> lines. Pure.
 
 Plain text plus Unicode chess glyphs (no colours), so frames can be compared
-in tests and piped to files; the command adds the ANSI "home and clear"
-sequence when it redraws in place.
+in tests and piped to files (``--once``, or stdout not a terminal). On a
+terminal the command shows the same content laid out and coloured with rich
+(:mod:`tcecd.watch.screen`), built from the helpers here.
 """
 
 from __future__ import annotations
@@ -11,16 +12,21 @@ from typing import Any
 
 import chess
 
-from tcecd.watch.model import EventView, GameView
+from tcecd.watch.model import EventView, GameView, ticking_clocks
 
 BOARD_WIDTH = 21  # "8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜" plus margin
 
 
 def clock(ms: int | None) -> str:
-    """``3725000`` -> ``"1:02:05"``; None -> ``"-:--:--"``."""
+    """``3725000`` -> ``"1:02:05"``; under ten minutes mm:ss.t, ``83450`` ->
+    ``"01:23.4"`` (tenths cut, not rounded: a clock never shows more time than
+    is left); None -> ``"-:--:--"``."""
     if ms is None:
         return "-:--:--"
-    s = max(ms, 0) // 1000
+    ms = max(ms, 0)
+    if ms < 600_000:
+        return f"{ms // 60_000:02d}:{ms // 1000 % 60:02d}.{ms // 100 % 10}"
+    s = ms // 1000
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
@@ -113,16 +119,33 @@ def _moves_text(moves: list[str], start_fen: str | None, width: int, rows: int) 
     return lines[-rows:]
 
 
-def game_lines(view: EventView, g: GameView) -> list[str]:
-    """Board on the left; players, clocks, evaluation, PV and moves on the right."""
+def result_text(view: EventView, game: str) -> str:
+    """A finished game's result with its reason (``1/2-1/2 (TCEC draw rule)``);
+    ``...`` while it runs, ``""`` before it starts."""
+    res = view.result_of(game)
+    if res is None:
+        return "..." if game in view.games else ""
+    reason = view.reason_of(game)
+    return f"{res} ({reason})" if reason else res
+
+
+def clocks_now(view: EventView, g: GameView, now: float | None) -> tuple[int | None, int | None]:
+    """The clocks to show: ticking while the daemon is online and the game runs."""
+    return ticking_clocks(g, now if view.status == "online" else None)
+
+
+def game_lines(view: EventView, g: GameView, now: float | None = None) -> list[str]:
+    """Board on the left; players, clocks, evaluation, PV and moves on the right.
+    ``now`` (epoch seconds): count the side to move's clock down."""
     last = g.last or {}
     white, black = view.player_name(g.white), view.player_name(g.black)
-    status = f"{g.result} ({g.termination})" if g.result else "playing"
+    status = result_text(view, g.game) if g.result else "playing"
+    white_ms, black_ms = clocks_now(view, g, now)
     info = [
         f"Game {g.game}: {white} - {black}  [{status}]",
         f"Opening: {g.opening or '-'}",
-        f"White {white:<16} {clock(g.white_clock_ms)}",
-        f"Black {black:<16} {clock(g.black_clock_ms)}",
+        f"White {white:<16} {clock(white_ms)}",
+        f"Black {black:<16} {clock(black_ms)}",
     ]
     if last:
         played = move_number(last.get("fen"), str(last.get("san", "?")))
@@ -151,8 +174,7 @@ def pairing_lines(view: EventView) -> list[str]:
     total = (view.meta or {}).get("rounds")
     lines = [f"Round {rnd}{f'/{total}' if total else ''} pairings"]
     for g in p.get("games", []):
-        res = view.result_of(str(g.get("game"))) or ("..." if g.get("game") in view.games
-                                                     else "")
+        res = result_text(view, str(g.get("game")))
         lines.append(f"  {g.get('game', '?'):<6} {view.player_name(g['white']):<18}"
                      f" - {view.player_name(g['black']):<18} {res}".rstrip())
     if p.get("bye"):
@@ -163,12 +185,22 @@ def pairing_lines(view: EventView) -> list[str]:
     return lines
 
 
+def standings_title(st: dict[str, Any]) -> str:
+    """``Final standings``, ``Standings after round 3``, or during round 1 (the
+    standings after round 0) ``Standings before round 1``."""
+    if st.get("final"):
+        return "Final standings"
+    after = st.get("after_round")
+    if after == 0:
+        return "Standings before round 1"
+    return f"Standings after round {after}"
+
+
 def standings_lines(view: EventView) -> list[str]:
     st = view.standings
     if not st:
         return ["Standings: -"]
-    title = ("Final standings" if st.get("final")
-             else f"Standings after round {st.get('after_round')}")
+    title = standings_title(st)
     lines = [title]
     for row in st.get("rows", []):
         pid = str(row.get("id"))
@@ -181,8 +213,9 @@ def standings_lines(view: EventView) -> list[str]:
     return lines
 
 
-def render(view: EventView | None, *, source: str = "") -> str:
-    """One frame for ``view`` (None: still waiting for data)."""
+def render(view: EventView | None, *, source: str = "", now: float | None = None) -> str:
+    """One frame for ``view`` (None: still waiting for data); ``now`` (epoch
+    seconds) makes the running game's clock tick (None: as last reported)."""
     if view is None:
         return f"tcecd watch: waiting for an event on {source or 'the broker'} ...\n"
     head = f"{view.name or view.slug}  [{view.status or 'status unknown'}]"
@@ -192,7 +225,7 @@ def render(view: EventView | None, *, source: str = "") -> str:
     lines = [head, "=" * min(len(head), 78)]
     g = view.current_game
     if g is not None:
-        lines += game_lines(view, g)
+        lines += game_lines(view, g, now)
     else:
         lines.append("No game yet.")
     lines.append("")

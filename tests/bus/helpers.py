@@ -40,11 +40,11 @@ class Collector:
     def __init__(self, host: str, port: int, topic: str = "tcecd/#", *,
                  username: str | None = None, password: str | None = None,
                  tls_context: ssl.SSLContext | None = None, identifier: str | None = None,
-                 clean_session: bool | None = None) -> None:
+                 clean_session: bool | None = None, transport: str = "tcp") -> None:
         self.host, self.port, self.topic = host, port, topic
         self.kw: dict[str, Any] = {"username": username, "password": password,
                                    "tls_context": tls_context, "identifier": identifier,
-                                   "clean_session": clean_session}
+                                   "clean_session": clean_session, "transport": transport}
         self.got: list[tuple[str, bytes, bool]] = []
         self.subscriptions = 0
         self._changed = asyncio.Event()

@@ -1,7 +1,7 @@
 """A fresh event that reuses an earlier event's topic root (same event name) must
 not show the earlier event's retained state; a resume must keep its own.
 
-Against a real Mosquitto and the embedded broker: the "earlier event" is a whole
+Against a real Mosquitto and the embedded amqtt fallback: the "earlier event" is a whole
 sample event published by a first Publisher (pairings, results, ``finished`` ...),
 then a second Publisher starts the same event name fresh or as a resume.
 """
@@ -16,7 +16,7 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from tcecd.bus.broker import EmbeddedBroker
+from tcecd.bus.embedded import embedded_broker
 from tcecd.bus.payloads import Projection
 from tcecd.bus.publisher import Publisher
 from tcecd.bus.settings import MqttSettings
@@ -90,9 +90,11 @@ async def test_fresh_event_clears_stale_retained_state_mosquitto(mosquitto: Any)
     await fresh_start_clears(mosquitto.url, "127.0.0.1", mosquitto.port)
 
 
-async def test_fresh_event_clears_stale_retained_state_embedded() -> None:
-    async with EmbeddedBroker() as broker:
-        await fresh_start_clears(f"mqtt://127.0.0.1:{broker.port}", "127.0.0.1", broker.port)
+async def test_fresh_event_clears_stale_retained_state_amqtt(tmp_path: Path) -> None:
+    wanted = MqttSettings(url="mqtt://127.0.0.1:0", embedded=True, embedded_broker="amqtt",
+                          embedded_ws_port=None)
+    async with embedded_broker(wanted, tmp_path, log=RecordingLog()) as settings:
+        await fresh_start_clears(settings.url, settings.host, settings.port)
 
 
 @pytest.mark.mosquitto

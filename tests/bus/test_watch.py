@@ -118,8 +118,95 @@ def test_board_and_clock_helpers() -> None:
     assert lines[7] == "1 ♖ ♘ ♗ ♕ ♔ ♗ ♘ ♖"
     assert lines[8] == "  a b c d e f g h"
     assert clock(3_725_000) == "1:02:05"
-    assert clock(999) == "0:00:00"
+    assert clock(600_000) == "0:10:00"  # ten minutes and more: h:mm:ss
+    # Under ten minutes mm:ss.t, tenths cut (never more time shown than is left):
+    assert clock(599_999) == "09:59.9"
+    assert clock(83_450) == "01:23.4"  # 1 min 23.45 s
+    assert clock(999) == "00:00.9"
+    assert clock(-5) == "00:00.0"  # a flag fall shows zero
     assert clock(None) == "-:--:--"
+
+
+def test_standings_during_round_one_say_before_round_one() -> None:
+    """The daemon publishes the standings after round 0 at the start: during round 1
+    the frame says "before round 1", not "after round 0"."""
+    view = feed([*start_events(), RoundPaired(pairing(1))]).selected
+    assert view is not None
+    frame = render(view)
+    assert "Standings before round 1" in frame
+    assert "after round 0" not in frame
+
+
+def test_draws_show_their_reason() -> None:
+    """Game 1.2 (C - D) is a draw adjudicated with detail "test" (sample.py)."""
+    view = feed([*start_events(), *round_events(1)]).selected
+    assert view is not None
+    assert view.reason_of("1.2") == "test"
+    frame = render(view)
+    assert "1.2    Gamma 2            - Delta/x            1/2-1/2 (test)" in frame
+    # Decisive games say why too (1.1: A wins).
+    assert "1.1    Alpha              - Beta               1-0 (test)" in frame
+
+
+def test_the_side_to_move_clock_ticks() -> None:
+    """Mid round 2, game 2.1 after 2... Nc6: White to move with 59000 ms, Black
+    56000 ms (sample.py). 12.34 s after that report White shows 59.00 - 12.34 =
+    46.66 s -> "00:46.6"; Black's clock stands still. Offline: no ticking."""
+    w = Watcher("tcecd")
+    p = Projection("tcecd/bus-test", "Bus Test")
+    t0 = 1_000_000.0
+    for e in mid_round_two():
+        for m in p.messages_for(e, TS):
+            w.apply(m.topic, m.payload, at=t0)
+    w.apply("tcecd/bus-test/status", b'{"schema":1,"type":"status","state":"online"}', at=t0)
+    view = w.selected
+    assert view is not None
+    frame = render(view, now=t0 + 12.34)
+    assert "White Gamma 2          00:46.6" in frame
+    assert "Black Alpha            00:56.0" in frame
+    assert "00:59.0" in render(view)  # without a time: as reported
+    w.apply("tcecd/bus-test/status", b'{"schema":1,"type":"status","state":"offline"}', at=t0)
+    assert "White Gamma 2          00:59.0" in render(view, now=t0 + 12.34)
+
+
+def test_a_retained_clock_ticks_from_its_timestamp() -> None:
+    """A late joiner gets the live snapshot retained: its clocks were true at the
+    payload's ``ts`` (TS = 05:00:00Z), not when it arrived 100 s later."""
+    from datetime import datetime
+
+    ts = datetime.fromisoformat(TS.replace("Z", "+00:00")).timestamp()
+    p = Projection("tcecd/bus-test", "Bus Test")
+    w = Watcher("tcecd")
+    for e in mid_round_two():
+        for m in p.messages_for(e, TS):
+            if m.retain:
+                w.apply(m.topic, m.payload, at=ts + 100, retained=True)
+    g = w.selected.current_game if w.selected is not None else None
+    assert g is not None
+    assert g.clock_at == ts
+
+
+def test_prefix_found_from_the_event_document() -> None:
+    """No prefix given: ``lab/tcec/bus-test/event`` marks the root; what arrived
+    before it under that root is replayed, other topics are ignored."""
+    p = Projection("lab/tcec/bus-test", "Bus Test")
+    msgs = [m for e in mid_round_two() for m in p.messages_for(e, TS)]
+    event_first = [m for m in msgs if m.topic.endswith("/event")]
+    rest = [m for m in msgs if not m.topic.endswith("/event")]
+    w = Watcher(None)
+    assert not w.apply("other/thing/event", b'{"schema":1,"type":"status"}')
+    for m in rest:  # all before the event document: kept aside
+        assert not w.apply(m.topic, m.payload)
+    assert w.selected is None
+    for m in event_first:
+        assert w.apply(m.topic, m.payload)
+    assert w.prefix_of("bus-test") == "lab/tcec"
+    fixed = Watcher("lab/tcec")
+    for m in msgs:
+        fixed.apply(m.topic, m.payload)
+    assert w.selected is not None
+    assert fixed.selected is not None
+    assert render(w.selected) == render(fixed.selected)
 
 
 @pytest.mark.mosquitto
@@ -143,6 +230,25 @@ async def test_watch_once_end_to_end(mosquitto: MosquittoBroker) -> None:
     assert "Last: 2... Nc6  eval +0.24" in frame
     assert "Standings after round 1" in frame
     assert "2.1    Gamma 2            - Alpha              ..." in frame
+
+
+@pytest.mark.mosquitto
+async def test_watch_once_finds_another_prefix(mosquitto: MosquittoBroker) -> None:
+    """No --prefix needed: the daemon's prefix comes from its retained event document."""
+    settings = MqttSettings.from_url(mosquitto.url, topic_prefix="lab/tcec")
+    async with Publisher(settings, event="Bus Test") as pub:
+        for e in mid_round_two():
+            pub.publish(e)
+        assert await pub.flush(30)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tcecd", "watch", "--mqtt", mosquitto.url, "--once",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    frame = out.decode()
+    assert frame.startswith("Bus Test  [offline]")
+    assert "Game 2.1: Gamma 2 - Alpha  [playing]" in frame
 
 
 @pytest.mark.mosquitto

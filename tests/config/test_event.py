@@ -182,6 +182,13 @@ def test_mqtt_shorthands(tmp_path: Path) -> None:
     embedded = load_event(write_event(tmp_path, mqtt="embedded")).mqtt_settings()
     assert embedded is not None
     assert embedded.embedded is True
+    # No URL given: 127.0.0.1 and port 0, the embedded broker picks a free port (and
+    # a free websockets port); Mosquitto if installed, else amqtt.
+    assert (embedded.host, embedded.port) == ("127.0.0.1", 0)
+    assert (embedded.embedded_ws_port, embedded.embedded_broker) == (0, "auto")
+    plain = load_event(write_event(tmp_path, mqtt={"qos": 1})).mqtt_settings()
+    assert plain is not None
+    assert (plain.host, plain.port, plain.embedded) == ("127.0.0.1", 1883, False)
     url = load_event(write_event(tmp_path, mqtt="mqtt://user:pw@localhost:1999")).mqtt_settings()
     assert url is not None
     assert (url.host, url.port, url.username, url.password) == ("localhost", 1999, "user", "pw")

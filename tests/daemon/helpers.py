@@ -40,14 +40,20 @@ def write_config(
     on_signal: str = "finish-game",
     strikes: str = "{max: 3, on_fault: lose}",
     concurrency: int = 2,
+    system: str | None = None,
+    seeding: str | None = "explicit",
 ) -> Path:
-    """A tiny deterministic event: bundled depth-1/2 engines, short games."""
+    """A tiny deterministic event: bundled depth-1/2 engines, short games.
+    ``system``: a pairing system other than the default; ``seeding`` None: the
+    system's default seeding."""
     directory.mkdir(parents=True, exist_ok=True)
     cfg = directory / "event.yaml"
     lines = [
         "event: {name: kill test, site: tests}",
-        f"pairing: {{rounds: {rounds}, double: {str(double).lower()}, "
-        "seeding: {method: explicit}}",
+        f"pairing: {{rounds: {rounds}, double: {str(double).lower()}"
+        + (f", system: {system}" if system else "")
+        + (f", seeding: {{method: {seeding}}}" if seeding else "")
+        + "}",
         f"engines: [{', '.join(engines)}]",
         'time_control: {tc: "60+1"}',
         f"adjudication: {{draw: null, max_moves: {max_moves}}}",

@@ -1,8 +1,8 @@
 """bbpPairings v5.0.1 (../shared/oracles/README.md) as a reference in tests.
 
-Found through ``TCECD_BBPPAIRINGS``, else in ``shared/oracles`` next to the
-repository (``/work/main/../shared``) or next to a helper's worktree
-(``/work/wt/NAME/../../shared``); tests that need it skip when it is absent.
+Found through ``TCECD_BBPPAIRINGS``, else in ``../shared/oracles`` beside the
+repository (or one level further up, for a git worktree in a subfolder); tests
+that need it skip when it is absent.
 """
 
 from __future__ import annotations

@@ -1,0 +1,112 @@
+"""The FIDE (Dutch) system, C.04.3 (2017), registry name ``dutch-2017``.
+
+One call pairs one round (a pure function of the players, the finished rounds
+and the :class:`~tcecd.pairing.base.RoundContext`): players with a requested
+bye or absence are left out, the rest are paired bracket by bracket
+(:mod:`.brackets`), colours follow E.1-E.5, and the pairs are put in board
+order. Double rounds (engine events): the system allocates the first game's
+colours; the second game reverses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from tcecd.errors import PairingError
+from tcecd.pairing.base import (
+    ByeKind,
+    Pair,
+    Player,
+    RoundContext,
+    RoundPairing,
+    RoundRecord,
+    ScheduledGame,
+)
+from tcecd.pairing.dutch.brackets import RoundPairer
+from tcecd.pairing.dutch.state import PlayerState, build_states
+from tcecd.pairing.tally import check_players
+
+if TYPE_CHECKING:
+    from tcecd.pairing.registry import SystemOptions
+
+
+def board_key(pair: tuple[PlayerState, PlayerState]) -> tuple[int, int, int]:
+    """Board order (C.04.2): the higher score in the pair first, then the
+    sum of the scores, then the pairing number of the pair's higher ranked
+    player (A.2: score, then pairing number)."""
+    a, b = pair
+    high = min(a, b, key=lambda s: (-s.score, s.seed))
+    return (-max(a.score, b.score), -(a.score + b.score), high.seed)
+
+
+class Dutch2017:
+    """FIDE Dutch system, C.04.3 as of 2017 (a :class:`~tcecd.pairing.base.PairingSystem`)."""
+
+    name = "dutch-2017"
+
+    def __init__(self, options: SystemOptions | None = None) -> None:
+        self.options = options
+
+    def rounds_for(self, players: int) -> int | None:
+        """A Swiss event's length is the event's choice."""
+        return None
+
+    def pair(
+        self,
+        players: Sequence[Player],
+        history: Sequence[RoundRecord],
+        *,
+        double: bool,
+        context: RoundContext = RoundContext(),  # noqa: B008 - frozen value
+    ) -> RoundPairing:
+        check_players(players)
+        round_number = len(history) + 1
+        states = build_states(players, history, double=double, total_rounds=context.total_rounds)
+        absent: set[str] = set()
+        for bye in context.requested_byes:
+            if bye.player not in states:
+                raise PairingError(f"round {round_number}: unknown bye player {bye.player!r}")
+            if bye.kind is ByeKind.PAIRING:
+                raise PairingError(
+                    f"round {round_number}: {bye.player!r}: the pairing-allocated bye "
+                    "cannot be requested"
+                )
+            if bye.player in absent:
+                raise PairingError(f"round {round_number}: {bye.player!r} has two byes")
+            absent.add(bye.player)
+        to_pair = [states[p.id] for p in players if p.id not in absent]
+        if not to_pair:
+            raise PairingError(f"round {round_number}: nobody to pair")
+        # E.5 (and C.04.2.C, late entries): the pairing numbers of the players
+        # who have entered the event -- paired in an earlier round or now --
+        # renumbered 1, 2, ... in initial order. A player absent from every
+        # round so far has no pairing number yet.
+        pairing_now = {s.id for s in to_pair}
+        entered = sorted(
+            (s for s in states.values() if s.entered or s.id in pairing_now),
+            key=lambda s: s.seed,
+        )
+        number = {s.id: k + 1 for k, s in enumerate(entered)}
+        try:
+            result = RoundPairer(to_pair, context.first_colour, number).run()
+        except PairingError as exc:
+            raise PairingError(f"round {round_number}: {exc}") from None
+        boards = sorted(result.pairs, key=board_key)
+        pairs = tuple(Pair(white.id, black.id) for white, black in boards)
+        games = [
+            ScheduledGame(k + 1, p.first, p.second, k, 1) for k, p in enumerate(pairs)
+        ]
+        if double:
+            games += [
+                ScheduledGame(len(pairs) + k + 1, p.second, p.first, k, 2)
+                for k, p in enumerate(pairs)
+            ]
+        return RoundPairing(
+            round=round_number,
+            bye=result.bye.id if result.bye is not None else None,
+            removed_history_rounds=(),
+            pairs=pairs,
+            games=tuple(games),
+            requested_byes=tuple(context.requested_byes),
+        )
