@@ -187,3 +187,77 @@ def _worker_addresses(address: str) -> list[str]:
 
     with Client(address, timeout=30) as client:
         return list(client.scheduler_info()["workers"])
+
+
+def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """SIGKILL the worker process playing the game: Dask gives the task to the
+    other worker, which plays the game from its first move; the daemon says so
+    in its log, counts no strike, and the game is the one a local run plays."""
+    engines = tuple(
+        f"{{name: {name}, command: [{PROGRAM}, --depth, '3', --noise, '{noise}', --seed, '1', "
+        f"--name, {name}]}}"
+        for name, noise in (("kill-d3", 0), ("kill-d3-noisy", 80))
+    )
+    remote_cfg = write_config(tmp_path / "dask", engines=engines, rounds=1, max_moves=60,
+                              concurrency=1)  # fmt: skip
+    local_cfg = write_config(tmp_path / "local", engines=engines, rounds=1, max_moves=60,
+                             concurrency=1)  # fmt: skip
+    base_path = os.environ.get("PATH", "")
+    env = dict(os.environ, PATH=base_path)
+    env.pop("TCECD_TEST_CRASH_AT", None)
+    daemon = subprocess.Popen(
+        tcecd_argv(remote_cfg, "--scheduler", cluster.address), cwd=ROOT, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        engine = _wait_for_engine("kill-d3", timeout_s=120)
+        time.sleep(1.0)  # a few moves into the game
+        worker = _parent(engine)
+        os.kill(worker, 9)
+        out, err = daemon.communicate(timeout=240)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.communicate()
+    assert daemon.returncode == 0, err[-2000:]
+    logs = _log_lines(subprocess.CompletedProcess([], 0, out, err))
+    restarted = [e for e in logs if e.get("event") == "game restarted from its first move"]
+    assert len(restarted) == 1
+    placed = [str(e["worker"]) for e in logs if e.get("event") == "game placed"]
+    assert len(placed) == 2
+    assert placed[0] != placed[1]
+    from tcecd.store import EventStore
+
+    with EventStore(tmp_path / "dask" / "state") as store:
+        assert store.strikes() == {}  # not the engines' fault
+    local = _run(local_cfg, path=f"{cluster.bindir}{os.pathsep}{base_path}")
+    assert local.returncode == 0, local.stderr[-2000:]
+    remote_pgn = (tmp_path / "dask" / "state" / "event.pgn").read_text(encoding="utf-8")
+    local_pgn = (tmp_path / "local" / "state" / "event.pgn").read_text(encoding="utf-8")
+    assert remote_pgn.count("[Event ") == 1
+    assert normalise_pgn(remote_pgn) == normalise_pgn(local_pgn)
+    _wait_for_workers(cluster.address, 2)  # the nanny restarted the killed worker
+
+
+def _wait_for_engine(name: str, *, timeout_s: float) -> int:
+    """The pid of the running engine process started with ``--name NAME``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"abengine.py" in b" ".join(argv) and name.encode() in argv:
+                return int(entry.name)
+        time.sleep(0.1)
+    raise AssertionError(f"engine {name} never started")
+
+
+def _parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    return int(stat.rsplit(")", 1)[1].split()[1])
