@@ -28,6 +28,8 @@ if (( dev )); then
     pkgs+=(pgn-extract openssh-server openssh-client)
     # systemd-analyze, to verify the unit files in deploy/ (tests/deploy).
     pkgs+=(systemd)
+    # Headless browser tests of `tcecd web` (Selenium drives Debian's chromium).
+    pkgs+=(chromium chromium-driver)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

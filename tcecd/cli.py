@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "play": "play a quick match between engines",
     "replay": "rebuild, verify and re-stream an event from its PGN",
     "watch": "watch a live event over MQTT in the terminal",
+    "web": "serve a live web page of an event (and TCEC's viewer's socket.io events)",
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tcecd.domain import GameId, PlayerId, Result, Termination
+from tcecd.forecast.forecast import Forecast
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.pairing.base import Player, RoundPairing, Standing
 
@@ -104,6 +105,15 @@ class StandingsUpdated:
 
 
 @dataclass(frozen=True, slots=True)
+class ForecastUpdated:
+    """A forecast of the final places (:mod:`tcecd.forecast`) after
+    ``forecast.after_round`` rounds and ``forecast.after_game`` games of the
+    next; published retained, a newer one replacing it."""
+
+    forecast: Forecast
+
+
+@dataclass(frozen=True, slots=True)
 class EventFinished:
     standings: tuple[Standing, ...]
 
@@ -117,5 +127,6 @@ DomainEvent = (
     | EngineFault
     | EngineDisqualified
     | StandingsUpdated
+    | ForecastUpdated
     | EventFinished
 )

@@ -27,12 +27,14 @@ from tcecd.events import (
     EngineFault,
     EventFinished,
     EventStarted,
+    ForecastUpdated,
     GameFinished,
     GameStarted,
     MovePlayed,
     RoundPaired,
     StandingsUpdated,
 )
+from tcecd.forecast.forecast import Forecast
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.pairing.base import Standing
 
@@ -139,6 +141,40 @@ def _standing(s: Standing) -> dict[str, Any]:
         "byes": s.byes,
         "games": s.games,
         "tiebreaks": dict(s.tiebreaks),
+    }
+
+
+def forecast_fields(f: Forecast) -> dict[str, Any]:
+    """The ``forecast`` payload's fields (docs/events.md, "forecast"):
+    probabilities rounded to 4 decimals, scores and ratings to 2."""
+    return {
+        "after_round": f.after_round,
+        "after_game": f.after_game,
+        "total_rounds": f.total_rounds,
+        "simulations": f.simulations,
+        "seed": f.seed,
+        "top": f.top,
+        "model": {
+            "kind": "elo-draw",
+            "draw_rate": round(f.model.draw_rate, 4),
+            "white_advantage": f.model.white_advantage,
+            "prior_sd": f.prior_sd,
+            "games": f.model.games,
+        },
+        "players": [
+            {
+                "id": p.id,
+                "name": p.name,
+                "score": p.score,
+                "expected_score": round(p.expected_score, 2),
+                "expected_place": round(p.expected_place, 2),
+                "top": round(p.top, 4),
+                "places": [round(x, 4) for x in p.places],
+                "rating": round(p.rating, 1),
+                "prior_rating": round(p.prior_rating, 1),
+            }
+            for p in f.players
+        ],
     }
 
 
@@ -353,6 +389,9 @@ class Projection:
             if not self.external_crosstable:
                 out.append(self.crosstable_message(event.standings, ts))
             return out
+        if isinstance(event, ForecastUpdated):
+            doc = self._doc("forecast", ts, **forecast_fields(event.forecast))
+            return [self._msg(("forecast",), doc, kind=Kind.SNAPSHOT)]
         if isinstance(event, EventFinished):
             rounds = max((e["round"] for e in self.schedule.values()), default=0)
             rows = [_standing(s) for s in event.standings]

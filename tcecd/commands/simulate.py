@@ -33,8 +33,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"pairing system ({', '.join(NAMES)}; default tcec-swiss)",
     )
-    parser.add_argument("--players", type=int, required=True, metavar="N", help="field size")
-    parser.add_argument("--rounds", type=int, required=True, metavar="R", help="rounds to play")
+    parser.add_argument("--players", type=int, metavar="N", help="field size")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        metavar="R",
+        help="rounds to play (with --forecast: the event's rounds, when the state has no "
+        "context.total_rounds)",
+    )
     parser.add_argument(
         "--double", action="store_true", help="double rounds (each pair plays both colours)"
     )
@@ -60,6 +66,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument(
+        "--forecast",
+        metavar="STATE.json",
+        help="instead: forecast the final places of the event in STATE.json (the format of "
+        "--json and tcecd pair) by simulating its remaining rounds",
+    )
+    parser.add_argument(
+        "--simulations",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="--forecast: simulations of the remaining rounds (default 2000)",
+    )
+    parser.add_argument(
+        "--top", type=int, default=1, metavar="K", help="--forecast: report P(top K) (default 1)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="W",
+        help="--forecast: worker processes (default 1; same result for any number)",
+    )
+    parser.add_argument(
         "--trf",
         metavar="OUT",
         help="also write the event as a TRF-2016 file (single rounds only)",
@@ -71,6 +100,11 @@ def run(args: argparse.Namespace) -> int:
     from tcecd.pairing.simulation import simulate_event
     from tcecd.pairing.state_json import dumps, event_to_json
 
+    if args.forecast:
+        return _forecast(args)
+    for flag, value in (("--players", args.players), ("--rounds", args.rounds)):
+        if value is None:
+            raise ConfigError(f"{flag} is required (unless --forecast)")
     if args.trf and args.double:
         raise ConfigError("--trf: a TRF-2016 file holds one game per round: drop --double")
     event = simulate_event(
@@ -101,6 +135,68 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(
             render_text(event.players, event.double, event.rounds, event.standings, event.system)
         )
+    return 0
+
+
+def _forecast(args: argparse.Namespace) -> int:
+    """``--forecast STATE.json``: the forecast table of the event in the file."""
+    import json
+
+    from tcecd.bus.payloads import forecast_fields
+    from tcecd.errors import ConfigError
+    from tcecd.forecast.forecast import ForecastSettings, forecast
+    from tcecd.forecast.montecarlo import EventSnapshot, simulate
+    from tcecd.forecast.text import forecast_lines
+    from tcecd.pairing.registry import get_system
+    from tcecd.pairing.state_json import SYSTEM, load_event_state
+
+    path = args.forecast
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise ConfigError(f"--forecast {path}: cannot read: {exc.strerror or exc}") from None
+    state = load_event_state(text, path)
+    system = state.system or SYSTEM
+    total = state.context.total_rounds
+    if total is None:
+        total = args.rounds
+    if total is None:
+        total = get_system(system).rounds_for(len(state.players))
+    if total is None:
+        raise ConfigError(
+            f"--forecast {path}: how many rounds does the event have? The document has no "
+            "context.total_rounds: give --rounds"
+        )
+    if total < len(state.rounds):
+        raise ConfigError(
+            f"--rounds {total}: {path} already has {len(state.rounds)} finished round(s)"
+        )
+    snap = EventSnapshot(
+        system=system,
+        players=state.players,
+        double=state.double,
+        rounds=state.rounds,
+        total_rounds=total,
+        context=state.context,
+    )
+    settings = ForecastSettings(simulations=args.simulations, top=args.top, seed=args.seed)
+    if args.workers > 1:
+        from tcecd.forecast.parallel import make_pool, simulate_in
+
+        with make_pool(args.workers) as pool:
+            result = forecast(
+                snap, settings, lambda s, m, n, seed: simulate_in(pool, s, m, n, seed)
+            )
+    else:
+        result = forecast(snap, settings, simulate)
+    doc = forecast_fields(result)
+    if args.json:
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        label = "TCEC Swiss" if system == "tcec-swiss" else system
+        sys.stdout.write(f"{label}: {len(state.players)} players\n")
+        sys.stdout.write("\n".join(forecast_lines(doc)) + "\n")
     return 0
 
 

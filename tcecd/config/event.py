@@ -543,6 +543,23 @@ class ShutdownConfig(_Section):
     signal, abort them as a second signal would (null: wait for them however long they take)."""
 
 
+class ForecastConfig(_Section):
+    """Live forecasts of the final places (docs/forecast.md), published on MQTT
+    (``<prefix>/<event>/forecast``) after every game and every round."""
+
+    simulations: Annotated[int, Field(ge=1, le=1_000_000)] = 1000
+    """Simulations of the rest of the event per forecast."""
+    top: PositiveInt = 1
+    """Report P(top k) for this k (e.g. the promotion places)."""
+    seed: int = 0
+    """Seed of the simulations: the same event state and seed give the same forecast."""
+    prior_sd: Annotated[float, Field(gt=0)] = 100.0
+    """How far, in Elo, an engine's true strength may be from its configured rating (the
+    standard deviation of the rating prior); smaller trusts the ratings more."""
+    workers: Annotated[int, Field(ge=1, le=64)] = 1
+    """Worker processes computing the forecast, at the lowest CPU priority."""
+
+
 class EventConfig(_Section):
     """The whole event, parsed once: what :func:`~tcecd.config.load.load_event` returns."""
 
@@ -577,6 +594,9 @@ class EventConfig(_Section):
     """Logging."""
     shutdown: ShutdownConfig = ShutdownConfig()
     """What a signal does."""
+    forecast: ForecastConfig | None = None
+    """Live forecasts of the final places (null, the default: none). `forecast: {}` turns them
+    on with the defaults."""
 
     @field_validator("mqtt", mode="before")
     @classmethod
@@ -617,6 +637,9 @@ class EventConfig(_Section):
                         f"engine {engine.name!r} has no rating; seeding method 'rating' "
                         f"{why}needs one for every engine",
                     )
+        if self.forecast is not None and self.forecast.top > count:
+            raise _at("forecast.top", f"{self.forecast.top!r} for {count} engines; expected at "
+                      "most the number of engines")
         if seeding.groups is not None and seeding.groups > count:
             raise _at(
                 "pairing.seeding.groups",

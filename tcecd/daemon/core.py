@@ -43,6 +43,8 @@ from tcecd.bus.payloads import slugify
 from tcecd.config.fingerprint import diff_fingerprints
 from tcecd.daemon.book import EventBook, FaultTuple, default_fingerprint, gid_key, utc_now
 from tcecd.daemon.crash import CrashPoints
+from tcecd.daemon.forecast import ForecastWorker
+from tcecd.daemon.forecast import snapshot as forecast_snapshot
 from tcecd.daemon.ledger import check_new_event, check_resumed_event
 from tcecd.daemon.live import LiveGame, live_headers
 from tcecd.daemon.outputs import EventSink, FileWriter, NullPublisher, json_text
@@ -55,6 +57,7 @@ from tcecd.events import (
     EngineFault,
     EventFinished,
     EventStarted,
+    ForecastUpdated,
     GameFinished,
     GameStarted,
     MovePlayed,
@@ -141,6 +144,15 @@ class EventRunner:
         self.final_standings: tuple[Standing, ...] = ()
         #: The record of engine process groups in the state directory (tcecd.runner.reaper).
         self.engine_groups: Any = None
+        #: Live forecasts (tcecd.daemon.forecast), when the config asks for them.
+        self.forecaster: ForecastWorker | None = None
+        if settings.forecast is not None:
+            self.forecaster = ForecastWorker(
+                settings.forecast,
+                lambda f: self.pub.publish(ForecastUpdated(f)),
+                log=log,
+                workers=settings.forecast_workers,
+            )
 
     # The bookkeeping, under the names the rest of the daemon (and its tests) use.
 
@@ -297,6 +309,13 @@ class EventRunner:
                 return await self._run()
             finally:
                 structlog.contextvars.unbind_contextvars("round")
+                if self.forecaster is not None:
+                    # A finished event's last forecast (certain places) is quick.
+                    await self.forecaster.aclose(wait_s=30.0 if self.complete else 0.0)
+
+    def _request_forecast(self) -> None:
+        if self.forecaster is not None:
+            self.forecaster.request(forecast_snapshot(self.book, self.s))
 
     async def _run(self) -> bool:
         from tcecd.pairing.base import RoundContext
@@ -327,6 +346,7 @@ class EventRunner:
             )
         history = self.book.history()
         self.pub.publish(StandingsUpdated(len(history), self.standings(history)))
+        self._request_forecast()
         self._write_outputs()
         self.pub.publish_crosstable(self.crosstable())
 
@@ -739,6 +759,7 @@ class EventRunner:
         self._started.pop(gid, None)
         await self.files.flush()
         self.pub.publish(GameFinished(record, pgn), self._kept(rows))
+        self._request_forecast()
         self.log.info(
             "game finished",
             game=str(gid),

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Literal
 
 from tcecd.config.engines import EngineConfig
 from tcecd.execution import ExecutionSettings
+from tcecd.forecast.forecast import ForecastSettings
+from tcecd.forecast.model import ModelSettings
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.timecontrol import TimeControl
 
@@ -68,6 +70,9 @@ class RunSettings:
     fingerprint: dict[str, object] = field(default_factory=dict)
     #: Where games are played (tcecd.execution; docs/config.md ``execution:``).
     execution: ExecutionSettings = field(default_factory=ExecutionSettings)
+    #: live forecasts (tcecd.forecast; None: off)
+    forecast: ForecastSettings | None = None
+    forecast_workers: int = 1
 
 
 def from_config(config: EventConfig) -> RunSettings:
@@ -117,6 +122,13 @@ def from_config(config: EventConfig) -> RunSettings:
         on_signal=config.shutdown.on_signal,
         shutdown_grace_s=config.shutdown.grace_s,
         fingerprint=dict(config_fingerprint(config)),
+        forecast=None if config.forecast is None else ForecastSettings(
+            simulations=config.forecast.simulations,
+            top=config.forecast.top,
+            seed=config.forecast.seed,
+            model=ModelSettings(prior_sd=config.forecast.prior_sd),
+        ),
+        forecast_workers=1 if config.forecast is None else config.forecast.workers,
         execution=_execution(config),
     )
 

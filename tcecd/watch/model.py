@@ -109,6 +109,8 @@ class EventView:
     pairings: dict[int, dict[str, Any]] = field(default_factory=dict)
     schedule: list[dict[str, Any]] = field(default_factory=list)
     standings: dict[str, Any] | None = None
+    #: the retained ``forecast`` document (docs/events.md), None until one arrives
+    forecast: dict[str, Any] | None = None
     games: dict[str, GameView] = field(default_factory=dict)
     engines: dict[str, dict[str, Any]] = field(default_factory=dict)
     faults: list[dict[str, Any]] = field(default_factory=list)
@@ -197,6 +199,8 @@ class EventView:
                 self.pairings[int(n)] = doc
             case ["standings"] if doc:
                 self.standings = doc
+            case ["forecast"] if doc:
+                self.forecast = doc
             case ["finished"] if doc:
                 self.finished = doc
             case ["game", gid, "start"] if doc:
@@ -273,6 +277,8 @@ class EventView:
                 self.pairings.pop(int(n), None)
             case ["standings"]:
                 self.standings = None
+            case ["forecast"]:
+                self.forecast = None
             case ["finished"]:
                 self.finished = None
             case ["game", gid, "start" | "end"]:

@@ -213,6 +213,17 @@ def standings_lines(view: EventView) -> list[str]:
     return lines
 
 
+def forecast_lines(view: EventView, *, players: int = 8, places: int = 4) -> list[str]:
+    """The forecast section (empty when the daemon publishes none): the
+    ``players`` best expected places, with P(place) for the first ``places``
+    places. Either frame layout can call it."""
+    if not view.forecast:
+        return []
+    from tcecd.forecast.text import forecast_lines as table
+
+    return table(view.forecast, places=places, players=players)
+
+
 def render(view: EventView | None, *, source: str = "", now: float | None = None) -> str:
     """One frame for ``view`` (None: still waiting for data); ``now`` (epoch
     seconds) makes the running game's clock tick (None: as last reported)."""
@@ -232,6 +243,8 @@ def render(view: EventView | None, *, source: str = "", now: float | None = None
     lines += pairing_lines(view)
     lines.append("")
     lines += standings_lines(view)
+    if view.forecast:
+        lines += ["", *forecast_lines(view)]
     if view.finished:
         winner = view.player_name(str(view.finished.get("winner")))
         lines += ["", f"Event finished. Winner: {winner}"]

@@ -175,6 +175,10 @@ def screen(view: EventView | None, *, source: str = "", now: float | None = None
         below.add_column()
         below.add_row(pairings_table(view), standings_table(view))
         parts += [Text(""), below]
+        if view.forecast:
+            from tcecd.watch.render import forecast_lines
+
+            parts += [Text(""), Text("\n".join(forecast_lines(view)), style="cyan")]
         if view.finished:
             winner = view.player_name(str(view.finished.get("winner")))
             parts.append(Text(f"Event finished. Winner: {winner}", style="bold green"))

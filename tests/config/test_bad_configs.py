@@ -37,7 +37,7 @@ ROWS = [
         "pairng: {rounds: 3}",
         "event.yaml: unknown key 'pairng' (expected one of: event, pairing, engines, "
         "engines_dir, time_control, adjudication, openings, concurrency, execution, strikes, "
-        "outputs, mqtt, logging, shutdown)",
+        "outputs, mqtt, logging, shutdown, forecast)",
     ),
     Row(
         "unknown-nested-key",

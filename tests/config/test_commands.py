@@ -99,6 +99,7 @@ def test_schema_is_a_valid_draft_2020_12_schema(capsys: pytest.CaptureFixture[st
         "mqtt",
         "logging",
         "shutdown",
+        "forecast",
     ]
     assert schema["required"] == ["event", "pairing", "engines", "time_control"]
     assert schema["additionalProperties"] is False

@@ -1,0 +1,106 @@
+"""Live forecasts in the daemon: computed off the event loop, one at a time.
+
+After every finished game (and once at start-up) the runner hands
+:meth:`ForecastWorker.request` a snapshot of the event; the worker computes
+the forecast (:func:`tcecd.forecast.forecast.forecast`) in low-priority worker
+processes (:mod:`tcecd.forecast.parallel`: the pairing system is pure Python,
+so a thread would hold the GIL against the event loop, and the engines come
+first) and publishes a :class:`~tcecd.events.ForecastUpdated`. One forecast
+runs at a time; a request arriving meanwhile waits, and a newer request
+replaces a waiting one, so a fast round never queues stale work. Games never
+wait for a forecast, and a forecast that fails is logged and skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any
+
+from tcecd.daemon.book import EventBook
+from tcecd.daemon.settings import RunSettings
+from tcecd.forecast.forecast import Forecast, ForecastSettings, forecast
+from tcecd.forecast.montecarlo import EventSnapshot
+from tcecd.forecast.parallel import make_pool, simulate_in
+
+
+def snapshot(book: EventBook, s: RunSettings) -> EventSnapshot:
+    """The event as the forecast reads it: finished rounds, and the round being
+    played with its games finished so far."""
+    history = book.history()
+    so_far = book.records_so_far()
+    current = book.pairings.get(len(history) + 1)
+    games = so_far[len(history)].games if current is not None and len(so_far) > len(history) else ()
+    return EventSnapshot(
+        system=s.system,
+        players=book.players,
+        double=s.double,
+        rounds=tuple(history),
+        total_rounds=s.rounds,
+        tiebreaks=s.tiebreaks,
+        current=current,
+        current_games=tuple(games),
+        time_limit_s=s.time_limit_s,
+    )
+
+
+class ForecastWorker:
+    """Computes forecasts in the background (module docstring)."""
+
+    def __init__(
+        self,
+        settings: ForecastSettings,
+        publish: Callable[[Forecast], None],
+        *,
+        log: Any,
+        workers: int = 1,
+        pool_factory: Callable[[int], Executor] = make_pool,
+    ) -> None:
+        self.settings = settings
+        self.publish = publish
+        self.log = log
+        self.workers = workers
+        self._pool_factory = pool_factory
+        self._pool: Executor | None = None
+        self._pending: EventSnapshot | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def request(self, snap: EventSnapshot) -> None:
+        """Forecast ``snap`` once the running forecast (if any) is done,
+        replacing a request still waiting."""
+        self._pending = snap
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._work())
+
+    async def _work(self) -> None:
+        while self._pending is not None:
+            snap, self._pending = self._pending, None
+            if self._pool is None:
+                self._pool = self._pool_factory(self.workers)
+            runner = functools.partial(simulate_in, self._pool)
+            try:
+                # The thread only fits the model and waits for the pool's chunks.
+                result = await asyncio.to_thread(forecast, snap, self.settings, runner)
+            except Exception as exc:  # a forecast is best effort: never stop the event
+                self.log.warning("forecast failed", error=f"{type(exc).__name__}: {exc}")
+                continue
+            self.publish(result)
+
+    async def aclose(self, *, wait_s: float = 0.0) -> None:
+        """Let the forecast in progress (and a waiting one) finish for up to
+        ``wait_s`` seconds, then cancel and stop the worker processes."""
+        task = self._task
+        if task is not None and not task.done():
+            if wait_s > 0:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(task), wait_s)
+            self._pending = None
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,1 @@
+"""Live forecasts of an event's final places (docs/forecast.md)."""

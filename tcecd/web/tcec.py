@@ -1,0 +1,321 @@
+"""TCEC's viewer files and socket.io pushes, rebuilt from the MQTT stream.
+
+TCEC's own viewer (../shared/specs/tcec-formats.md, "What TCEC's web viewer
+reads") loads ``live.pgn``, ``schedule.json``, ``crosstable.json``,
+``tournament.json`` and ``crash.json`` over HTTP and then follows socket.io
+pushes (``pgn``, ``schedule``, ``crosstable``, ``tournament``, ``crash``).
+:class:`TcecFeed` keeps those documents up to date from the event's MQTT
+messages, with the builders the daemon uses for its own files
+(:mod:`tcecd.outputs.tcec_json`, :class:`tcecd.daemon.live.LiveGame`), so the
+page served by ``tcecd web`` and the files in the daemon's state directory
+agree. Pure: messages in, documents out.
+
+Finished games are rebuilt from the PGN of their ``end`` message
+(:func:`tcecd.replay.moves.game_record`); the running game's live document
+from its ``start`` and ``move`` messages (its engine options are not in the
+stream, so the running game's ``WhiteEngineOptions``/``BlackEngineOptions``
+are empty until it ends).
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from typing import Any
+
+import chess
+import chess.pgn
+
+from tcecd.daemon.live import LiveGame
+from tcecd.domain import Color, GameId, PlayerId, Result, Termination
+from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
+from tcecd.outputs import tcec_json
+from tcecd.pairing.base import Pair, Player, RoundPairing, ScheduledGame, Standing
+
+JsonDict = dict[str, Any]
+
+#: Plies a ``pgn`` push carries when the game did not change (TCEC's server.js).
+NUM_MOVES_TO_SEND = 2
+
+#: The viewer files served over HTTP (name -> socket.io event of the same data).
+FILES = {
+    "schedule.json": "schedule",
+    "crosstable.json": "crosstable",
+    "tournament.json": "tournament",
+    "crash.json": "crash",
+}
+
+
+def move_record(doc: JsonDict) -> MoveRecord:
+    """A ``move`` payload (docs/events.md) as the daemon's :class:`MoveRecord`."""
+    ev = doc.get("eval") or {}
+    score = None
+    if ev.get("cp") is not None or ev.get("mate") is not None:
+        score = Score(cp=ev.get("cp"), mate=ev.get("mate"))
+    return MoveRecord(
+        ply=int(doc["ply"]),
+        color=Color.WHITE if doc.get("color") == "white" else Color.BLACK,
+        uci=str(doc["uci"]),
+        san=str(doc["san"]),
+        fen_after=str(doc["fen"]),
+        book=bool(doc.get("book")),
+        move_time_ms=doc.get("move_time_ms"),
+        clock_left_ms=doc.get("clock_left_ms"),
+        depth=doc.get("depth"),
+        seldepth=doc.get("seldepth"),
+        nodes=doc.get("nodes"),
+        nps=doc.get("nps"),
+        score=score,
+        pv_san=tuple(doc.get("pv") or ()),
+        ponder_san=doc.get("ponder"),
+        tbhits=doc.get("tbhits"),
+        hashfull=doc.get("hashfull"),
+        r50=doc.get("r50"),
+        rd=doc.get("rd"),
+        rr=doc.get("rr"),
+    )
+
+
+def delta_pgn(doc: JsonDict, previous_headers: JsonDict | None, users: int) -> JsonDict:
+    """The ``pgn`` push for ``doc`` (a live game JSON document), as TCEC's
+    server.js sends it: the whole game when ``Headers`` changed since the last
+    push (``gameChanged: 1``, ``lastMoveLoaded`` = all plies), else only the last
+    :data:`NUM_MOVES_TO_SEND` plies with ``lastMoveLoaded`` = the index of the
+    first one sent and ``totalSent``; ``Round`` is the Round tag times 100
+    (``"2.1"`` -> 210) and ``Users`` the connected viewers."""
+    out = copy.copy(doc)
+    moves = list(doc.get("Moves", []))
+    headers = doc.get("Headers", {})
+    out["Users"] = users
+    try:
+        out["Round"] = round(float(headers.get("Round", "0")) * 100)
+    except ValueError:
+        out["Round"] = 0
+    out["numMovesToSend"] = NUM_MOVES_TO_SEND
+    if previous_headers is not None and previous_headers != headers:
+        out["gameChanged"] = 1
+        out["lastMoveLoaded"] = len(moves)
+        out["Moves"] = moves
+        return out
+    out["gameChanged"] = 0
+    if len(moves) > NUM_MOVES_TO_SEND:
+        out["Moves"] = moves[-NUM_MOVES_TO_SEND:]
+        out["lastMoveLoaded"] = len(moves) - NUM_MOVES_TO_SEND
+    else:
+        out["Moves"] = moves
+        out["lastMoveLoaded"] = len(moves)
+    out["totalSent"] = min(NUM_MOVES_TO_SEND, len(moves))
+    return out
+
+
+class TcecFeed:
+    """The TCEC documents of one event; ``apply`` returns the names of the
+    socket.io events whose data changed (``pgn``, ``schedule``, ...)."""
+
+    def __init__(self) -> None:
+        self.name = "event"
+        self.slug = "event"
+        self.run_id: str | None = None
+        self.players: dict[str, Player] = {}
+        self.pairings: dict[int, RoundPairing] = {}
+        self.records: dict[GameId, GameRecord] = {}
+        self.running: dict[GameId, str] = {}  # game -> start time
+        self.live: LiveGame | None = None
+        self.live_id: str | None = None
+        self.standings: list[Standing] = []
+        self.strikes: dict[PlayerId, int] = {}
+        self.tcec_crosstable: JsonDict | None = None
+        self.docs: dict[str, Any] = {}
+
+    # -- input --------------------------------------------------------------------------
+
+    def apply(self, rest: list[str], payload: bytes) -> list[str]:
+        doc = _json(payload)
+        if doc is None:
+            return []
+        match rest:
+            case ["event"]:
+                if doc.get("run_id") and self.run_id and doc.get("run_id") != self.run_id:
+                    self.__init__()  # type: ignore[misc]  # a new instance of the event
+                self.run_id = doc.get("run_id") or self.run_id
+                self.name = str(doc.get("name") or self.name)
+                self.slug = _slug(self.name)
+                for p in doc.get("players", []):
+                    pid = PlayerId(str(p["id"]))
+                    self.players[pid] = Player(pid, str(p.get("name") or pid),
+                                               int(p.get("seed") or 0), p.get("rating"))
+                return self._rebuild("tournament", "schedule", "crosstable", "crash")
+            case ["round", n, "pairing"] if n.isdigit():
+                self.pairings[int(n)] = _pairing(doc)
+                return self._rebuild("schedule")
+            case ["game", gid, "start"]:
+                return self._start(gid, doc)
+            case ["game", gid, "move"]:
+                return self._move(gid, doc)
+            case ["game", gid, "end"]:
+                return self._end(gid, doc)
+            case ["standings"]:
+                self.standings = [
+                    Standing(int(r["rank"]), PlayerId(str(r["id"])), int(r["score_half"]),
+                             int(r.get("byes", 0)), int(r.get("games", 0)),
+                             tuple((k, float(v)) for k, v in (r.get("tiebreaks") or {}).items()))
+                    for r in doc.get("rows", [])
+                ]
+                return self._rebuild("crosstable")
+            case ["crosstable"]:
+                if doc.get("format") == "tcec" and isinstance(doc.get("crosstable"), dict):
+                    self.tcec_crosstable = doc["crosstable"]
+                return self._rebuild("crosstable")
+            case ["engine", _seg, "state"]:
+                self.strikes[PlayerId(str(doc.get("engine")))] = int(doc.get("strikes") or 0)
+                return self._rebuild("crosstable")
+        return []
+
+    def _start(self, gid: str, doc: JsonDict) -> list[str]:
+        try:
+            game_id = GameId.parse(gid)
+        except ValueError:
+            return []
+        start = str(doc.get("start_time") or doc.get("ts") or "")
+        self.running[game_id] = start
+        op = doc.get("opening") or {}
+        opening = Opening(op.get("name"), doc.get("fen") or op.get("fen"),
+                          tuple(op.get("moves") or ()), op.get("eco"))
+        self.live = LiveGame(self._headers(gid, doc, opening, start), opening)
+        self.live_id = gid
+        return self._rebuild("schedule", "pgn")
+
+    def _move(self, gid: str, doc: JsonDict) -> list[str]:
+        if self.live is None or self.live_id != gid:
+            return []
+        if doc.get("ply") != len(self.live.moves) + 1 and self.live.moves:
+            return []  # a gap (a dropped QoS 0 update) or a repeat: the end PGN mends it
+        try:
+            self.live.add(move_record(doc))
+        except (KeyError, ValueError):
+            return []
+        return self._rebuild("pgn")
+
+    def _end(self, gid: str, doc: JsonDict) -> list[str]:
+        try:
+            game_id = GameId.parse(gid)
+            from tcecd.replay.moves import game_record
+
+            pgn = str(doc.get("pgn") or "")
+            game = chess.pgn.read_game(io.StringIO(pgn))
+            if game is None:
+                return []
+            record = game_record(game, game_id)
+        except (ValueError, KeyError):
+            return []
+        self.records[game_id] = record
+        self.running.pop(game_id, None)
+        if self.live_id in (None, gid) or not self.running:
+            self.live = LiveGame.finished(record, pgn)
+            self.live_id = gid
+        return self._rebuild("schedule", "crash", "crosstable", "pgn")
+
+    def _headers(self, gid: str, doc: JsonDict, opening: Opening, start: str) -> dict[str, str]:
+        """The running game's PGN tags, as the daemon writes them (Result ``*``,
+        no Termination while the game runs)."""
+        white, black = str(doc.get("white")), str(doc.get("black"))
+        h = {"Event": self.name, "Site": "?", "Date": start[:10].replace("-", "."),
+             "Round": gid, "White": self._name(white), "Black": self._name(black),
+             "Result": "*", "TimeControl": str(doc.get("time_control") or "-"),
+             "GameStartTime": start}
+        for tag, pid in (("WhiteElo", white), ("BlackElo", black)):
+            p = self.players.get(PlayerId(pid))
+            if p is not None and p.rating is not None:
+                h[tag] = str(p.rating)
+        if opening.fen:
+            h["FEN"], h["SetUp"] = opening.fen, "1"
+        if opening.name:
+            h["Opening"] = opening.name
+        if opening.eco:
+            h["ECO"] = opening.eco
+        return h
+
+    def _name(self, pid: str) -> str:
+        p = self.players.get(PlayerId(pid))
+        return p.name if p is not None else pid
+
+    # -- output -------------------------------------------------------------------------
+
+    def _rebuild(self, *names: str) -> list[str]:
+        changed = []
+        for name in names:
+            value = getattr(self, f"_build_{name}")()
+            if value is not None and value != self.docs.get(name):
+                self.docs[name] = value
+                changed.append(name)
+        return changed
+
+    def _ordered(self) -> list[RoundPairing]:
+        return [self.pairings[r] for r in sorted(self.pairings)]
+
+    def _names(self) -> dict[PlayerId, str]:
+        return {pid: p.name for pid, p in self.players.items()}
+
+    def _build_tournament(self) -> JsonDict:
+        return tcec_json.tournament_json(self.name, self.slug)
+
+    def _build_schedule(self) -> list[JsonDict]:
+        return tcec_json.schedule_json(self._ordered(), self.records, names=self._names(),
+                                       running=self.running)
+
+    def _build_crash(self) -> list[JsonDict]:
+        return tcec_json.crash_json(self._ordered(), self.records, names=self._names())
+
+    def _build_crosstable(self) -> JsonDict | None:
+        if self.tcec_crosstable is not None:
+            return self.tcec_crosstable
+        if not self.standings or any(s.id not in self.players for s in self.standings):
+            return None
+        games = []
+        ordinal = 0
+        for pairing in self._ordered():
+            for g in pairing.games:
+                ordinal += 1
+                rec = self.records.get(GameId(pairing.round, g.number))
+                if rec is not None and rec.result is not Result.UNFINISHED:
+                    played = rec.termination is not Termination.FORFEIT
+                    games.append(tcec_json.CrossGame(ordinal, g.white, g.black, rec.result,
+                                                     played=played))
+        return tcec_json.crosstable_json(self.name, list(self.players.values()), games,
+                                         self.standings, strikes=self.strikes)
+
+    def _build_pgn(self) -> JsonDict | None:
+        return None if self.live is None else self.live.document()
+
+    def live_pgn(self) -> str | None:
+        return None if self.live is None else self.live.pgn()
+
+
+def _pairing(doc: JsonDict) -> RoundPairing:
+    pairs = tuple(Pair(PlayerId(str(p["first"])), PlayerId(str(p["second"])))
+                  for p in doc.get("pairs", []))
+    games = tuple(
+        ScheduledGame(int(g["number"]), PlayerId(str(g["white"])), PlayerId(str(g["black"])),
+                      int(g.get("pair_index", 0)), int(g.get("leg", 1)))
+        for g in doc.get("games", [])
+    )
+    bye = doc.get("bye")
+    return RoundPairing(int(doc["round"]), PlayerId(str(bye)) if bye else None,
+                        tuple(doc.get("removed_history_rounds") or ()), pairs, games)
+
+
+def _slug(name: str) -> str:
+    from tcecd.bus.payloads import slugify
+
+    return slugify(name)
+
+
+def _json(payload: bytes) -> JsonDict | None:
+    if not payload:
+        return None
+    try:
+        doc = json.loads(payload)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None

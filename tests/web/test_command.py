@@ -1,0 +1,51 @@
+"""`tcecd web`'s command line: bad input is one line and exit code 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tcecd.commands.web import parse_listen
+from tcecd.errors import ConfigError
+from tests.daemon.helpers import ROOT
+
+
+def test_listen_address() -> None:
+    assert parse_listen("127.0.0.1:8080") == ("127.0.0.1", 8080)
+    assert parse_listen("[::1]:9000") == ("::1", 9000)
+    assert parse_listen(":80") == ("127.0.0.1", 80)
+    for bad in ("8080", "host:", "host:http", "host:70000"):
+        with pytest.raises(ConfigError, match="--listen"):
+            parse_listen(bad)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--listen", "nowhere"], "--listen: expected HOST:PORT, got 'nowhere'"),
+    (["--viewer", "/nonexistent"], "--viewer: no index.html in '/nonexistent'"),
+    (["--mqtt", "http://x"], "invalid MQTT URL"),
+])
+def test_bad_arguments_are_one_line_exit_2(args: list[str], message: str,
+                                           tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "tcecd", "web", *args], cwd=ROOT,
+                       capture_output=True, text=True, timeout=30, check=False)
+    assert r.returncode == 2
+    assert r.stderr.startswith("tcecd: error: ")
+    assert message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_taken_port_is_one_line_exit_2() -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "tcecd", "web", "--listen",
+                            f"127.0.0.1:{port}", "--mqtt", "mqtt://127.0.0.1:9"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=30, check=False)
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[-1].startswith(f"tcecd: error: --listen 127.0.0.1:{port}: ")
