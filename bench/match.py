@@ -13,7 +13,12 @@ engines kept alive between games as fastchess and cutechess-cli do) and prints:
 - the match statistics as ``tcecd play`` prints them (Elo, nElo, pentanomial).
 
 If ``fastchess`` or ``cutechess-cli`` is on PATH, the same match is run with it
-and the wall-time ratio is printed. Usage: ``.venv/bin/python bench/match.py
+and its wall time and its own CPU time per move are printed beside tcecd's
+(Stockfish with one thread at a fixed node count plays the same games, so
+tcecd's move count is used for both). Neither is packaged for Debian or PyPI
+(PyPI's "fastchess" is an unrelated chess library): build them from source to
+compare. The load average is printed too: on a loaded machine every figure,
+tcecd's CPU per move included, is larger. Usage: ``.venv/bin/python bench/match.py
 [--games 4] [--nodes 20000]``. Figures only, no assertions (see docs/engines.md).
 """
 
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import statistics
 import subprocess
@@ -53,8 +59,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-async def tcecd_match(games: int, nodes: int) -> float:
-    """Run the match with tcecd; prints the figures and returns the wall time (s)."""
+async def tcecd_match(games: int, nodes: int) -> tuple[float, int]:
+    """Run the match with tcecd; prints the figures and returns the wall time (s)
+    and the number of engine moves."""
     stockfish = load_engine("stockfish").model_copy(
         update={"options": {"Threads": 1, "Hash": 16}, "restart": "keep-alive"}
     )
@@ -84,7 +91,10 @@ async def tcecd_match(games: int, nodes: int) -> float:
         f"  -> {game_wall_s / think_s:.3f}x think time (target <= 1.05x)"
     )
     print(f"  wall time incl. engine start-up:      {wall:8.3f} s  -> {wall / think_s:.3f}x")
-    print(f"  tcecd CPU time: {cpu:.3f} s = {cpu / moves * 1000:.3f} ms per move")
+    print(
+        f"  tcecd CPU time: {cpu:.3f} s = {cpu / moves * 1000:.3f} ms per move"
+        " (target <= 1 ms)"
+    )
     if latencies_ms:
         print(
             f"  bestmove -> next go latency: median {statistics.median(latencies_ms):.3f} ms,"
@@ -94,7 +104,7 @@ async def tcecd_match(games: int, nodes: int) -> float:
     # The statistics tcecd play prints (fastchess's, see tcecd/runner/stats.py).
     for line in result.report():
         print(f"  {line}")
-    return wall
+    return wall, moves
 
 
 def peer_commands(tool: str, stockfish: str, games: int, nodes: int, epd: Path) -> list[str]:
@@ -149,7 +159,21 @@ def peer_commands(tool: str, stockfish: str, games: int, nodes: int, epd: Path) 
     ]
 
 
-def run_peers(games: int, nodes: int, tcecd_wall: float) -> None:
+def own_cpu_s(argv: list[str], cwd: str) -> tuple[float, float]:
+    """Run ``argv`` to its end; (wall s, its own CPU s: user + system, its
+    engines excluded), read from /proc while it is a zombie, before it is reaped."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+    wall = time.perf_counter() - start
+    text = Path(f"/proc/{proc.pid}/stat").read_text()
+    fields = text[text.rindex(")") + 2 :].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    proc.wait()
+    return wall, cpu
+
+
+def run_peers(games: int, nodes: int, tcecd_wall: float, moves: int) -> None:
     stockfish = find_executable("stockfish")
     assert stockfish is not None
     found = False
@@ -161,18 +185,16 @@ def run_peers(games: int, nodes: int, tcecd_wall: float) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             epd = Path(tmp) / "openings.epd"
             epd.write_text("\n".join(EPD_LINES) + "\n", encoding="utf-8")
-            start = time.perf_counter()
-            subprocess.run(
-                peer_commands(tool, str(stockfish), games, nodes, epd),
-                cwd=tmp,
-                capture_output=True,
-                check=False,
-                timeout=600,
-            )
-            wall = time.perf_counter() - start
-        print(f"{name}: wall {wall:.3f} s; tcecd/{name} = {tcecd_wall / wall:.3f}x")
+            wall, cpu = own_cpu_s(peer_commands(tool, str(stockfish), games, nodes, epd), tmp)
+        print(
+            f"{name}: wall {wall:.3f} s; tcecd/{name} = {tcecd_wall / wall:.3f}x;"
+            f" its own CPU {cpu:.3f} s = {cpu / moves * 1000:.3f} ms per move"
+        )
     if not found:
-        print("peers: neither fastchess nor cutechess-cli is on PATH (not run)")
+        print(
+            "peers: neither fastchess nor cutechess-cli is on PATH (not run; neither is "
+            "packaged for Debian or PyPI: build them from source to compare)"
+        )
 
 
 def main() -> int:
@@ -183,8 +205,10 @@ def main() -> int:
     if find_executable("stockfish") is None:
         print("bench/match.py: stockfish not found (bash deploy/install.sh)", file=sys.stderr)
         return 2
-    wall = asyncio.run(tcecd_match(args.games, args.nodes))
-    run_peers(args.games, args.nodes, wall)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average: {load} on {os.cpu_count()} CPUs")
+    wall, moves = asyncio.run(tcecd_match(args.games, args.nodes))
+    run_peers(args.games, args.nodes, wall, moves)
     return 0
 
 

@@ -20,7 +20,9 @@ safety valve: when the engine's own clock is under 100 ms it searches depth 1.
 Usage: ``abengine.py [--depth N] [--noise CP] [--seed S] [--name NAME]``.
 UCI options ``Depth``, ``Noise`` and ``Seed`` override the command line;
 ``Hash`` and ``Threads`` are accepted and ignored (so configs written for real
-engines work unchanged).
+engines work unchanged), as is the combo ``Style`` (so that option checks have
+a combo to check). The string option ``Log File`` makes the engine append every
+line it receives to that file (tests read what tcecd sent, e.g. each ``go``).
 """
 
 from __future__ import annotations
@@ -264,7 +266,11 @@ def main() -> None:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
 
+    log = None
     for raw in sys.stdin:
+        if log is not None:
+            log.write(raw)
+            log.flush()
         tokens = raw.split()
         if not tokens:
             continue
@@ -277,6 +283,8 @@ def main() -> None:
             say(f"option name Seed type spin default {args.seed} min 0 max 1000000")
             say("option name Hash type spin default 1 min 1 max 65536")
             say("option name Threads type spin default 1 min 1 max 1")
+            say("option name Style type combo default Normal var Solid var Normal var Risky")
+            say("option name Log File type string default <empty>")
             say("uciok")
         elif cmd == "isready":
             say("readyok")
@@ -289,6 +297,8 @@ def main() -> None:
                 search.noise = max(0, int(value))
             elif opt == "seed":
                 search.seed = int(value)
+            elif opt == "log file" and value not in ("", "<empty>"):
+                log = open(value, "a", encoding="utf-8")  # noqa: SIM115 - open until exit
         elif cmd == "ucinewgame":
             board = chess.Board()
         elif cmd == "position":

@@ -83,7 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
         return _load(args.command).run(args)
     except TcecdError as exc:
-        print(f"tcecd: error: {exc}", file=sys.stderr)
+        # One line per problem (engine checks report one line per engine).
+        for line in str(exc).splitlines() or [""]:
+            print(f"tcecd: error: {line}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("tcecd: interrupted", file=sys.stderr)

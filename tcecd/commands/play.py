@@ -1,6 +1,7 @@
 """``tcecd play``: matches and tournaments from the command line, as fastchess or cutechess-cli.
 
-    tcecd play ENGINE ENGINE [...] [--tournament round-robin|gauntlet]
+    tcecd play ENGINE [tc=TC|nodes=N|depth=D|movetime=MS ...] ENGINE [...]
+               [--tournament round-robin|gauntlet]
                [--rounds N] [--games G] [--tc 40/7200|60+0.6] [--nodes N]
                [--depth D] [--movetime MS] [--each KEY=VALUE ...]
                [--openings FILE] [--plies N] [--book BIN] [--book-depth N]
@@ -13,8 +14,12 @@
 ENGINE is a definition name from ``engines/`` (``stockfish``, ``ab-d2``), a path
 to a definition YAML, or a path to an engine binary (run as UCI). Each pairing
 plays ``--rounds`` rounds of ``--games`` games (one opening per round, colours
-alternating). Progress is printed as games finish; the statistics are
-fastchess's (see docs/engines.md, "tcecd play").
+alternating). Words ``tc=TC``, ``nodes=N``, ``depth=D`` and ``movetime=MS`` right
+after an ENGINE give that engine its own limits instead of the match's
+(``tcecd play stockfish nodes=20000 ab-d2 tc=10+0.1 --tc 60+0.6``). Every engine
+is started once before the match: an option it does not have (or a bad value)
+is one line per engine and exit 2. Progress is printed as games finish; the
+statistics are fastchess's (see docs/engines.md, "tcecd play").
 """
 
 from __future__ import annotations
@@ -40,7 +45,11 @@ TOURNAMENTS = {"round-robin": "round-robin", "roundrobin": "round-robin", "gaunt
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The match options (fastchess / cutechess-cli names where they exist)."""
     parser.add_argument(
-        "engines", nargs="+", metavar="ENGINE", help="engine definition name, YAML or binary"
+        "engines",
+        nargs="+",
+        metavar="ENGINE",
+        help="engine definition name, YAML or binary, each optionally followed by its own "
+        "limits: tc=TC nodes=N depth=D movetime=MS",
     )
     parser.add_argument(
         "--tournament",
@@ -284,6 +293,61 @@ def _set_flag(args: argparse.Namespace, name: str, value: object, token: str) ->
     setattr(args, name, value)
 
 
+#: Per-engine words after an ENGINE and the EngineConfig field each sets.
+ENGINE_LIMITS = {"tc": "tc", "nodes": "nodes", "depth": "depth", "movetime": "movetime_ms"}
+
+
+def engine_words(words: list[str]) -> list[tuple[str, dict[str, str]]]:
+    """Split the positional words into (ENGINE, its own limits): a ``KEY=VALUE``
+    word (no ``/`` in KEY, so a path is never taken for one) belongs to the
+    ENGINE before it."""
+    specs: list[tuple[str, dict[str, str]]] = []
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep or "/" in key:
+            specs.append((word, {}))
+            continue
+        if key not in ENGINE_LIMITS:
+            expected = ", ".join(f"{k}=" for k in ENGINE_LIMITS)
+            raise ConfigError(f"{word!r}: unknown engine setting {key!r} (expected {expected})")
+        if not specs:
+            raise ConfigError(f"{word!r}: an engine setting must follow its ENGINE")
+        specs[-1][1][key] = value
+    return specs
+
+
+def _with_limits(ref: str, words: dict[str, str]) -> EngineConfig:
+    """The engine ``ref`` with its own limits from ``words`` (strings as typed)."""
+    from tcecd.config.engines import time_control_of
+    from tcecd.config.load import load_engine
+
+    engine = load_engine(ref)
+    if not words:
+        return engine
+    numbers: dict[str, int] = {}
+    for key, text in words.items():
+        if key == "tc":
+            continue
+        number = int(text) if text.isdigit() else 0
+        if number < 1:
+            raise ConfigError(f"{ref} {key}={text}: expected a whole number of at least 1")
+        numbers[ENGINE_LIMITS[key]] = number
+    limits: dict[str, object] = {
+        "tc": words.get("tc"),
+        "nodes": numbers.get("nodes"),
+        "depth": numbers.get("depth"),
+        "movetime_ms": numbers.get("movetime_ms"),
+    }
+    try:
+        time_control_of(
+            words.get("tc"), numbers.get("nodes"), numbers.get("depth"), numbers.get("movetime_ms")
+        )
+    except ValueError as exc:
+        typed = " ".join(f"{k}={v}" for k, v in words.items())
+        raise ConfigError(f"{ref} {typed}: {exc}") from None
+    return engine.model_copy(update=limits)
+
+
 def _openings(args: argparse.Namespace) -> tuple[Opening, ...]:
     """The match's openings: --openings, extended by the --book line if given
     (cutechess's -book/-bookdepth); each pair of games shares one."""
@@ -300,19 +364,22 @@ def _openings(args: argparse.Namespace) -> tuple[Opening, ...]:
 
 def run(args: argparse.Namespace) -> int:
     """Load the engines and openings, play the match, print the summary."""
-    from tcecd.config.load import load_engine
     from tcecd.game.timecontrol import TimeControl
+    from tcecd.runner.check import EngineCheckError, check_engines, failures
     from tcecd.runner.match import MatchSpec, run_match, unique_names
     from tcecd.runner.stats import Sprt, parse_sprt
 
-    if len(args.engines) < 2:
+    specs = engine_words(args.engines)
+    if len(specs) < 2:
         raise ConfigError(f"tcecd play: need at least two engines, got {args.engines!r}")
     tournament = TOURNAMENTS.get(args.tournament)
     if tournament is None:
         raise ConfigError(
             f"--tournament: expected round-robin or gauntlet, got {args.tournament!r}"
         )
-    engines = apply_each(args, unique_names([load_engine(ref) for ref in args.engines]))
+    engines = apply_each(
+        args, unique_names([_with_limits(ref, words) for ref, words in specs])
+    )
     for name in (
         "rounds", "games", "concurrency", "nodes", "depth", "movetime", "plies", "book_depth",
     ):  # fmt: skip
@@ -341,7 +408,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise ConfigError(f"--tc: {exc}") from None
-    if not (tc.stages or tc.movetime_ms or tc.nodes or tc.depth):
+    has_limit = bool(tc.stages or tc.movetime_ms or tc.nodes or tc.depth)
+    if not has_limit and not all(e.has_own_limits for e in engines):
         raise ConfigError("tcecd play: give a limit: --tc, --nodes, --depth or --movetime")
     rules = adjudication_rules(args)
     if args.pgn is not None:
@@ -383,6 +451,11 @@ def run(args: argparse.Namespace) -> int:
     # python-chess warns about every line it does not understand (some engines
     # print a lot of chatter); a quick match only wants real errors on stderr.
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
+    # Every engine once, before any game: a bad option is one line per engine.
+    reports = asyncio.run(check_engines(engines, soft_options=options))
+    problems = failures(reports, soft_options=options)
+    if problems:
+        raise EngineCheckError(problems)
     names = " vs ".join(e.name for e in engines)
     print(
         f"{'Gauntlet' if tournament == 'gauntlet' else 'Match'}: {names}, "

@@ -4,7 +4,9 @@
 password without putting it in the process list.
 
 Loads and validates the config, applies the command-line overrides, sets up
-logging and hands over to :mod:`tcecd.daemon`. Running the same command again
+logging, starts every engine once to check it and its options (a problem is one
+line per engine and exit 2, before the state is opened: nothing is recorded)
+and hands over to :mod:`tcecd.daemon`. Running the same command again
 after a crash or a signal resumes the event from its state directory.
 """
 
@@ -12,8 +14,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tcecd.commands.mqtt_password import add_password_file_option
+
+if TYPE_CHECKING:
+    from tcecd.config.event import EventConfig
 
 HELP = "run (or resume) an event from its YAML config"
 
@@ -82,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
         settings.log_format,
         stream=progress.log_stream if progress is not None else None,
     )
+    _check_engines(config)
     if args.from_pgn is not None:
         import structlog
 
@@ -92,3 +99,22 @@ def run(args: argparse.Namespace) -> int:
             "state rebuilt from pgn", pgn=str(args.from_pgn), games=games
         )
     return run_event(settings, progress=progress)
+
+
+def _check_engines(config: EventConfig) -> None:
+    """Start every engine once before anything is recorded: a bad option or an
+    engine that cannot start is one line per engine and exit 2, not a strike
+    in each of its games (docs/engines.md, "Checking engines")."""
+    import structlog
+
+    from tcecd.commands.validate import check_event_engines
+
+    log = structlog.get_logger("tcecd").bind(event_name=config.event.name)
+    for report in check_event_engines(config):
+        log.info(
+            "engine checked",
+            engine=report.name,
+            id=report.id_name,
+            protocol=report.protocol,
+            startup_ms=report.startup_ms,
+        )

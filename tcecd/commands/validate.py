@@ -9,6 +9,11 @@ Beyond what loading checks, ``validate`` also reads the openings file and the
 Polyglot book (a bad line, or a missing or bad ``openings.book.file``, is an
 error here rather than when the event starts) and notes when the
 tablebase folders hold fewer pieces than ``max_pieces`` asks for.
+
+``--engines`` also starts every engine once (:mod:`tcecd.runner.check`): each
+configured option must exist and its value fit the option's type and range;
+the engine's own name, protocol and start-up time are printed. A problem is
+one line per engine, exit 2.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tcecd.config.event import EventConfig
     from tcecd.game.polyglot import PolyglotBook
+    from tcecd.runner.check import EngineReport
 
 HELP = "check an event config and print what it describes"
 
@@ -29,6 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", type=Path, metavar="EVENT.yaml", help="the event config file")
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing when the config is good"
+    )
+    parser.add_argument(
+        "--engines",
+        action="store_true",
+        help="also start every engine once and check its options (name, type, range)",
     )
 
 
@@ -90,11 +101,15 @@ def _tablebase_pieces(directories: tuple[Path, ...]) -> int:
 def run(args: argparse.Namespace) -> int:
     """Load the config (raising ConfigError on any problem) and summarise it."""
     from tcecd.config.load import load_event
-    from tcecd.config.summary import advice, describe_event
+    from tcecd.config.summary import advice, describe_event, limits_note
 
     config = load_event(args.config)
     book = _check_openings(config)
+    checked = check_event_engines(config) if args.engines else ()
     notes = advice(config)
+    own_limits = limits_note(config)
+    if own_limits is not None:
+        notes.append(own_limits)
     tables = config.adjudication.tablebases
     if tables is not None:
         pieces = _tablebase_pieces(tables.path)
@@ -109,6 +124,24 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {line}")
         if book is not None:
             print(f"  book:         {book}")
+        for report in checked:
+            print(f"  engine check: {report.describe()}")
         for note in notes:
             print(f"  note: {note}")
     return 0
+
+
+def check_event_engines(config: EventConfig) -> tuple[EngineReport, ...]:
+    """Start every engine of the event once (``validate --engines``, ``run``);
+    raises :class:`~tcecd.runner.check.EngineCheckError` (one line per engine
+    that failed, naming its place in the config) when any did."""
+    import asyncio
+
+    from tcecd.runner.check import EngineCheckError, check_engines, failures
+
+    reports = asyncio.run(check_engines(config.engines))
+    where = [f"{config.source}: engines[{i}]: " for i in range(len(config.engines))]
+    lines = failures(reports, where=where)
+    if lines:
+        raise EngineCheckError(lines)
+    return reports

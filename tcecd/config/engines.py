@@ -6,9 +6,12 @@ an error naming it). The runner consumes :class:`EngineConfig` directly.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
+
+if TYPE_CHECKING:
+    from tcecd.game.timecontrol import TimeControl
 
 OptionValue = str | int | float | bool
 
@@ -51,6 +54,36 @@ class EngineConfig(Frozen):
     restart: Literal["per-game", "keep-alive"] = "per-game"
     rating: StrictInt | None = None
     remote: RemoteConfig | None = None
+    # The engine's own limits (cutechess-cli's and fastchess's per-engine tc=,
+    # nodes=, depth=, st=): any of them replaces the event's time control for
+    # this engine's moves (the margin stays the event's). None: the event's.
+    tc: str | None = None
+    nodes: Annotated[int, Field(ge=1)] | None = None
+    depth: Annotated[int, Field(ge=1)] | None = None
+    movetime_ms: Annotated[int, Field(ge=1)] | None = None
+
+    @model_validator(mode="after")
+    def _limits_are_a_time_control(self) -> EngineConfig:
+        if self.has_own_limits:
+            self.own_time_control()  # raises ValueError with a readable message
+        return self
+
+    @property
+    def has_own_limits(self) -> bool:
+        """True when the engine replaces the event's time control with its own."""
+        return any(v is not None for v in (self.tc, self.nodes, self.depth, self.movetime_ms))
+
+    def own_time_control(self) -> TimeControl | None:
+        """The engine's own time control, or None when it plays the event's
+        (``ValueError`` when invalid)."""
+        if not self.has_own_limits:
+            return None
+        return time_control_of(self.tc, self.nodes, self.depth, self.movetime_ms)
+
+    def time_control(self, event: TimeControl) -> TimeControl:
+        """The time control this engine plays under in an event with ``event``'s."""
+        own = self.own_time_control()
+        return event if own is None else own
 
     @field_validator("name")
     @classmethod
@@ -68,6 +101,7 @@ class EngineConfig(Frozen):
                     f"search and cannot be configured; remove it"
                 )
         return value
+
 
 
 def check_engine_name(name: str) -> str:
@@ -90,3 +124,32 @@ def check_engine_name(name: str) -> str:
             "(no leading or trailing spaces, and not '?')"
         )
     return name
+
+
+def time_control_of(
+    tc: str | None, nodes: int | None, depth: int | None, movetime_ms: int | None
+) -> TimeControl:
+    """A :class:`TimeControl` from a cutechess-style ``tc`` text and/or per-move
+    limits, as the event's ``time_control`` and an engine entry write them.
+    ``ValueError`` (a readable message) when there is no limit at all, the
+    text is invalid, or a limit is given both in ``tc`` and beside it."""
+    from tcecd.game.timecontrol import TimeControl
+
+    if tc is None:
+        if nodes is None and depth is None and movetime_ms is None:
+            raise ValueError(
+                "no limit given; expected 'tc' (e.g. '60+0.6') or nodes, depth or movetime_ms"
+            )
+        return TimeControl((), movetime_ms, nodes, depth)
+    try:
+        parsed = TimeControl.parse(tc)
+    except ValueError as exc:
+        raise ValueError(f"tc: {exc}") from None
+    extra = {"movetime_ms": movetime_ms, "nodes": nodes, "depth": depth}
+    merged: dict[str, int | None] = {}
+    for name, value in extra.items():
+        inside = getattr(parsed, name)
+        if value is not None and inside is not None:
+            raise ValueError(f"{name}: {value!r} given twice (tc {tc!r} already sets it)")
+        merged[name] = value if value is not None else inside
+    return TimeControl(parsed.stages, merged["movetime_ms"], merged["nodes"], merged["depth"])

@@ -33,7 +33,7 @@ from pydantic import (
     model_validator,
 )
 
-from tcecd.config.engines import EngineConfig, Frozen
+from tcecd.config.engines import EngineConfig, Frozen, time_control_of
 from tcecd.errors import ConfigError
 from tcecd.game.timecontrol import MAX_TIME_MS
 
@@ -195,26 +195,7 @@ class TimeControlConfig(_Section):
 
     def value(self) -> TimeControl:
         """The game layer's :class:`TimeControl` (``ValueError`` when invalid)."""
-        from tcecd.game.timecontrol import TimeControl
-
-        if self.tc is None:
-            if self.nodes is None and self.depth is None and self.movetime_ms is None:
-                raise ValueError(
-                    "no limit given; expected 'tc' (e.g. '60+0.6') or nodes, depth or movetime_ms"
-                )
-            return TimeControl((), self.movetime_ms, self.nodes, self.depth)
-        try:
-            parsed = TimeControl.parse(self.tc)
-        except ValueError as exc:
-            raise ValueError(f"tc: {exc}") from None
-        extra = {"movetime_ms": self.movetime_ms, "nodes": self.nodes, "depth": self.depth}
-        merged: dict[str, int | None] = {}
-        for name, value in extra.items():
-            inside = getattr(parsed, name)
-            if value is not None and inside is not None:
-                raise ValueError(f"{name}: {value!r} given twice (tc {self.tc!r} already sets it)")
-            merged[name] = value if value is not None else inside
-        return TimeControl(parsed.stages, merged["movetime_ms"], merged["nodes"], merged["depth"])
+        return time_control_of(self.tc, self.nodes, self.depth, self.movetime_ms)
 
 
 class DrawAdjudication(_Section):

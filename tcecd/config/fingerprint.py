@@ -1,7 +1,7 @@
 """The parts of an event config that must not change when an event resumes.
 
 On resume the daemon compares the fingerprint stored in the event state with
-the current config's. Engines (names, commands, options, protocol), pairing
+the current config's. Engines (names, commands, options, protocol, own limits), pairing
 (rounds, single/double, seeding including its RNG seed, tiebreaks), the time
 control, adjudication and the openings (file, order, seed, plies, and the Polyglot
 book's file, depth, selection and seed) would rewrite the
@@ -43,16 +43,25 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
                 "selection": book.selection,
                 "seed": book.seed,
             }
-    return {
-        "engines": [
-            {
-                "name": e.name,
-                "command": list(e.command),
-                "protocol": e.protocol,
-                "options": dict(sorted(e.options.items())),
+    engines: list[dict[str, object]] = []
+    for e in config.engines:
+        engine: dict[str, object] = {
+            "name": e.name,
+            "command": list(e.command),
+            "protocol": e.protocol,
+            "options": dict(sorted(e.options.items())),
+        }
+        if e.has_own_limits:
+            # Only when set, so an event stored before per-engine limits still resumes.
+            engine["limits"] = {
+                "tc": e.tc,
+                "nodes": e.nodes,
+                "depth": e.depth,
+                "movetime_ms": e.movetime_ms,
             }
-            for e in config.engines
-        ],
+        engines.append(engine)
+    return {
+        "engines": engines,
         "pairing": {
             "system": pairing.system,
             "rounds": config.rounds,

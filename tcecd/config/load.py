@@ -33,10 +33,16 @@ from pathlib import Path
 from typing import Annotated
 
 import yaml
-from pydantic import Field, StrictInt, ValidationError, field_validator
+from pydantic import Field, StrictInt, ValidationError, field_validator, model_validator
 
 import tcecd
-from tcecd.config.engines import EngineConfig, Frozen, OptionValue, check_engine_name
+from tcecd.config.engines import (
+    EngineConfig,
+    Frozen,
+    OptionValue,
+    check_engine_name,
+    time_control_of,
+)
 from tcecd.config.event import EventConfig
 
 # Re-exported: the daemon imports the resume check from here.
@@ -324,17 +330,35 @@ def search_path(search_dirs: Sequence[Path] = ()) -> tuple[Path, ...]:
 
 class EngineRef(Frozen):
     """An ``engines`` item reusing a definition: ``{ref: stockfish, name: sf-fast,
-    options: {Threads: 1}}``. Options are merged over the definition's."""
+    options: {Threads: 1}}``. Options are merged over the definition's; the
+    engine's own limits (``tc``, ``nodes``, ``depth``, ``movetime_ms``), when
+    any is given, replace the definition's and the event's time control."""
 
     ref: str
     name: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     options: dict[str, OptionValue] = Field(default_factory=dict)
     rating: StrictInt | None = None
+    tc: str | None = None
+    nodes: Annotated[int, Field(ge=1)] | None = None
+    depth: Annotated[int, Field(ge=1)] | None = None
+    movetime_ms: Annotated[int, Field(ge=1)] | None = None
 
     @field_validator("name")
     @classmethod
     def _name_survives_a_pgn(cls, name: str | None) -> str | None:
         return None if name is None else check_engine_name(name)
+
+    @model_validator(mode="after")
+    def _limits_are_a_time_control(self) -> EngineRef:
+        if self.limits() is not None:
+            time_control_of(self.tc, self.nodes, self.depth, self.movetime_ms)
+        return self
+
+    def limits(self) -> dict[str, object] | None:
+        """The entry's own limits as EngineConfig fields, None when it gives none."""
+        limits: dict[str, object] = {"tc": self.tc, "nodes": self.nodes, "depth": self.depth,
+                  "movetime_ms": self.movetime_ms}  # fmt: skip
+        return limits if any(v is not None for v in limits.values()) else None
 
 
 #: The keys of an event config file (for "unknown key" messages).
@@ -434,6 +458,9 @@ def _engine_entry(
         update["name"] = entry.name
     if entry.rating is not None:
         update["rating"] = entry.rating
+    limits = entry.limits()
+    if limits is not None:
+        update.update(limits)  # all four: the entry's limits replace the definition's
     # Validated again as a whole (model_copy would not): the overrides obey the
     # definition's rules too (a name of 1-64 characters, no managed option).
     try:

@@ -60,6 +60,9 @@ def describe_event(config: EventConfig) -> list[str]:
         if engine.options:
             opts = ", ".join(f"{k}={v}" for k, v in engine.options.items())
             lines.append(f"     options: {opts}")
+        own = engine.own_time_control()
+        if own is not None:
+            lines.append(f"     own limits: {own.text()} ({own.describe()})")
     lines.append(f"time control: {tc.text()} ({tc.describe()})")
     lines.append(f"adjudication: {_adjudication(config)}")
     if config.openings is not None:
@@ -117,3 +120,17 @@ def advice(config: EventConfig) -> list[str]:
             f"{players // 2} (players / 2); consider a round robin"
         )
     return notes
+
+
+def limits_note(config: EventConfig) -> str | None:
+    """One line when engines play under their own limits (an entry's ``tc``,
+    ``nodes``, ``depth`` or ``movetime_ms``): not an error, fairness is the
+    operator's call, but the summary should say so."""
+    own = [(e.name, e.own_time_control()) for e in config.engines]
+    listed = [f"{name} ({tc.text()})" for name, tc in own if tc is not None]
+    if not listed:
+        return None
+    note = f"engines with their own limits: {', '.join(listed)}"
+    if len(listed) < len(own):
+        note += f"; the others play the event's {config.time_control_value().text()}"
+    return note

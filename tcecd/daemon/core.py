@@ -75,10 +75,12 @@ from tcecd.execution.job import (
     MoveMade,
     game_slots,
 )
+from tcecd.game.clock import Clock
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.outputs import tcec_json
 from tcecd.outputs.files import PgnFile
 from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame, Standing
+from tcecd.runner.game import side_time_control_tags
 from tcecd.store import EventStore, OutboxRow, StoredGame
 
 __all__ = [
@@ -657,6 +659,13 @@ class EventRunner:
                 black=job.black.name, time_control=job.time_control.pgn_tag(),
                 opening=job.opening, start=update.start_time,
             )  # fmt: skip
+            # Each side under its engine's own limits, if any (as the player's clock).
+            clock = Clock.start(
+                job.white.time_control(job.time_control),
+                job.margin_ms,
+                black_tc=job.black.time_control(job.time_control),
+            )
+            headers.update(side_time_control_tags(clock, job.time_control))
             live = LiveGame(headers, job.opening, update.white_options, update.black_options)
             self.game_started(
                 GameStarted(

@@ -92,7 +92,12 @@ async def play_job(
             # started (no GameBegan yet), so none starts (docs/running.md, Signals).
             raise StoppedBeforeStart(str(job.game_id))
         white, black = sessions[Color.WHITE], sessions[Color.BLACK]
-        clock = Clock.start(job.time_control, job.margin_ms)
+        # Each side under its engine's own limits, if any (as play_game's clock).
+        clock = Clock.start(
+            white.config.time_control(job.time_control),
+            job.margin_ms,
+            black_tc=black.config.time_control(job.time_control),
+        )
         emit(
             GameBegan(
                 game_id=job.game_id,

@@ -18,6 +18,11 @@ Rules (cutechess-cli semantics, tcecd choices documented in docs/game-rules.md):
 - ``movetime``: each move may take at most ``movetime + margin``.
 - ``nodes``/``depth`` only: no deadline at all (the runner still applies its
   own stall timeout).
+- Each side may have its own time control (an engine entry's own ``tc``,
+  ``nodes``... as cutechess-cli's per-engine ``tc=``): each clock then runs,
+  and each engine is limited, by its own. A side to move with a clock is told
+  both clocks (``wtime``/``btime``, and the increments) where the other side
+  has one; a side without a clock is told only its own limits.
 """
 
 from __future__ import annotations
@@ -53,23 +58,36 @@ class SideClock:
 
 @dataclass(frozen=True)
 class Clock:
-    """Both players' clocks under one time control. Immutable: every move
+    """Both players' clocks, under one time control or one each (``tc`` is
+    White's, ``black_tc`` Black's when it differs). Immutable: every move
     returns a new :class:`Clock` (:meth:`after_move`)."""
 
     tc: TimeControl
     margin_ms: int
     white: SideClock | None
     black: SideClock | None
+    black_tc: TimeControl | None = None
 
     @classmethod
-    def start(cls, tc: TimeControl, margin_ms: int = 0) -> Clock:
-        """Both clocks at the start of a game."""
+    def start(
+        cls, tc: TimeControl, margin_ms: int = 0, *, black_tc: TimeControl | None = None
+    ) -> Clock:
+        """Both clocks at the start of a game (``black_tc``: Black's own time
+        control, None when it is ``tc``)."""
         if margin_ms < 0:
             raise ValueError(f"invalid time margin: {margin_ms!r} ms (must be >= 0)")
-        if not tc.stages:
-            return cls(tc, margin_ms, None, None)
-        side = SideClock(tc.stages[0].base_ms)
-        return cls(tc, margin_ms, side, side)
+        black_tc = None if black_tc == tc else black_tc
+
+        def side(control: TimeControl) -> SideClock | None:
+            return SideClock(control.stages[0].base_ms) if control.stages else None
+
+        return cls(tc, margin_ms, side(tc), side(black_tc or tc), black_tc)
+
+    def time_control(self, color: Color) -> TimeControl:
+        """The time control ``color`` plays under."""
+        if color is Color.BLACK and self.black_tc is not None:
+            return self.black_tc
+        return self.tc
 
     def _side(self, color: Color) -> SideClock | None:
         return self.white if color is Color.WHITE else self.black
@@ -84,7 +102,7 @@ class Clock:
         side = self._side(color)
         if side is None:
             return None
-        return self.tc.stages[side.stage].increment_ms
+        return self.time_control(color).stages[side.stage].increment_ms
 
     def moves_to_go(self, color: Color) -> int | None:
         """Moves ``color`` must still make before its next time control; None
@@ -92,22 +110,25 @@ class Clock:
         side = self._side(color)
         if side is None:
             return None
-        stage = self.tc.stages[side.stage]
+        stage = self.time_control(color).stages[side.stage]
         if stage.moves is None:
             return None
         return stage.moves - side.moves_in_stage
 
     def limits(self, side_to_move: Color) -> GoLimits:
-        """The ``go`` limits for the side to move (both clocks, as UCI wants)."""
+        """The ``go`` limits for the side to move: both clocks, as UCI wants,
+        when it has a clock (none when it has not), and its own per-move limits."""
+        own = self.time_control(side_to_move)
+        clocked = self._side(side_to_move) is not None
         return GoLimits(
-            wtime_ms=self.remaining_ms(Color.WHITE),
-            btime_ms=self.remaining_ms(Color.BLACK),
-            winc_ms=self.increment_ms(Color.WHITE),
-            binc_ms=self.increment_ms(Color.BLACK),
+            wtime_ms=self.remaining_ms(Color.WHITE) if clocked else None,
+            btime_ms=self.remaining_ms(Color.BLACK) if clocked else None,
+            winc_ms=self.increment_ms(Color.WHITE) if clocked else None,
+            binc_ms=self.increment_ms(Color.BLACK) if clocked else None,
             movestogo=self.moves_to_go(side_to_move),
-            movetime_ms=self.tc.movetime_ms,
-            nodes=self.tc.nodes,
-            depth=self.tc.depth,
+            movetime_ms=own.movetime_ms,
+            nodes=own.nodes,
+            depth=own.depth,
         )
 
     def deadline_ms(self, color: Color) -> int | None:
@@ -117,8 +138,9 @@ class Clock:
         side = self._side(color)
         if side is not None:
             bounds.append(side.left_ms + self.margin_ms)
-        if self.tc.movetime_ms is not None:
-            bounds.append(self.tc.movetime_ms + self.margin_ms)
+        movetime_ms = self.time_control(color).movetime_ms
+        if movetime_ms is not None:
+            bounds.append(movetime_ms + self.margin_ms)
         return min(bounds) if bounds else None
 
     def flag_fell(self, color: Color, used_ms: int) -> bool:
@@ -137,7 +159,7 @@ class Clock:
         side = self._side(color)
         if side is None:
             return self
-        stages = self.tc.stages
+        stages = self.time_control(color).stages
         stage = stages[side.stage]
         left = max(0, side.left_ms - used_ms) + stage.increment_ms
         index, done = side.stage, side.moves_in_stage + 1

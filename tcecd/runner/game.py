@@ -23,7 +23,7 @@ forfeit. Without a clock (nodes/depth only) it gets ``stall_timeout_ms``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -31,6 +31,7 @@ from typing import Any, Literal
 import chess
 import chess.engine
 
+from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import AdjudicationRules, Adjudicator, Verdict, rules_verdict
 from tcecd.game.clock import Clock
@@ -141,17 +142,36 @@ def score_white(info: dict[str, Any] | Any, board_turn: chess.Color) -> Score | 
     return Score(cp=white.score())
 
 
-def _pv_san(board: chess.Board, move: chess.Move, pv: Sequence[chess.Move]) -> tuple[str, ...]:
+def _pv_san(
+    board: chess.Board,
+    move: chess.Move,
+    pv: Sequence[chess.Move],
+    cache: dict[tuple[Hashable, chess.Move], str] | None = None,
+) -> tuple[str, ...]:
     """The PV in SAN from before ``move`` (the PV starts with it when the engine
-    agrees with itself); stops at the first move that is not legal."""
-    line = list(pv) if pv and pv[0] == move else [move]
+    agrees with itself); stops at the first move that is not legal.
+
+    This runs once per engine move over the whole PV, and the SAN of a move
+    (disambiguation, check and mate) costs far more than making it. The two
+    engines' PVs of one game overlap a lot (each mostly continues the line
+    played), so ``cache`` maps (position, move) to SAN for the game; a cached
+    move was legal in that position."""
+    line = pv if pv and pv[0] == move else (move,)
     out: list[str] = []
     scratch = board.copy(stack=False)
     for m in line:
-        if not scratch.is_legal(m):
+        # python-chess's own repetition key: pieces, side to move, castling, e.p.
+        key = (scratch._transposition_key(), m)
+        san = cache.get(key) if cache is not None else None
+        if san is not None:
+            scratch.push(m)
+        elif scratch.is_legal(m):
+            san = scratch.san_and_push(m)  # makes the move once (san + push: twice)
+            if cache is not None:
+                cache[key] = san
+        else:
             break
-        out.append(scratch.san(m))
-        scratch.push(m)
+        out.append(san)
     return tuple(out)
 
 
@@ -175,9 +195,10 @@ class _Game:
         self.on_move = on_move
         opening = setup.opening
         self.board = chess.Board(opening.fen) if opening.fen else chess.Board()
-        self.clock = Clock.start(setup.time_control, setup.margin_ms)
+        self.clock = game_clock(setup, white.config, black.config)
         self.adjudicator = Adjudicator(setup.adjudication, setup.probe)
         self.moves: list[MoveRecord] = []
+        self.san_cache: dict[tuple[Hashable, chess.Move], str] = {}
         self.faults: list[Fault] = []
         self.think_ms: list[int] = []
         self.think_ns: list[int] = []
@@ -275,7 +296,7 @@ class _Game:
         board, move, info = self.board, answer.move, answer.info
         assert move is not None
         score = score_white(info, board.turn)
-        pv = _pv_san(board, move, info.get("pv") or ())
+        pv = _pv_san(board, move, info.get("pv") or (), self.san_cache)
         san = pv[0] if pv else board.san(move)
         board.push(move)
         verdict = self.adjudicator.on_ply(board, mover, score)
@@ -320,8 +341,30 @@ class _Game:
             black_options=black.options,
             white_elo=white.config.rating,
             black_elo=black.config.rating,
-            extra_tags=setup.extra_tags,
+            extra_tags=setup.extra_tags + side_time_control_tags(self.clock, setup.time_control),
         )
+
+
+def game_clock(setup: GameSetup, white: EngineConfig, black: EngineConfig) -> Clock:
+    """The game's clock: each side under its engine's own limits, if it has
+    any, else the event's time control (``setup.time_control``)."""
+    return Clock.start(
+        white.time_control(setup.time_control),
+        setup.margin_ms,
+        black_tc=black.time_control(setup.time_control),
+    )
+
+
+def side_time_control_tags(clock: Clock, event: TimeControl) -> tuple[tuple[str, str], ...]:
+    """``WhiteTimeControl``/``BlackTimeControl`` PGN tags (the names TCEC's
+    viewer reads) when a side plays under other limits than the event's
+    ``TimeControl`` tag says: an engine's own ``tc``, ``nodes``, ``depth`` or
+    ``movetime_ms``. Written as the config writes them (``60+0.6``, ``inf
+    nodes=5000``). None when both sides play the event's."""
+    white, black = clock.time_control(Color.WHITE), clock.time_control(Color.BLACK)
+    if white == event and black == event:
+        return ()
+    return (("WhiteTimeControl", white.text()), ("BlackTimeControl", black.text()))
 
 
 def flag_verdict(board: chess.Board, loser: Color) -> Verdict:

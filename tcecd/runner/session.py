@@ -37,6 +37,7 @@ import chess.engine
 from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError, EngineError
 from tcecd.game.clock import GoLimits
+from tcecd.runner.options import option_problems
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
 from tcecd.runner.reaper import EngineGroups, with_parent_death_signal
 
@@ -137,11 +138,14 @@ def to_limit(limits: GoLimits, clock_id: object) -> chess.engine.Limit:
 
 _QUOTED = re.compile(r"'([^']*)'")
 
-#: What python-chess parses from each UCI ``info`` line. The PV is left out on
-#: purpose: python-chess would replay every PV of every line on a board (most of
-#: tcecd's CPU time per move); :class:`_UciProtocol` keeps the last raw PV line
-#: instead and :func:`parse_pv` reads it once per move.
+#: What tcecd keeps of the engine's search report: python-chess's parse of
+#: depth, seldepth, nodes, nps, time, hashfull, tbhits and the score, read from
+#: one line per move (see :class:`_UciProtocol`). The PV is read apart, by
+#: :func:`parse_pv` (syntax only; the game layer checks legality in SAN).
 UCI_INFO = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
+#: Fields of a later ``info`` line (one without score or PV) that update the
+#: kept line: counters that only grow while the search ends.
+_COUNTERS = ("nodes", "nps", "time", "hashfull", "tbhits")
 #: UCI ``info`` keywords that can follow a ``pv`` (ends the move list).
 _INFO_KEYWORDS = frozenset(
     [
@@ -170,15 +174,117 @@ _INFO_KEYWORDS = frozenset(
 
 
 class _UciProtocol(chess.engine.UciProtocol):
-    """python-chess's UCI protocol, remembering the last ``info ... pv`` line."""
+    """python-chess's UCI protocol, keeping ``info`` lines raw.
+
+    An engine sends many ``info`` lines per move (one per iteration, and more);
+    tcecd keeps only what the last one says. Parsing every line (python-chess
+    does when ``play()`` is given an info mask) was most of tcecd's CPU time
+    per move, so ``info`` lines never reach python-chess here: the protocol
+    remembers the last line with a score or a PV, the last line with a PV, and
+    the last other line after them (counters), and :func:`read_info` parses
+    them once, when ``bestmove`` has arrived. No python-chess command needs
+    ``info`` lines besides the info collection of ``play``/``analysis``, and
+    tcecd calls ``play`` with ``INFO_NONE``.
+    """
 
     def __init__(self) -> None:
         super().__init__()
+        self.last_info: str | None = None
         self.last_pv_line: str | None = None
+        self.info_tail: str | None = None
+        # The last ``position`` command, word by word, for the game it was sent in.
+        self._position_game: object = None
+        self._position_words: list[str] = []
+        self._position_moves: list[chess.Move] = []
+        self._held_position: str | None = None
 
-    def line_received(self, line: str) -> None:
-        if line.startswith("info") and " pv " in line:
-            self.last_pv_line = line
+    def forget_info(self) -> None:
+        """Before a ``go``: nothing reported yet."""
+        self.last_info = self.last_pv_line = self.info_tail = None
+
+    def _position(self, board: chess.Board) -> None:
+        """Send ``position``, as python-chess does, but built incrementally.
+
+        python-chess rebuilds the whole command for every move (the root
+        position's FEN and every move of the game in UCI notation): the second
+        largest part of tcecd's CPU time per move. Within one game the board
+        only grows, so the words sent last time are kept and the new moves
+        appended. Anything else (another game, a board that is not a
+        continuation, Chess960, a variant, a null move) takes python-chess's
+        own path.
+        """
+        stack = board.move_stack
+        sent = self._position_moves
+        grows = (
+            self.game is not None
+            and self.game is self._position_game
+            and len(sent) <= len(stack)
+            and (not sent or stack[len(sent) - 1] == sent[-1])
+        )
+        new = stack[len(sent) :] if grows else stack
+        if board.chess960 or type(board).uci_variant != "chess" or not all(new):
+            self._position_game = None
+            self._position_words, self._position_moves = [], []
+            super()._position(board)
+            return
+        if not grows:
+            root = board.root()
+            fen = root.fen(en_passant="fen")
+            start = ["startpos"] if fen == chess.STARTING_FEN else ["fen", fen]
+            self._position_words = ["position", *start]
+            self._position_moves = []
+            self._position_game = self.game
+        if new:
+            if not self._position_moves:
+                self._position_words.append("moves")
+            self._position_words.extend(move.uci() for move in new)
+            self._position_moves.extend(new)
+        # As python-chess: UCI_Variant and UCI_Chess960 follow the board.
+        if "UCI_Variant" in self.options:
+            self._setoption("UCI_Variant", "chess")
+        if "UCI_Chess960" in self.options:
+            self._setoption("UCI_Chess960", False)
+        # Held and written together with the ``go`` that python-chess sends next
+        # (see send_line): one pipe write and one engine wake-up per move, not two.
+        self._held_position = " ".join(self._position_words)
+        self.board = board.copy(stack=False)
+
+    def send_line(self, line: str) -> None:
+        held, self._held_position = self._held_position, None
+        super().send_line(line if held is None else f"{held}\n{line}")
+
+    def _line_received(self, line: str) -> None:
+        if line.startswith("info"):
+            if " pv " in line:
+                self.last_info = self.last_pv_line = line
+                self.info_tail = None
+            elif " score " in line:
+                self.last_info = line
+                self.info_tail = None
+            elif not line.startswith("info string"):
+                self.info_tail = line
+            return
+        super()._line_received(line)
+
+
+def read_info(
+    board: chess.Board, last: str | None, pv_line: str | None, tail: str | None
+) -> dict[str, Any]:
+    """The search report of one move from the raw ``info`` lines kept by
+    :class:`_UciProtocol`: python-chess's parse of the last line with a score
+    or a PV (``board`` is the position searched: scores are from its side to
+    move), its counters updated from a later line, and the PV of the last
+    line that had one."""
+    info: dict[str, Any] = {}
+    if last is not None:
+        info.update(chess.engine._parse_uci_info(last[4:], board, UCI_INFO))
+    if tail is not None:
+        later: Mapping[str, Any] = chess.engine._parse_uci_info(
+            tail[4:], board, chess.engine.INFO_BASIC
+        )
+        info.update((key, later[key]) for key in _COUNTERS if key in later)
+    info["pv"] = parse_pv(pv_line)
+    return info
 
 
 _NO_SETBOARD = re.compile(r"(?<=\s)setboard=0(?=\s|$)")
@@ -303,6 +409,18 @@ class EngineSession:
         )
 
     @property
+    def engine_id(self) -> str | None:
+        """The name the engine gives itself (UCI ``id name``, xboard ``myname``)."""
+        protocol = self._protocol
+        return None if protocol is None else protocol.id.get("name")
+
+    @property
+    def declared_options(self) -> Mapping[str, chess.engine.Option]:
+        """The options the engine declared at start-up (empty before)."""
+        protocol = self._protocol
+        return {} if protocol is None else protocol.options
+
+    @property
     def startup_timeout_s(self) -> float:
         return self.config.startup_timeout_ms / 1000
 
@@ -373,16 +491,26 @@ class EngineSession:
         await protocol.ping()
 
     async def _configure(self, protocol: chess.engine.Protocol) -> None:
-        wanted: dict[str, OptionValue] = {}
-        for name, value in self.soft_options.items():
-            if name in protocol.options:
-                wanted[name] = value
+        soft = {k: v for k, v in self.soft_options.items() if k in protocol.options}
+        # Every problem at once, before anything is sent: a missing option (a
+        # typo), a managed one, a value of the wrong type or out of range.
+        problems = option_problems(protocol.options, self.config.options)
+        problems += option_problems(protocol.options, soft, origin=" (--option)")
+        if problems:
+            raise chess.engine.EngineError("; ".join(problems))
+        wanted: dict[str, OptionValue] = dict(soft)
         wanted.update(self.config.options)  # the definition wins over the command line
         if wanted:
             # python-chess takes str/int/bool; a float option goes as its text.
             await protocol.configure(
                 {k: str(v) if isinstance(v, float) else v for k, v in wanted.items()}
             )
+        if isinstance(protocol, chess.engine.UciProtocol):
+            # The options are set now and UCI options keep their values. python-chess
+            # would otherwise walk every declared option (its ``target_config``,
+            # defaults included) before every ``go`` to re-send any that changed,
+            # which tcecd never does: a measurable share of its CPU time per move.
+            protocol.target_config.clear()
         self.options = tuple((name, _option_text(value)) for name, value in wanted.items())
 
     async def close(self, *, graceful: bool = True) -> None:
@@ -484,7 +612,7 @@ class EngineSession:
         limit = to_limit(limits, self._game)
         uci = protocol if isinstance(protocol, _UciProtocol) else None
         if uci is not None:
-            uci.last_pv_line = None
+            uci.forget_info()
         self.state = SessionState.THINKING
         started = time.monotonic_ns()
         try:
@@ -492,7 +620,8 @@ class EngineSession:
                 played = await protocol.play(
                     board,
                     limit,
-                    info=UCI_INFO if uci is not None else chess.engine.INFO_ALL,
+                    # UCI: nothing (read_info parses the kept lines once).
+                    info=chess.engine.INFO_NONE if uci is not None else chess.engine.INFO_ALL,
                     ponder=False,
                     game=self._game,
                 )
@@ -517,7 +646,7 @@ class EngineSession:
             raise self._fault(FaultKind.ILLEGAL_MOVE, played.move.uci())
         info: Mapping[str, Any] = played.info
         if uci is not None:
-            info = {**info, "pv": parse_pv(uci.last_pv_line)}
+            info = read_info(board, uci.last_info, uci.last_pv_line, uci.info_tail)
         return ThinkResult(
             move=played.move,
             ponder=played.ponder,

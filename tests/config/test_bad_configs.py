@@ -160,7 +160,7 @@ ROWS = [
         "ref-with-unknown-override",
         "engines: [ab-d1, {ref: ab-d2, threads: 4}]",
         "event.yaml: engines[1]: unknown key 'threads' (expected one of: ref, name, options, "
-        "rating)",
+        "rating, tc, nodes, depth, movetime_ms)",
     ),
     Row(
         "inline-shell-string",
@@ -391,5 +391,5 @@ def test_broken_engine_definition_names_its_own_file(
     assert capsys.readouterr().err == (
         "tcecd: error: engines/mine.yaml: unknown key 'protocl' (expected one of: name, "
         "command, protocol, workdir, options, env, startup_timeout_ms, restart, rating, "
-        "remote)\n"
+        "remote, tc, nodes, depth, movetime_ms)\n"
     )

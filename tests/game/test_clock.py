@@ -156,3 +156,38 @@ def test_40_7200_after_40_moves_gets_7200_again(used: list[int]) -> None:
     for think in used:
         clock = clock.after_move(B, think)
     assert clock.remaining_ms(B) == 2 * 7_200_000 - sum(used)
+
+
+def test_each_side_runs_its_own_time_control() -> None:
+    # White plays 60+0.6, Black 10+0.1 (an engine entry's own `tc`).
+    clock = Clock.start(TimeControl.parse("60+0.6"), black_tc=TimeControl.parse("10+0.1"))
+    assert (clock.remaining_ms(W), clock.remaining_ms(B)) == (60_000, 10_000)
+    clock = clock.after_move(W, 2_000)  # 60 - 2 + 0.6 s
+    clock = clock.after_move(B, 1_000)  # 10 - 1 + 0.1 s
+    assert (clock.remaining_ms(W), clock.remaining_ms(B)) == (58_600, 9_100)
+    # Each side is told both clocks and both increments, as UCI wants.
+    expected = GoLimits(wtime_ms=58_600, btime_ms=9_100, winc_ms=600, binc_ms=100)
+    assert clock.limits(W) == expected
+    assert clock.limits(B) == expected
+    # Black's flag falls at its own time (9.1 s + margin 0), not White's.
+    assert clock.deadline_ms(B) == 9_100
+    assert clock.flag_fell(B, 9_101)
+
+
+def test_a_side_with_a_node_limit_and_a_side_with_a_clock() -> None:
+    clock = Clock.start(
+        TimeControl.parse("inf nodes=5000"), 200, black_tc=TimeControl.parse("40/120")
+    )
+    # White has no clock: it is told only its node limit, and has no deadline.
+    assert clock.limits(W) == GoLimits(nodes=5000)
+    assert clock.deadline_ms(W) is None
+    assert clock.after_move(W, 99_999).remaining_ms(W) is None
+    # Black has 120 s for 40 moves and is told its own clock only (White has none).
+    assert clock.limits(B) == GoLimits(btime_ms=120_000, binc_ms=0, movestogo=40)
+    assert clock.deadline_ms(B) == 120_200
+    assert clock.time_control(W) == TimeControl.parse("inf nodes=5000")
+
+
+def test_same_time_control_for_both_is_one() -> None:
+    tc = TimeControl.parse("60+0.6")
+    assert Clock.start(tc, black_tc=TimeControl.parse("60+0.6")) == Clock.start(tc)

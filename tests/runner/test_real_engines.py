@@ -32,6 +32,9 @@ ConfigFactory = Callable[..., EngineConfig]
 
 @pytest.mark.stockfish
 @pytest.mark.slow
+# Its promise is about a 2-core machine running the match (2 games at a time), not
+# one that a parallel test worker also loads: tests/run.sh runs it on its own.
+@pytest.mark.solo
 async def test_stockfish_40_games_no_time_forfeits(
     stockfish_config: EngineConfig, tmp_path: Path
 ) -> None:

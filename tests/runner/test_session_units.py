@@ -141,3 +141,75 @@ def test_remote_engine_workdir_is_on_the_far_host_not_local() -> None:
     )
     assert "cwd" not in spawn_kwargs(config)
     assert "cd /srv/only-on-the-far-host" in remote_command(config)
+
+
+def test_position_is_built_as_python_chess_builds_it() -> None:
+    """The incremental ``position`` command (one game, the board only grows)
+    is python-chess's, from the start position and from a FEN, and after a new
+    game starts from another position; it goes out in one write with the ``go``."""
+    import asyncio
+    import random
+
+    import chess.engine
+
+    from tcecd.runner.session import _UciProtocol
+
+    class Pipe:
+        """Stands for the engine's stdin: records each write."""
+
+        def __init__(self) -> None:
+            self.writes: list[str] = []
+
+        def get_pipe_transport(self, fd: int) -> Pipe:
+            return self
+
+        def write(self, data: bytes) -> None:
+            self.writes.append(data.decode())
+
+    async def compare() -> None:
+        random.seed(7)
+        mine, ref = _UciProtocol(), chess.engine.UciProtocol()
+        got, want = Pipe(), Pipe()
+        mine.transport, ref.transport = got, want  # type: ignore[assignment]
+        fens = (None, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2")
+        for fen in fens:
+            board = chess.Board(fen) if fen else chess.Board()
+            mine.game = object()  # a new game (EngineSession.new_game)
+            for _ in range(60):
+                for protocol in (mine, ref):
+                    protocol._position(board)
+                    protocol._go(chess.engine.Limit(nodes=1000))
+                if board.is_game_over():
+                    break
+                board.push(random.choice(list(board.legal_moves)))
+        # The same text; python-chess writes position and go apart, tcecd at once.
+        assert "".join(got.writes) == "".join(want.writes)
+        assert len(want.writes) == 2 * len(got.writes)
+        assert got.writes[0] == "position startpos\ngo nodes 1000\n"
+        assert got.writes[1].startswith("position startpos moves ")
+        assert got.writes[60].startswith("position fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/")
+
+    asyncio.run(compare())
+
+
+def test_read_info_keeps_the_last_line_and_later_counters() -> None:
+    from tcecd.runner.session import read_info
+
+    board = chess.Board()
+    last = (
+        "info depth 9 seldepth 12 multipv 1 score cp 31 nodes 9000 nps 450000 hashfull 3 "
+        "tbhits 0 time 20 pv e2e4 e7e5 g1f3"
+    )
+    tail = "info nodes 9100 nps 455000 hashfull 4 time 21"
+    info = read_info(board, last, last, tail)
+    assert (info["depth"], info["seldepth"]) == (9, 12)
+    assert info["score"].white().score() == 31
+    # Counters of the later line win: the search went on after the last PV.
+    assert (info["nodes"], info["nps"], info["hashfull"], info["time"]) == (9100, 455000, 4, 0.021)
+    assert [m.uci() for m in info["pv"]] == ["e2e4", "e7e5", "g1f3"]
+    # Black to move: a score is from Black's side, as python-chess reads it.
+    board.push_uci("e2e4")
+    black = read_info(board, "info depth 1 score cp -20 pv e7e5", None, None)
+    assert black["score"].white().score() == 20
+    assert black["pv"] == []
+    assert read_info(board, None, None, None) == {"pv": []}
