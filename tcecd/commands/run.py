@@ -88,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
         settings.log_format,
         stream=progress.log_stream if progress is not None else None,
     )
-    _check_engines(config)
+    if config.execution.backend == "local":
+        # On a Dask cluster the engines exist on the workers, not here (docs/config.md).
+        _check_engines(config)
     if args.from_pgn is not None:
         import structlog
 
