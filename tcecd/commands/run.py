@@ -41,6 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_password_file_option(parser)
     parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
+        "(overrides the config's execution)",
+    )
+    parser.add_argument(
         "--from-pgn",
         type=Path,
         default=None,
@@ -60,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from tcecd.daemon.settings import from_config
     from tcecd.logging import configure
 
-    config = load_event(args.config)
+    config = load_event(args.config, scheduler=args.scheduler)
     config = apply_overrides(
         config,
         state_dir=args.state_dir,
@@ -81,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
         settings.log_format,
         stream=progress.log_stream if progress is not None else None,
     )
-    _check_engines(config)
+    if config.execution.backend == "local":
+        # On a Dask cluster the engines exist on the workers, not here (docs/config.md).
+        _check_engines(config)
     if args.from_pgn is not None:
         import structlog
 

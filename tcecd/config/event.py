@@ -459,6 +459,50 @@ class MqttConfig(_Section):
             raise ValueError(str(exc)) from None
 
 
+class ExecutionTlsConfig(_Section):
+    """TLS files for a ``tls://`` Dask scheduler (relative to the config file)."""
+
+    ca: ConfigPath
+    """CA certificate that signed the scheduler's and workers' certificates."""
+    cert: ConfigPath
+    """This daemon's client certificate."""
+    key: ConfigPath
+    """This daemon's client key."""
+
+
+class ExecutionConfig(_Section):
+    """Where games are played: in this process (``local``), or as tasks on the
+    workers of a Dask cluster (``dask``; docs/operations.md). With ``dask``,
+    engine programs and tablebase paths are paths on the workers."""
+
+    backend: Literal["local", "dask"] = "local"
+    """local: in the daemon's process; dask: on the Dask cluster at ``scheduler``."""
+    scheduler: str | None = None
+    """The Dask scheduler, tcp://HOST:PORT or tls://HOST:PORT (backend dask only)."""
+    slots: PositiveInt | None = None
+    """Worker resource engine_slots each game holds (null: the engines' larger Threads option, or
+    1)."""
+    connect_timeout_s: Annotated[float, Field(gt=0)] = 10.0
+    """How long to try reaching the scheduler at start before giving up (exit 2)."""
+    tls: ExecutionTlsConfig | None = None
+    """TLS files for a tls:// scheduler."""
+
+    @model_validator(mode="after")
+    def _scheduler_fits_backend(self) -> ExecutionConfig:
+        if self.backend == "dask":
+            if self.scheduler is None:
+                raise _at("execution.scheduler", "required with backend 'dask'")
+            if not self.scheduler.startswith(("tcp://", "tls://")):
+                raise _at(
+                    "execution.scheduler",
+                    f"{self.scheduler!r} is not a scheduler address; expected tcp://HOST:PORT "
+                    "or tls://HOST:PORT",
+                )
+        elif self.scheduler is not None or self.tls is not None:
+            raise _at("execution", "scheduler and tls are for backend 'dask'; backend is 'local'")
+        return self
+
+
 class LoggingConfig(_Section):
     """Log level and format (auto: console on a terminal, JSON lines otherwise)."""
 
@@ -517,6 +561,8 @@ class EventConfig(_Section):
     """The openings book (null: every game from the start position)."""
     concurrency: PositiveInt = 1
     """Games played at the same time (TCEC plays one)."""
+    execution: ExecutionConfig = ExecutionConfig()
+    """Where games are played: local (default) or on a Dask cluster."""
     strikes: StrikesConfig = StrikesConfig()
     """What engine faults cost."""
     outputs: OutputsConfig = OutputsConfig()
@@ -656,6 +702,7 @@ def apply_overrides(
     state_dir: Path | None = None,
     mqtt_url: str | None = None,
     mqtt_password: str | None = None,
+    scheduler: str | None = None,
 ) -> EventConfig:
     """The config with command-line overrides applied (``tcecd run --state-dir
     DIR --mqtt URL``). A relative ``state_dir`` is relative to the working
@@ -664,6 +711,8 @@ def apply_overrides(
     another broker, and turns the embedded broker off. Raises ConfigError
     naming the option."""
     update: dict[str, Any] = {}
+    if scheduler is not None:
+        update["execution"] = execution_override(config, scheduler)
     if state_dir is not None:
         update["outputs"] = config.outputs.model_copy(
             update={"state_dir": state_dir.expanduser().absolute()}
@@ -695,3 +744,20 @@ def apply_overrides(
         # config does not give; the config's own password or password_file wins.
         update["mqtt_password"] = mqtt_password
     return config.model_copy(update=update) if update else config
+
+
+def execution_override(config: EventConfig, scheduler: str) -> ExecutionConfig:
+    """``execution`` with ``tcecd run --scheduler ADDRESS``: the Dask backend at
+    ``ADDRESS``, keeping the config's other execution settings."""
+    fields = config.execution.model_dump()
+    fields.update(backend="dask", scheduler=scheduler)
+    try:
+        return ExecutionConfig.model_validate(fields)
+    except ValueError as exc:
+        from pydantic import ValidationError
+
+        if isinstance(exc, ValidationError):
+            msg = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        else:
+            msg = str(exc)
+        raise ConfigError(f"--scheduler: {msg.split(': ', 1)[-1]}") from None

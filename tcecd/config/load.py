@@ -488,8 +488,10 @@ def check_state_dir(state_dir: Path, key: str) -> None:
 
 def _check_files(config: EventConfig, source: str) -> EventConfig:
     """The checks that need the file system: programs, tables, books, secrets."""
+    # On a Dask cluster the engines and tables are on the workers (docs/operations.md).
+    on_workers = config.execution.backend == "dask"
     for i, engine in enumerate(config.engines):
-        if engine.remote is not None:
+        if engine.remote is not None or on_workers:
             continue
         program = Path(engine.command[0])
         if not (program.is_file() and os.access(program, os.X_OK)):
@@ -508,7 +510,7 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
             )
     check_state_dir(config.state_dir, where(source, ("outputs", "state_dir")))
     tables = config.adjudication.tablebases
-    if tables is not None:
+    if tables is not None and not on_workers:
         for j, directory in enumerate(tables.path):
             key = where(source, ("adjudication", "tablebases", "path", j))
             if not directory.is_dir():
@@ -546,14 +548,16 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
     return config
 
 
-def load_event(path: Path) -> EventConfig:
+def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
     """Read, validate and resolve an event config file.
 
     Engine references are resolved through :func:`load_engine` (search order:
     ``engines_dir``, ``<config dir>/engines``, the bundled ``engines/``), relative
     paths against the config file's directory, and the files the event needs
     (engine programs, tablebases, openings, TLS files, password file) are
-    checked. Every problem is one :class:`ConfigError` line.
+    checked. Every problem is one :class:`ConfigError` line. ``scheduler``
+    (``tcecd run --scheduler``) selects the Dask backend before the checks: its
+    engine programs and tablebases are the workers' to have, not this host's.
     """
     source = show_path(path)
     data = read_yaml(path)
@@ -589,4 +593,9 @@ def load_event(path: Path) -> EventConfig:
         # here so the daemon's working directory does not matter.
         outputs = config.outputs.model_copy(update={"state_dir": base_dir / "state" / path.stem})
         config = config.model_copy(update={"outputs": outputs})
+    if scheduler is not None:
+        from tcecd.config.event import execution_override
+
+        execution = execution_override(config, scheduler)
+        config = config.model_copy(update={"execution": execution})
     return _check_files(config, source)

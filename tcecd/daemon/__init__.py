@@ -28,6 +28,7 @@ from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.settings import RunSettings
 from tcecd.daemon.table import standings_table
+from tcecd.execution import GamePlayer, open_player
 
 if TYPE_CHECKING:
     from tcecd.bus.publisher import Publisher
@@ -43,6 +44,7 @@ async def run_event_async(
     out: TextIO | None = None,
     crash: CrashPoints | None = None,
     install_signals: bool = True,
+    player: GamePlayer | None = None,
     progress: ProgressDisplay | None = None,
 ) -> int:
     """Run (or resume) the event; returns the process exit code (0: finished or
@@ -51,11 +53,15 @@ async def run_event_async(
     out = out if out is not None else sys.stdout
     structlog.contextvars.bind_contextvars(event_name=settings.event)
     log = structlog.get_logger("tcecd")
-    runner = EventRunner(settings, log=log, crash=crash or CrashPoints.from_env())
+    if player is None:
+        # First: an unreachable Dask scheduler is one line, before the state is touched.
+        player = await open_player(settings.execution)
+    runner = EventRunner(settings, log=log, crash=crash or CrashPoints.from_env(), player=player)
     try:
         runner.open()
     except BaseException:
         runner.close()
+        await player.aclose()
         raise
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()

@@ -31,8 +31,8 @@ and what the store holds is read from its in-memory mirror
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,9 +46,8 @@ from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.forecast import ForecastWorker
 from tcecd.daemon.forecast import snapshot as forecast_snapshot
 from tcecd.daemon.ledger import check_new_event, check_resumed_event
-from tcecd.daemon.live import LiveGame
+from tcecd.daemon.live import LiveGame, live_headers
 from tcecd.daemon.outputs import EventSink, FileWriter, NullPublisher, json_text
-from tcecd.daemon.play import StartTurn, StoppedBeforeStart
 from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, PlayerId
 from tcecd.errors import EngineError, StateError, TcecdError
@@ -65,10 +64,23 @@ from tcecd.events import (
     RoundPaired,
     StandingsUpdated,
 )
+from tcecd.execution import GamePlayer
+from tcecd.execution.gate import StartGate, StartTurn, StoppedBeforeStart
+from tcecd.execution.job import (
+    GameBegan,
+    GameJob,
+    GameRestarted,
+    GameResult,
+    GameUpdate,
+    MoveMade,
+    game_slots,
+)
+from tcecd.game.clock import Clock
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.outputs import tcec_json
 from tcecd.outputs.files import PgnFile
 from tcecd.pairing.base import Player, RoundPairing, RoundRecord, ScheduledGame, Standing
+from tcecd.runner.game import side_time_control_tags
 from tcecd.store import EventStore, OutboxRow, StoredGame
 
 __all__ = [
@@ -101,6 +113,7 @@ class EventRunner:
         log: Any,
         publisher: EventSink | None = None,
         crash: CrashPoints | None = None,
+        player: GamePlayer | None = None,
     ) -> None:
         self.s = settings
         self.log = log
@@ -109,8 +122,12 @@ class EventRunner:
         self.store: EventStore | None = None
         self.book = EventBook(settings)
         self.engines = self.book.engines
-        self.probe: Callable[..., Any] | None = None
-        self._close_probe: Callable[[], None] | None = None
+        if player is None:
+            from tcecd.execution.local import LocalPlayer
+
+            player = LocalPlayer()
+        #: Plays the games (tcecd.execution): this runner never touches an engine.
+        self.player: GamePlayer = player
         self.pgn = PgnFile(
             settings.pgn_path,
             crash_hook=(lambda tag: self.crash.hit(f"mid-pgn-write:{tag}"))
@@ -120,8 +137,6 @@ class EventRunner:
         self.files = FileWriter()
         #: Set by the first signal: start no new game.
         self.stopping = False
-        #: The start turn of each game being played (games start in playing order).
-        self._turns: dict[GameId, StartTurn] = {}
         self._game_tasks: set[asyncio.Task[None]] = set()
         self._live_owner: GameId | None = None
         self._live: dict[GameId, LiveGame] = {}
@@ -129,8 +144,6 @@ class EventRunner:
         self._started: dict[GameId, str] = {}
         self.complete = False
         self.final_standings: tuple[Standing, ...] = ()
-        #: Engine sessions (keep-alive engines stay here between games).
-        self.pool: Any = None
         #: The record of engine process groups in the state directory (tcecd.runner.reaper).
         self.engine_groups: Any = None
         #: Live forecasts (tcecd.daemon.forecast), when the config asks for them.
@@ -231,13 +244,7 @@ class EventRunner:
             )
             self.log.info("new event", state_dir=str(s.state_dir), players=len(players))
             self.book.load(store)
-        from tcecd.runner.session import SessionPool
-
-        self.pool = SessionPool(groups=self.engine_groups)
-        if s.tablebase_path is not None:
-            from tcecd.game.tablebase import open_probe
-
-            self.probe, self._close_probe = open_probe(s.tablebase_path)
+        self.player.use_engine_groups(self.engine_groups)
 
     def _stored_pgn(self) -> list[str]:
         """The stored games' PGN texts in schedule order (what the PGN file holds)."""
@@ -259,9 +266,8 @@ class EventRunner:
         )
 
     async def aclose_engines(self) -> None:
-        """Kill and reap every engine still kept alive."""
-        if self.pool is not None:
-            await self.pool.aclose()
+        """Close the game player (locally: kill and reap every engine kept alive)."""
+        await self.player.aclose()
         if self.engine_groups is not None:
             # Helpers that escaped their engine's process group carry its mark.
             killed = await asyncio.to_thread(self.engine_groups.reap)
@@ -269,9 +275,6 @@ class EventRunner:
                 self.log.warning("stray engine processes killed", pids=killed)
 
     def close(self) -> None:
-        if self._close_probe is not None:
-            self._close_probe()
-            self._close_probe = None
         if self.store is not None:
             self.store.close()
             self.store = None
@@ -565,9 +568,7 @@ class EventRunner:
         self, pairing: RoundPairing, game: ScheduledGame, turn: StartTurn | None = None
     ) -> _Slot:
         """Play the game (replaying it after faults when so configured) or forfeit it;
-        ``turn`` keeps the starts in playing order (:class:`~tcecd.daemon.play.StartTurn`)."""
-        from tcecd.daemon.play import play_one
-
+        ``turn`` keeps the starts in playing order (:class:`~tcecd.execution.gate.StartTurn`)."""
         gid = GameId(pairing.round, game.number)
         attempts = 0
         while True:
@@ -584,19 +585,112 @@ class EventRunner:
                     turn.decided()  # a forfeit never starts: the next game need not wait
                 return _Slot(game, self.book.forfeit(pairing, game), played=False)
             opening = self.book.opening_for(pairing, game)
-            if turn is not None:
-                self._turns[gid] = turn
-            try:
-                record, faults, replay = await play_one(self, gid, game, opening)
-            finally:
-                self._turns.pop(gid, None)
-            if not replay:
-                assert record is not None
-                return _Slot(game, record, played=True, faults=faults)
+            job = self._job(gid, game, opening)
+            result = await self._play(job, StartGate(turn, self.stop_requested))
+            faults = tuple((PlayerId(e), k, d) for e, k, d in result.faults)
+            if not result.replay:
+                if result.record is None:
+                    raise EngineError(f"game {gid}: the game player returned no record")
+                return _Slot(game, result.record, played=True, faults=faults)
             # Replay policy: the faults count now (durably), then the game starts again.
             for engine, kind, detail in faults:
                 await self._store_fault(engine, gid, kind, detail)
             self.log.warning("game will be replayed after a fault", game=str(gid))
+
+    def _job(self, gid: GameId, game: ScheduledGame, opening: Opening) -> GameJob:
+        """The self-contained description of one game, for the game player."""
+        s = self.s
+        white, black = self.engines[game.white], self.engines[game.black]
+        return GameJob(
+            game_id=gid,
+            event=s.event,
+            site=s.site,
+            white=white,
+            black=black,
+            opening=opening,
+            time_control=s.time_control,
+            margin_ms=s.margin_ms,
+            adjudication=s.adjudication,
+            fault_policy=s.on_fault,
+            tablebase_path=s.tablebase_path,
+            slots=game_slots(white, black, s.execution.slots),
+        )
+
+    async def _play(self, job: GameJob, gate: StartGate) -> GameResult:
+        """Have the player play ``job`` while following its stream of updates
+        (live files, MQTT ``move`` messages); every update is handled before
+        this returns, so a game's moves never follow its result."""
+        updates: asyncio.Queue[GameUpdate] = asyncio.Queue()
+        follower = asyncio.create_task(self._follow(job, updates), name=f"live-{job.game_id}")
+        try:
+            result = await self.player.play(job, updates, gate)
+        except BaseException:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await follower
+            raise
+        await updates.join()
+        follower.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await follower
+        return result
+
+    async def _follow(self, job: GameJob, updates: asyncio.Queue[GameUpdate]) -> None:
+        began = [False]  # this attempt's game began once already
+        while True:
+            update = await updates.get()
+            try:
+                self._on_update(job, update, began)
+            finally:
+                updates.task_done()
+
+    def _on_update(self, job: GameJob, update: GameUpdate, began: list[bool]) -> None:
+        gid = job.game_id
+        if isinstance(update, MoveMade):
+            self.move_played(gid, update.move, update.white_clock_ms, update.black_clock_ms)
+        elif isinstance(update, GameBegan):
+            if began[0]:
+                # Played again from its start elsewhere (its worker died): the
+                # moves streamed so far are void; the live game starts over.
+                self._restart_live(gid, f"replayed from its start on {update.where}")
+            began[0] = True
+            headers = live_headers(
+                event=job.event, site=job.site, game_id=gid, white=job.white.name,
+                black=job.black.name, time_control=job.time_control.pgn_tag(),
+                opening=job.opening, start=update.start_time,
+            )  # fmt: skip
+            # Each side under its engine's own limits, if any (as the player's clock).
+            clock = Clock.start(
+                job.white.time_control(job.time_control),
+                job.margin_ms,
+                black_tc=job.black.time_control(job.time_control),
+            )
+            headers.update(side_time_control_tags(clock, job.time_control))
+            live = LiveGame(headers, job.opening, update.white_options, update.black_options)
+            self.game_started(
+                GameStarted(
+                    game_id=gid,
+                    white=job.white.name,
+                    black=job.black.name,
+                    opening=job.opening,
+                    time_control=job.time_control.pgn_tag(),
+                    start_time=update.start_time,
+                    white_clock_ms=update.white_clock_ms,
+                    black_clock_ms=update.black_clock_ms,
+                ),
+                live,
+            )
+            if update.where != "local":
+                self.log.info("game placed", game=str(gid), worker=update.where)
+        elif isinstance(update, GameRestarted):
+            self._restart_live(gid, update.reason)
+
+    def _restart_live(self, gid: GameId, reason: str) -> None:
+        """A game starts again from its first move: not a fault, no strike; said
+        in the log and on the live stream (a fresh ``start`` follows)."""
+        self._live.pop(gid, None)
+        self._started.pop(gid, None)
+        self.log.warning("game restarted from its first move", game=str(gid), reason=reason)
 
     async def _store_fault(self, engine: PlayerId, gid: GameId, kind: str, detail: str) -> None:
         """A fault of a game that will be replayed: one strike, committed now
@@ -719,10 +813,6 @@ class EventRunner:
             self.crash.hit(f"mid-game:{gid}:ply={move.ply}")
 
     # -- shutdown -----------------------------------------------------------------------
-
-    def start_turn(self, gid: GameId) -> StartTurn | None:
-        """The :class:`~tcecd.daemon.play.StartTurn` of game ``gid`` (None: start at once)."""
-        return self._turns.get(gid)
 
     def stop_requested(self) -> bool:
         """True once a signal asked the daemon to stop (a method, so that type

@@ -93,3 +93,36 @@ def _book_plies(opening: Opening, plies: int) -> list[MoveRecord]:
         board.push(move)
         out.append(MoveRecord(ply, color, uci, san, board.fen(), book=True))
     return out
+
+
+def live_headers(
+    *,
+    event: str,
+    site: str,
+    game_id: object,
+    white: str,
+    black: str,
+    time_control: str,
+    opening: Opening,
+    start: str,
+) -> dict[str, str]:
+    """The PGN tags of a game in progress (``live.pgn``/``live.json``)."""
+    h = {
+        "Event": event,
+        "Site": site,
+        "Date": start[:10].replace("-", "."),
+        "Round": str(game_id),
+        "White": white,
+        "Black": black,
+        "Result": "*",
+        "TimeControl": time_control,
+        "GameStartTime": start,
+    }
+    if opening.fen:
+        h["FEN"] = opening.fen
+        h["SetUp"] = "1"
+    if opening.name:
+        h["Opening"] = opening.name
+    if opening.eco:
+        h["ECO"] = opening.eco
+    return h

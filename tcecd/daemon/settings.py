@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tcecd.config.engines import EngineConfig
+from tcecd.execution import ExecutionSettings
 from tcecd.forecast.forecast import ForecastSettings
 from tcecd.forecast.model import ModelSettings
 from tcecd.game.adjudication import AdjudicationRules
@@ -67,6 +68,8 @@ class RunSettings:
     #: finish-game: abort the running games this long after the first signal (None: wait).
     shutdown_grace_s: float | None = None
     fingerprint: dict[str, object] = field(default_factory=dict)
+    #: Where games are played (tcecd.execution; docs/config.md ``execution:``).
+    execution: ExecutionSettings = field(default_factory=ExecutionSettings)
     #: live forecasts (tcecd.forecast; None: off)
     forecast: ForecastSettings | None = None
     forecast_workers: int = 1
@@ -126,4 +129,19 @@ def from_config(config: EventConfig) -> RunSettings:
             model=ModelSettings(prior_sd=config.forecast.prior_sd),
         ),
         forecast_workers=1 if config.forecast is None else config.forecast.workers,
+        execution=_execution(config),
+    )
+
+
+def _execution(config: EventConfig) -> ExecutionSettings:
+    ex = config.execution
+    tls = ex.tls
+    return ExecutionSettings(
+        backend=ex.backend,
+        scheduler=ex.scheduler,
+        slots=ex.slots,
+        connect_timeout_s=ex.connect_timeout_s,
+        tls_ca=None if tls is None else str(tls.ca),
+        tls_cert=None if tls is None else str(tls.cert),
+        tls_key=None if tls is None else str(tls.key),
     )

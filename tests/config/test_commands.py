@@ -93,6 +93,7 @@ def test_schema_is_a_valid_draft_2020_12_schema(capsys: pytest.CaptureFixture[st
         "adjudication",
         "openings",
         "concurrency",
+        "execution",
         "strikes",
         "outputs",
         "mqtt",

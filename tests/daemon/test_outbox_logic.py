@@ -16,11 +16,9 @@ import structlog
 from tcecd.bus.settings import MqttSettings
 from tcecd.daemon import run_event_async
 from tcecd.daemon.crash import CrashPoints
-from tcecd.domain import GameId
-from tcecd.game.record import Opening
-from tcecd.pairing.base import ScheduledGame
+from tcecd.execution.job import GameJob, GameResult
 from tcecd.store import EventStore
-from tests.daemon.test_runner_logic import _record, _settings
+from tests.daemon.test_runner_logic import _game, _record, _settings, use_player
 from tests.fixtures.mosquitto import free_port
 
 # 4 players, 2 single rounds (the scripted settings): 2 pairings, 4 results, the
@@ -33,12 +31,10 @@ MUST_DELIVER = {"pairing 1", "pairing 2", "end 1.1", "end 1.2", "end 2.1", "end 
 def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every game ends at once, White winning."""
 
-    async def play_one(runner: Any, gid: GameId, game: ScheduledGame, opening: Opening) -> Any:
-        return _record(gid, game), (), False
+    async def play(job: GameJob) -> GameResult:
+        return GameResult(_record(job.game_id, _game(job)))
 
-    import tcecd.daemon.play
-
-    monkeypatch.setattr(tcecd.daemon.play, "play_one", play_one)
+    use_player(monkeypatch, play)
 
 
 async def _run(settings: Any) -> list[dict[str, Any]]:

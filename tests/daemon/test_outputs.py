@@ -12,16 +12,13 @@ from typing import Any
 import pytest
 
 import tcecd.daemon.outputs as outputs
-import tcecd.daemon.play
 from tcecd.daemon import run_event_async
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.outputs import FileWriter, json_text
-from tcecd.domain import GameId
-from tcecd.game.record import Opening
+from tcecd.execution.job import GameJob, GameResult
 from tcecd.outputs.files import PgnFile
-from tcecd.pairing.base import ScheduledGame
 from tcecd.store import EventStore
-from tests.daemon.test_runner_logic import _record, _run, _settings
+from tests.daemon.test_runner_logic import _game, _record, _run, _settings, use_player
 
 
 async def test_writer_writes_the_newest_text_of_each_file_off_the_loop(
@@ -143,13 +140,14 @@ async def test_replay_faults_and_disqualification_are_committed_off_the_loop(
 
     attempts: dict[str, int] = {}
 
-    async def play_one(runner: Any, gid: GameId, game: ScheduledGame, opening: Opening) -> Any:
+    async def play(job: GameJob) -> GameResult:
+        gid = job.game_id
         attempts[str(gid)] = attempts.get(str(gid), 0) + 1
         if str(gid) == "1.1" and attempts["1.1"] == 1:
-            return None, ((game.white, "crash", "scripted"),), True  # replay
-        return _record(gid, game), (), False
+            return GameResult(None, ((job.white.name, "crash", "scripted"),), replay=True)
+        return GameResult(_record(gid, _game(job)))
 
-    monkeypatch.setattr(tcecd.daemon.play, "play_one", play_one)
+    use_player(monkeypatch, play)
     settings = _settings(tmp_path, rounds=1, strikes_max=1, on_fault="replay", concurrency=1)
     assert await run_event_async(
         settings, out=io.StringIO(), crash=CrashPoints(), install_signals=False

@@ -1,11 +1,13 @@
-"""The daemon's sequencing, in-process with a scripted game player instead of
-engines: results are committed and published in schedule order whatever order
-games end in, and disqualification forfeits exactly the later games."""
+"""The daemon's sequencing, in-process with a scripted game player (a
+:class:`~tcecd.execution.GamePlayer`) instead of engines: results are committed
+and published in schedule order whatever order games end in, and
+disqualification forfeits exactly the later games."""
 
 from __future__ import annotations
 
 import asyncio
 import io
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,8 @@ from tcecd.daemon.settings import RunSettings
 from tcecd.domain import GameId, Result, Termination
 from tcecd.errors import EngineError
 from tcecd.events import EngineDisqualified, GameFinished
+from tcecd.execution.gate import StartGate, StoppedBeforeStart
+from tcecd.execution.job import GameJob, GameResult, GameUpdate
 from tcecd.game.record import GameRecord, Opening
 from tcecd.game.timecontrol import TimeControl
 from tcecd.pairing.base import ScheduledGame
@@ -59,6 +63,49 @@ def _record(gid: GameId, game: ScheduledGame) -> GameRecord:
     )  # fmt: skip
 
 
+def _game(job: GameJob) -> ScheduledGame:
+    """The scheduled game a job plays (the names are all a scripted record needs)."""
+    return ScheduledGame(job.game_id.number, job.white.name, job.black.name, 0)
+
+
+PlayFn = Callable[[GameJob], Awaitable[GameResult]]
+
+
+class ScriptedPlayer:
+    """A game player that plays nothing: ``play_fn(job)`` says how each game ends."""
+
+    name = "scripted"
+
+    def __init__(self, play_fn: PlayFn) -> None:
+        self.play_fn = play_fn
+
+    def use_engine_groups(self, groups: Any) -> None:
+        pass
+
+    async def play(
+        self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
+    ) -> GameResult:
+        try:
+            if not await gate.may_start():
+                raise StoppedBeforeStart(str(job.game_id))
+        finally:
+            gate.decided()
+        return await self.play_fn(job)
+
+    async def aclose(self) -> None:
+        pass
+
+
+def use_player(monkeypatch: pytest.MonkeyPatch, play_fn: PlayFn) -> None:
+    """Make ``run_event_async`` play its games with ``play_fn``."""
+    import tcecd.daemon
+
+    async def open_player(settings: Any) -> ScriptedPlayer:
+        return ScriptedPlayer(play_fn)
+
+    monkeypatch.setattr(tcecd.daemon, "open_player", open_player)
+
+
 Script = dict[str, tuple[float, str | None]]
 
 
@@ -68,16 +115,15 @@ async def _run(
     """Run the event; ``script[r.g] = (seconds, faulty engine or None)``."""
     played: list[str] = []
 
-    async def fake_play_one(runner: Any, gid: GameId, game: ScheduledGame, opening: Opening) -> Any:
+    async def fake_play(job: GameJob) -> GameResult:
+        gid = job.game_id
         played.append(str(gid))
         delay, faulty = script.get(str(gid), (0.0, None))
         await asyncio.sleep(delay)
         faults = () if faulty is None else ((faulty, "crash", "scripted crash"),)
-        return _record(gid, game), faults, False
+        return GameResult(_record(gid, _game(job)), faults)
 
-    import tcecd.daemon.play
-
-    monkeypatch.setattr(tcecd.daemon.play, "play_one", fake_play_one)
+    use_player(monkeypatch, fake_play)
     recorder = Recorder()
     original_init = EventRunner.__init__
 
@@ -140,12 +186,10 @@ async def test_a_user_error_in_a_game_surfaces_as_that_error(
 ) -> None:
     """Not as an exception group: the CLI prints TcecdErrors as one line."""
 
-    async def failing(runner: Any, gid: GameId, game: ScheduledGame, opening: Opening) -> Any:
-        raise EngineError(f"game {gid}: cannot run")
+    async def failing(job: GameJob) -> GameResult:
+        raise EngineError(f"game {job.game_id}: cannot run")
 
-    import tcecd.daemon.play
-
-    monkeypatch.setattr(tcecd.daemon.play, "play_one", failing)
+    use_player(monkeypatch, failing)
     with pytest.raises(EngineError, match=r"game 1\.1: cannot run"):
         await run_event_async(
             _settings(tmp_path), out=io.StringIO(), crash=CrashPoints(), install_signals=False
