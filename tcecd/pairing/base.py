@@ -141,6 +141,24 @@ class RoundPairing:
     requested_byes: tuple[Bye, ...] = ()
 
 
+def board_order_games(pairs: Sequence[Pair], *, double: bool) -> tuple[ScheduledGame, ...]:
+    """The schedule of a round paired in board order (the FIDE systems and the
+    round-robin): one game per board, ``first`` White; in a double round the
+    reversed games follow, in the same board order (leg 2)."""
+    games = [
+        ScheduledGame(number=i + 1, white=p.first, black=p.second, pair_index=i, leg=1)
+        for i, p in enumerate(pairs)
+    ]
+    if double:
+        games += [
+            ScheduledGame(
+                number=len(pairs) + i + 1, white=p.second, black=p.first, pair_index=i, leg=2
+            )
+            for i, p in enumerate(pairs)
+        ]
+    return tuple(games)
+
+
 @dataclass(frozen=True, slots=True)
 class RoundContext:
     """What a system may need beyond the players and the history.

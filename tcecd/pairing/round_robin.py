@@ -45,7 +45,7 @@ from tcecd.pairing.base import (
     RoundContext,
     RoundPairing,
     RoundRecord,
-    ScheduledGame,
+    board_order_games,
 )
 from tcecd.pairing.tally import check_players, tally
 
@@ -155,17 +155,7 @@ class RoundRobin:
                 continue
             pairs.append(Pair(by_number[white].id, by_number[black].id))
 
-        games = [
-            ScheduledGame(number=i + 1, white=p.first, black=p.second, pair_index=i, leg=1)
-            for i, p in enumerate(pairs)
-        ]
-        if double:
-            games += [
-                ScheduledGame(
-                    number=len(pairs) + i + 1, white=p.second, black=p.first, pair_index=i, leg=2
-                )
-                for i, p in enumerate(pairs)
-            ]
+        games = board_order_games(pairs, double=double)
         return RoundPairing(
             round=round_number,
             bye=bye.id if bye is not None else None,

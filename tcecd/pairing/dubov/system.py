@@ -34,7 +34,7 @@ from tcecd.pairing.base import (
     RoundContext,
     RoundPairing,
     RoundRecord,
-    ScheduledGame,
+    board_order_games,
 )
 from tcecd.pairing.dubov.bracket import FloatRules, choose_upfloaters, pair_bracket
 from tcecd.pairing.dubov.colours import higher_ranked, white_of
@@ -150,16 +150,7 @@ class Dubov:
             coloured.append((white, b if white is a else a))
         coloured.sort(key=_board_key)
         pairs = tuple(Pair(w.id, b.id) for w, b in coloured)
-        games = [
-            ScheduledGame(number=i, white=w.id, black=b.id, pair_index=i - 1, leg=1)
-            for i, (w, b) in enumerate(coloured, start=1)
-        ]
-        if double:
-            n = len(games)
-            games += [
-                ScheduledGame(number=n + i, white=b.id, black=w.id, pair_index=i - 1, leg=2)
-                for i, (w, b) in enumerate(coloured, start=1)
-            ]
+        games = board_order_games(pairs, double=double)
         return RoundPairing(
             round=round_number,
             bye=bye.id if bye is not None else None,

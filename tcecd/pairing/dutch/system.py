@@ -21,7 +21,7 @@ from tcecd.pairing.base import (
     RoundContext,
     RoundPairing,
     RoundRecord,
-    ScheduledGame,
+    board_order_games,
 )
 from tcecd.pairing.dutch.brackets import RoundPairer
 from tcecd.pairing.dutch.state import PlayerState, build_states
@@ -94,14 +94,7 @@ class Dutch2017:
             raise PairingError(f"round {round_number}: {exc}") from None
         boards = sorted(result.pairs, key=board_key)
         pairs = tuple(Pair(white.id, black.id) for white, black in boards)
-        games = [
-            ScheduledGame(k + 1, p.first, p.second, k, 1) for k, p in enumerate(pairs)
-        ]
-        if double:
-            games += [
-                ScheduledGame(len(pairs) + k + 1, p.second, p.first, k, 2)
-                for k, p in enumerate(pairs)
-            ]
+        games = board_order_games(pairs, double=double)
         return RoundPairing(
             round=round_number,
             bye=result.bye.id if result.bye is not None else None,

@@ -35,7 +35,7 @@ from tcecd.pairing.base import (
     RoundContext,
     RoundPairing,
     RoundRecord,
-    ScheduledGame,
+    board_order_games,
 )
 from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
 from tcecd.pairing.dutch2012.colours import Preference, Strength, allocate, preference, same_colour
@@ -382,21 +382,12 @@ def _round_pairing(
             first_games.append((higher.id, lower.id))
         else:
             first_games.append((lower.id, higher.id))
-    games = [
-        ScheduledGame(number=n, white=w, black=b, pair_index=n - 1, leg=1)
-        for n, (w, b) in enumerate(first_games, start=1)
-    ]
-    if double:
-        offset = len(games)
-        games += [
-            ScheduledGame(number=offset + n, white=b, black=w, pair_index=n - 1, leg=2)
-            for n, (w, b) in enumerate(first_games, start=1)
-        ]
+    boards = tuple(Pair(w, b) for w, b in first_games)
     return RoundPairing(
         round=round_number,
         bye=bye,
         removed_history_rounds=(),
-        pairs=tuple(Pair(w, b) for w, b in first_games),
-        games=tuple(games),
+        pairs=boards,
+        games=board_order_games(boards, double=double),
         requested_byes=context.requested_byes,
     )

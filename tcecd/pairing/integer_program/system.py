@@ -33,7 +33,7 @@ from tcecd.pairing.base import (
     RoundContext,
     RoundPairing,
     RoundRecord,
-    ScheduledGame,
+    board_order_games,
 )
 from tcecd.pairing.integer_program.model import NO_CONTEXT, RoundModel, build_model, requested
 from tcecd.pairing.integer_program.solver import Solution, Status, games_of, solve
@@ -108,17 +108,7 @@ def to_round_pairing(
     pairs = tuple(
         Pair(model.players[g.white].player.id, model.players[g.black].player.id) for g in boards
     )
-    games = [
-        ScheduledGame(number=i + 1, white=p.first, black=p.second, pair_index=i, leg=1)
-        for i, p in enumerate(pairs)
-    ]
-    if double:
-        games += [
-            ScheduledGame(
-                number=len(pairs) + i + 1, white=p.second, black=p.first, pair_index=i, leg=2
-            )
-            for i, p in enumerate(pairs)
-        ]
+    games = board_order_games(pairs, double=double)
     paired = {pid for p in pairs for pid in (p.first, p.second)}
     unpaired = [d.player.id for d in model.players if d.player.id not in paired]  # by seed
     extra = tuple(Bye(pid, ByeKind.PAIRING) for pid in unpaired[1:])
