@@ -24,15 +24,17 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 import chess.pgn
 
 from tcecd.errors import PgnError
-from tcecd.pgn.check import MovetextChecker, end_problem
+from tcecd.pgn.check import CheckedGame, MovetextChecker, end_problem
 
 #: Called with (bytes read so far, total bytes) after each game.
 ProgressCallback = Callable[[int, int], None]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,40 @@ def _where(path: Path, number: int) -> str:
     return f"{path.name}: game {number}"
 
 
+def _each(
+    path: str | os.PathLike[str],
+    read: Callable[[TextIO], T | None],
+    progress: ProgressCallback | None,
+) -> Iterator[tuple[int, T, _PgnFile]]:
+    """The one reading loop: ``read`` one game after another from ``path``
+    and yield ``(number, item, file)`` for each (1-based), reporting progress
+    after each game.
+
+    Raises :class:`PgnError` when the file cannot be read or decoded (naming
+    the game being read), or when it holds no game at all.
+    """
+    pgn = _PgnFile(Path(path))
+    number = 0
+    try:
+        while True:
+            try:
+                item = read(pgn.text)
+            except UnicodeDecodeError:
+                raise PgnError(
+                    f"{_where(pgn.path, number + 1)}: not UTF-8 text (is this a PGN file?)"
+                ) from None
+            if item is None:
+                break
+            number += 1
+            if progress is not None:
+                progress(pgn.position, pgn.size)
+            yield number, item, pgn
+    finally:
+        pgn.close()
+    if number == 0:
+        raise PgnError(f"{pgn.path.name}: no PGN game found")
+
+
 def iter_headers(
     path: str | os.PathLike[str], *, progress: ProgressCallback | None = None
 ) -> Iterator[HeaderEntry]:
@@ -83,26 +119,12 @@ def iter_headers(
     Raises :class:`PgnError` when the file cannot be read or decoded, or when
     it holds no game at all.
     """
-    pgn = _PgnFile(Path(path))
-    number = 0
-    try:
-        while True:
-            try:
-                headers = chess.pgn.read_headers(pgn.text)
-            except UnicodeDecodeError:
-                raise PgnError(
-                    f"{_where(pgn.path, number + 1)}: not UTF-8 text (is this a PGN file?)"
-                ) from None
-            if headers is None:
-                break
-            number += 1
-            if progress is not None:
-                progress(pgn.position, pgn.size)
-            yield HeaderEntry(number, headers)
-    finally:
-        pgn.close()
-    if number == 0:
-        raise PgnError(f"{pgn.path.name}: no PGN game found")
+    for number, headers, _ in _each(path, chess.pgn.read_headers, progress):
+        yield HeaderEntry(number, headers)
+
+
+def _read_checked(text: TextIO) -> CheckedGame | None:
+    return chess.pgn.read_game(text, Visitor=MovetextChecker)
 
 
 def iter_checked_headers(
@@ -112,26 +134,8 @@ def iter_checked_headers(
     board first (nothing else is kept); a game whose movetext is unsound comes
     with its ``problem`` worded (``"ply 14: illegal san: ..."``), for the
     caller to raise once it has checked the tags."""
-    pgn = _PgnFile(Path(path))
-    number = 0
-    try:
-        while True:
-            try:
-                checked = chess.pgn.read_game(pgn.text, Visitor=MovetextChecker)
-            except UnicodeDecodeError:
-                raise PgnError(
-                    f"{_where(pgn.path, number + 1)}: not UTF-8 text (is this a PGN file?)"
-                ) from None
-            if checked is None:
-                break
-            number += 1
-            if progress is not None:
-                progress(pgn.position, pgn.size)
-            yield HeaderEntry(number, checked.headers, checked.problem)
-    finally:
-        pgn.close()
-    if number == 0:
-        raise PgnError(f"{pgn.path.name}: no PGN game found")
+    for number, checked, _ in _each(path, _read_checked, progress):
+        yield HeaderEntry(number, checked.headers, checked.problem)
 
 
 class _StrictGameBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
@@ -169,6 +173,10 @@ class _StrictGameBuilder(chess.pgn.GameBuilder[chess.pgn.Game]):
         return game
 
 
+def _read_strict(text: TextIO) -> chess.pgn.Game | None:
+    return chess.pgn.read_game(text, Visitor=_StrictGameBuilder)
+
+
 def iter_games(
     path: str | os.PathLike[str], *, progress: ProgressCallback | None = None
 ) -> Iterator[tuple[int, chess.pgn.Game]]:
@@ -177,25 +185,7 @@ def iter_games(
     A game whose movetext python-chess cannot follow (an illegal or ambiguous
     move, a bad FEN) raises :class:`PgnError` naming the game and the problem.
     """
-    pgn = _PgnFile(Path(path))
-    number = 0
-    try:
-        while True:
-            try:
-                game = chess.pgn.read_game(pgn.text, Visitor=_StrictGameBuilder)
-            except UnicodeDecodeError:
-                raise PgnError(
-                    f"{_where(pgn.path, number + 1)}: not UTF-8 text (is this a PGN file?)"
-                ) from None
-            if game is None:
-                break
-            number += 1
-            if game.errors:
-                raise PgnError(f"{_where(pgn.path, number)}: {game.errors[0]}")
-            if progress is not None:
-                progress(pgn.position, pgn.size)
-            yield number, game
-    finally:
-        pgn.close()
-    if number == 0:
-        raise PgnError(f"{pgn.path.name}: no PGN game found")
+    for number, game, pgn in _each(path, _read_strict, progress):
+        if game.errors:
+            raise PgnError(f"{_where(pgn.path, number)}: {game.errors[0]}")
+        yield number, game
