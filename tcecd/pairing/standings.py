@@ -94,7 +94,15 @@ def standings(
     """Rank every player after the rounds in ``history`` (best first)."""
     check_players(players)
     check_tiebreaks(tiebreaks)
-    totals = tally(players, history, double=double)
+    return rank_totals(players, tally(players, history, double=double), tiebreaks)
+
+
+def rank_totals(
+    players: Sequence[Player], totals: dict[PlayerId, Tally], tiebreaks: Sequence[str]
+) -> tuple[Standing, ...]:
+    """The standings from ``totals`` already tallied (a pairing session's,
+    :mod:`tcecd.pairing.session`); ``players`` and ``tiebreaks`` must have
+    been checked."""
     simple = _simple_values(totals)
 
     values: dict[PlayerId, list[float]] = {p.id: [] for p in players}
