@@ -288,11 +288,12 @@ class ViabilityMatcher:
                 return first
             match[u], match[a] = a, u
             match[first], match[b] = b, first
-        # One search from a with u removed: the even vertices are the viable partners.
+        # One search from a with u removed: the even vertices are the viable
+        # partners. It may stop as soon as the first candidate is one.
         self._alive = alive & ~(1 << u)
         match[u] = match[a] = -1
         try:
-            if self._augment(a, 0):  # pragma: no cover - a is the only exposed vertex
+            if self._augment(a, 0, 1 << first):  # pragma: no cover - a is the only exposed
                 raise AssertionError("augmenting path in a maximum matching")
         finally:
             self._alive = alive
@@ -367,7 +368,7 @@ class ViabilityMatcher:
                 return True
         return False
 
-    def _augment(self, root: int, targets: int) -> bool:
+    def _augment(self, root: int, targets: int, stop: int = 0) -> bool:
         """Search an augmenting path from exposed ``root``; augment along it.
 
         ``targets`` is the bitset of the other exposed vertices: each vertex
@@ -381,7 +382,9 @@ class ViabilityMatcher:
         odd vertex (and, after a blossom is shrunk, the way back through it),
         so that from any even vertex ``v`` the walk ``v, M(v), parent[M(v)],
         ...`` is an even alternating path to the root. When the search fails,
-        ``_even`` holds its outer (even) vertices and ``_parent`` those walks.
+        ``_even`` holds its outer (even) vertices and ``_parent`` those walks;
+        it stops early, with the outer vertices found so far, as soon as a
+        vertex of ``stop`` (a bitset) is outer.
         """
         if self.use_short_paths and targets and self._short_path(root, targets):
             return True
@@ -396,6 +399,10 @@ class ViabilityMatcher:
         even = 1 << root  # outer vertices
         tree = even  # every vertex of the tree, outer or inner
         queue = [root]
+        pull = targets  # targets, and the mates of the ``stop`` vertices
+        for x in bits(stop):
+            if match[x] != -1:
+                pull |= 1 << match[x]
 
         def lca(a: int, b: int) -> int:
             seen = 0
@@ -433,10 +440,8 @@ class ViabilityMatcher:
                 match[px] = x
                 x = next_x
 
-        qi = 0
-        while qi < len(queue):
-            v = queue[qi]
-            qi += 1
+        while queue:
+            v = queue.pop()
             near = adj[v] & alive
             hit = near & targets
             if hit:
@@ -468,6 +473,8 @@ class ViabilityMatcher:
                     blossoms[cur] = blossoms.get(cur, 1 << cur) | joined
                     queue += bits(joined & ~even)
                     even |= joined
+                    if joined & stop:
+                        break
                 elif not tree & low:
                     parent[to] = v
                     mate = match[to]
@@ -477,6 +484,29 @@ class ViabilityMatcher:
                     tree |= low | 1 << mate
                     even |= 1 << mate
                     queue.append(mate)
+                    if stop >> mate & 1:
+                        break
+                    # Look one step ahead from the new outer vertex (not only
+                    # when the queue reaches it): an edge to an exposed target
+                    # ends an augmenting path; one to the mate of a ``stop``
+                    # vertex makes that vertex outer.
+                    ahead = adj[mate] & pull & alive & ~tree
+                    if ahead:
+                        if ahead & targets:
+                            ahead &= targets
+                        t = (ahead & -ahead).bit_length() - 1
+                        parent[t] = mate
+                        if targets >> t & 1:
+                            augment_to(t)
+                            return True
+                        s = match[t]
+                        tree |= 1 << t | 1 << s
+                        even |= 1 << s
+                        queue.append(s)
+                        break
+            else:
+                continue
+            break  # a vertex of ``stop`` is outer
         self._even = even
         self._parent = parent
         return False

@@ -61,18 +61,17 @@ def check_tiebreaks(names: Sequence[str]) -> None:
 
 def _simple_values(totals: dict[PlayerId, Tally]) -> dict[str, Callable[[Tally], float]]:
     """Tiebreaks that depend on one player's games only (and final scores)."""
-
-    def score(pid: PlayerId) -> float:
-        return totals[pid].score_half / 2
+    # Final scores looked up once (the forecast ranks thousands of tables).
+    score = {pid: t.score_half / 2 for pid, t in totals.items()}
 
     def sonneborn_berger(t: Tally) -> float:
-        return sum((half / 2 * score(opp) for opp, half in t.results), 0.0)
+        return sum([half / 2 * score[opp] for opp, half in t.results], 0.0)
 
     def buchholz(t: Tally) -> float:
-        return sum((score(opp) for opp, _ in t.results), 0.0)
+        return sum([score[opp] for opp, _ in t.results], 0.0)
 
     def buchholz_cut1(t: Tally) -> float:
-        scores = [score(opp) for opp, _ in t.results]
+        scores = [score[opp] for opp, _ in t.results]
         return sum(scores) - min(scores) if scores else 0.0
 
     return {
