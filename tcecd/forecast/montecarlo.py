@@ -159,7 +159,8 @@ def simulate_chunk(
     white_wins, draw, black_wins = Result.WHITE_WINS, Result.DRAW, Result.BLACK_WINS
 
     def play(white: PlayerId, black: PlayerId, u: float) -> PlayedGame:
-        wi, bi = index[white], index[black]
+        wi = index[white]
+        bi = index[black]
         if u < cut_win[wi][bi]:
             return PlayedGame(white, black, white_wins)
         if u < cut_draw[wi][bi]:
@@ -180,11 +181,16 @@ def simulate_chunk(
             if pairing is None:
                 pairing = session.pair(context)
             games: list[PlayedGame] = []
-            for g in pairing.games:
-                finished = done.get((g.white, g.black)) if pairing is snap.current else None
-                if finished is not None:
-                    games.append(finished)
-                else:
+            if pairing is snap.current:
+                for g in pairing.games:
+                    finished = done.get((g.white, g.black))
+                    if finished is not None:
+                        games.append(finished)
+                    else:
+                        games.append(play(g.white, g.black, uniforms[k]))
+                        k += 1
+            else:
+                for g in pairing.games:
                     games.append(play(g.white, g.black, uniforms[k]))
                     k += 1
             session.record(

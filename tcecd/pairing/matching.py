@@ -293,7 +293,7 @@ class ViabilityMatcher:
         self._alive = alive & ~(1 << u)
         match[u] = match[a] = -1
         try:
-            if self._augment(a, 0, 1 << first):  # pragma: no cover - a is the only exposed
+            if self._augment(a, 0, first):  # pragma: no cover - a is the only exposed
                 raise AssertionError("augmenting path in a maximum matching")
         finally:
             self._alive = alive
@@ -368,7 +368,7 @@ class ViabilityMatcher:
                 return True
         return False
 
-    def _augment(self, root: int, targets: int, stop: int = 0) -> bool:
+    def _augment(self, root: int, targets: int, stop: int = -1) -> bool:
         """Search an augmenting path from exposed ``root``; augment along it.
 
         ``targets`` is the bitset of the other exposed vertices: each vertex
@@ -383,8 +383,8 @@ class ViabilityMatcher:
         so that from any even vertex ``v`` the walk ``v, M(v), parent[M(v)],
         ...`` is an even alternating path to the root. When the search fails,
         ``_even`` holds its outer (even) vertices and ``_parent`` those walks;
-        it stops early, with the outer vertices found so far, as soon as a
-        vertex of ``stop`` (a bitset) is outer.
+        it stops early, with the outer vertices found so far, as soon as
+        vertex ``stop`` (if not -1) is outer.
         """
         if self.use_short_paths and targets and self._short_path(root, targets):
             return True
@@ -399,10 +399,14 @@ class ViabilityMatcher:
         even = 1 << root  # outer vertices
         tree = even  # every vertex of the tree, outer or inner
         queue = [root]
-        pull = targets  # targets, and the mates of the ``stop`` vertices
-        for x in bits(stop):
-            if match[x] != -1:
-                pull |= 1 << match[x]
+        # The targets, and the mate of ``stop``: an outer neighbour of it makes
+        # ``stop`` outer.
+        pull = targets
+        halt = 0
+        if stop != -1:
+            halt = 1 << stop
+            if match[stop] != -1:
+                pull |= 1 << match[stop]
 
         def lca(a: int, b: int) -> int:
             seen = 0
@@ -466,14 +470,23 @@ class ViabilityMatcher:
                     # Every vertex whose base the cycle passed now has base
                     # ``cur``, and is outer.
                     joined = 0
-                    for b in bits(passed & ~(1 << cur)):
-                        joined |= blossoms.pop(b, 1 << b)
-                    for x in bits(joined):
+                    passed &= ~(1 << cur)
+                    while passed:
+                        low = passed & -passed
+                        passed ^= low
+                        joined |= blossoms.pop(low.bit_length() - 1, low)
+                    fresh = joined & ~even
+                    rest = joined
+                    while rest:
+                        low = rest & -rest
+                        rest ^= low
+                        x = low.bit_length() - 1
                         base[x] = cur
+                        if fresh & low:
+                            queue.append(x)
                     blossoms[cur] = blossoms.get(cur, 1 << cur) | joined
-                    queue += bits(joined & ~even)
                     even |= joined
-                    if joined & stop:
+                    if joined & halt:
                         break
                 elif not tree & low:
                     parent[to] = v
@@ -484,7 +497,7 @@ class ViabilityMatcher:
                     tree |= low | 1 << mate
                     even |= 1 << mate
                     queue.append(mate)
-                    if stop >> mate & 1:
+                    if mate == stop:
                         break
                     # Look one step ahead from the new outer vertex (not only
                     # when the queue reaches it): an edge to an exposed target

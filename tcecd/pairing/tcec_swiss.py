@@ -225,7 +225,8 @@ class TcecSwissSession:
             formed.append((first, second))
 
         pairs = tuple(Pair(players[a].id, players[b].id) for a, b in formed)
-        games = _schedule(round_number, players, totals, formed, self.double)
+        score = [totals[p.id].score_half for p in players]
+        games = _schedule(round_number, players, wgd, score, formed, self.double)
         return RoundPairing(
             round=round_number,
             bye=bye.id if bye is not None else None,
@@ -246,25 +247,26 @@ def _check_context(round_number: int, context: RoundContext) -> None:
 def _schedule(
     round_number: int,
     players: Sequence[Player],
-    totals: dict[PlayerId, Tally],
+    wgd: Sequence[int],
+    score: Sequence[int],
     formed: Sequence[tuple[int, int]],
     double: bool,
 ) -> tuple[ScheduledGame, ...]:
-    """STEP 5 colours and the playing order (``formed`` pairs player indices)."""
+    """STEP 5 colours and the playing order (``formed`` pairs player indices;
+    ``wgd`` and ``score``, in half-points, are by player index)."""
     first_games: list[tuple[PlayerId, PlayerId, int]] = []
     for pair_index in reversed(range(len(formed))):  # worst-performing pair first
         a, b = formed[pair_index]
-        first, second = players[a], players[b]
         if double:
             first_white = False  # first-of-pair has black in the first game
         else:
             first_white = _single_round_first_white(
-                round_number, totals[first.id], totals[second.id]
+                round_number, wgd[a], score[a], wgd[b], score[b]
             )
         if first_white:
-            first_games.append((first.id, second.id, pair_index))
+            first_games.append((players[a].id, players[b].id, pair_index))
         else:
-            first_games.append((second.id, first.id, pair_index))
+            first_games.append((players[b].id, players[a].id, pair_index))
     games = [
         ScheduledGame(number=n, white=w, black=b, pair_index=i, leg=1)
         for n, (w, b, i) in enumerate(first_games, start=1)
@@ -278,12 +280,14 @@ def _schedule(
     return tuple(games)
 
 
-def _single_round_first_white(round_number: int, first: Tally, second: Tally) -> bool:
+def _single_round_first_white(
+    round_number: int, first_wgd: int, first_score: int, second_wgd: int, second_score: int
+) -> bool:
     """STEP 5, single rounds: does the first-of-pair get white?"""
-    if first.wgd != second.wgd:
-        return first.wgd < second.wgd  # the greater WGD gets black
-    if first.score_half != second.score_half:
-        return first.score_half < second.score_half  # the higher score gets black
+    if first_wgd != second_wgd:
+        return first_wgd < second_wgd  # the greater WGD gets black
+    if first_score != second_score:
+        return first_score < second_score  # the higher score gets black
     return first_of_pair_white(round_number)
 
 
