@@ -170,13 +170,18 @@ def simulate_chunk(
     # The state after the finished rounds, tallied once; each simulation
     # continues a copy of it (tcecd.pairing.session).
     start = open_session(system, players, snap.rounds, double=snap.double)
+    # The first round left to pair depends on the finished rounds only: the
+    # same in every simulation, so it is paired once.
+    first = snap.current
+    if first is None and count > 0 and start.rounds < snap.total_rounds:
+        first = start.pair(context)
     for _ in range(count):
         cut_win[:], cut_draw[:] = cut_tables()
         uniforms = rng.random(max(1, remaining * per_round)).tolist()
 
         k = 0
         session = start.copy()
-        pairing = snap.current
+        pairing = first
         while session.rounds < snap.total_rounds:
             if pairing is None:
                 pairing = session.pair(context)
