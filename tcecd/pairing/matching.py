@@ -20,7 +20,13 @@ players still unpaired and answers each question with at most one search:
   even alternating path reaches it from ``a`` (Gallai-Edmonds). The first
   candidate in pairing order that the search reaches is the partner, and
   flipping the alternating path from it back to ``a`` gives the perfect
-  matching of the rest with no further search.
+  matching of the rest with no further search. The search stops as soon as
+  the first candidate is reached (no other can beat it).
+
+Late in an event the players at the bottom of the pairing order have met
+most of their possible opponents, and about half of the STEP 4 steps of a
+round find their first candidate not viable (a barrier of low-degree players);
+those take the full search, on the few players still unpaired.
 
 The graph is a list of adjacency **bitsets** (Python ints over the vertices):
 ``adj[x]`` has bit ``y`` set iff ``x`` and ``y`` may meet (``y`` not in the
@@ -63,17 +69,14 @@ def colour_masks(wgd: Sequence[int], limit: int, members: int | None = None) -> 
     for y, w in enumerate(wgd):
         if members is None or members >> y & 1:
             by_wgd[w] = by_wgd.get(w, 0) | 1 << y
-    return {
-        w: mask_of_union(m for v, m in by_wgd.items() if -limit <= w + v <= limit)
-        for w in by_wgd
-    }
-
-
-def mask_of_union(masks: Iterable[int]) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out
+    compatible: dict[int, int] = {}
+    for w in by_wgd:
+        mask = 0
+        for v, m in by_wgd.items():
+            if -limit <= w + v <= limit:
+                mask |= m
+        compatible[w] = mask
+    return compatible
 
 
 class PairingGraph:

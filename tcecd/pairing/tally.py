@@ -140,13 +140,16 @@ class RunningTally:
                 halves.append((0, 2))
             else:
                 raise PairingError(f"{where}: game {white!r}-{black!r} has no result ('*')")
-            for pid, opp in ((white, black), (black, white)):
-                # Single rounds: one game per player; double rounds: two, against
-                # the same opponent.
-                prev_opp, count = seen.get(pid, (opp, 0))
-                if prev_opp != opp or count >= per_round:
-                    raise PairingError(f"{where}: {pid!r} is paired more than once")
-                seen[pid] = (opp, count + 1)
+            # Single rounds: one game per player; double rounds: two, against
+            # the same opponent.
+            prev_opp, count = seen.get(white, (black, 0))
+            if prev_opp != black or count >= per_round:
+                raise PairingError(f"{where}: {white!r} is paired more than once")
+            seen[white] = (black, count + 1)
+            prev_opp, count = seen.get(black, (white, 0))
+            if prev_opp != white or count >= per_round:
+                raise PairingError(f"{where}: {black!r} is paired more than once")
+            seen[black] = (white, count + 1)
         # Then count.
         self.rounds = expected
         if record.bye is not None:
