@@ -21,8 +21,11 @@ carries the uncertainty of the strengths as well as the luck of the games.
 Speed (bench/forecast.py): a game's outcome needs one uniform number and two
 comparisons against cut-offs computed for every player pair at once (numpy)
 when the simulation's ratings are drawn; the uniforms of a simulation are
-drawn in one numpy call. What is left is the pairing system itself, called once per
-simulated round: see :mod:`tcecd.forecast.parallel` for using several cores.
+drawn in one numpy call. The finished rounds are read once per chunk into a
+pairing session (:mod:`tcecd.pairing.session`), which each simulation copies
+and carries on round by round with running totals, and whose totals rank the
+final table; what is left is the pairing itself, once per simulated round:
+see :mod:`tcecd.forecast.parallel` for using several cores.
 """
 
 from __future__ import annotations
