@@ -103,6 +103,11 @@ class RunningTally:
 
     def add(self, record: RoundRecord) -> None:
         """Count round ``rounds + 1``; :class:`PairingError` for a bad record."""
+        self.count(record, self.check(record))
+
+    def check(self, record: RoundRecord) -> list[tuple[int, int]]:
+        """Validate round ``rounds + 1`` without counting it; return the
+        (white, black) half-points of each game, for :meth:`count`."""
         totals = self.totals
         where = f"round {record.round}"
         expected = self.rounds + 1
@@ -150,8 +155,13 @@ class RunningTally:
             if prev_opp != white or count >= per_round:
                 raise PairingError(f"{where}: {black!r} is paired more than once")
             seen[black] = (white, count + 1)
-        # Then count.
-        self.rounds = expected
+        return halves
+
+    def count(self, record: RoundRecord, halves: list[tuple[int, int]]) -> None:
+        """Count a record :meth:`check` accepted (``halves`` is what it returned)."""
+        totals = self.totals
+        per_round = 2 if self.double else 1
+        self.rounds += 1
         if record.bye is not None:
             t = totals[record.bye]
             t.score_half += bye_half_points(self.double)

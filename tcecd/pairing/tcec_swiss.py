@@ -42,7 +42,13 @@ from tcecd.pairing.base import (
     ScheduledGame,
 )
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher, mask_of
-from tcecd.pairing.tally import RunningTally, Tally, check_players, check_removed
+from tcecd.pairing.tally import (
+    RunningTally,
+    Tally,
+    check_players,
+    check_removed,
+    removed_rounds,
+)
 
 if TYPE_CHECKING:
     from tcecd.pairing.registry import SystemOptions
@@ -134,13 +140,21 @@ class TcecSwissSession:
         self.double = double
         self.tally = RunningTally(players, double=double)
         self._index = {p.id: i for i, p in enumerate(self.players)}
-        self._removed: set[int] = set()
-        #: (round, encounters as player-index pairs) of the rounds still in force
-        self._in_force: list[tuple[int, tuple[tuple[int, int], ...]]] = []
-        #: per player index: bitset of the players met in the rounds in force
-        self._met = [0] * len(self.players)
+        # The whole history's games are checked before its removed rounds, as
+        # tally() and removed_rounds() always did (the first error reported
+        # stays the same).
         for record in history:
-            self.record(record)
+            self.tally.add(record)
+        self._removed = removed_rounds(history)
+        index = self._index
+        #: (round, encounters as player-index pairs) of the rounds still in force
+        self._in_force: list[tuple[int, tuple[tuple[int, int], ...]]] = [
+            (r.round, tuple((index[g.white], index[g.black]) for g in r.games))
+            for r in history
+            if r.round not in self._removed
+        ]
+        #: per player index: bitset of the players met in the rounds in force
+        self._met = _met(self._in_force, len(self.players))
 
     @property
     def totals(self) -> dict[PlayerId, Tally]:
@@ -166,9 +180,10 @@ class TcecSwissSession:
     def record(self, record: RoundRecord) -> None:
         """Add finished round ``rounds + 1`` (:class:`PairingError` for a bad
         record, which leaves the session unchanged)."""
+        halves = self.tally.check(record)  # the games first, as tally() does
         removed = set(self._removed)
         check_removed(record, removed)
-        self.tally.add(record)  # validates the games before counting them
+        self.tally.count(record, halves)
         index = self._index
         encounters = tuple((index[g.white], index[g.black]) for g in record.games)
         if record.removed_history_rounds:
