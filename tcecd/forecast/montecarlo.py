@@ -21,8 +21,11 @@ carries the uncertainty of the strengths as well as the luck of the games.
 Speed (bench/forecast.py): a game's outcome needs one uniform number and two
 comparisons against cut-offs computed for every player pair at once (numpy)
 when the simulation's ratings are drawn; the uniforms of a simulation are
-drawn in one numpy call. What is left is the pairing system itself, called once per
-simulated round: see :mod:`tcecd.forecast.parallel` for using several cores.
+drawn in one numpy call. The finished rounds are read once per chunk into a
+pairing session (:mod:`tcecd.pairing.session`), which each simulation copies
+and carries on round by round with running totals, and whose totals rank the
+final table; what is left is the pairing itself, once per simulated round:
+see :mod:`tcecd.forecast.parallel` for using several cores.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from tcecd.pairing.base import (
     RoundRecord,
 )
 from tcecd.pairing.registry import SystemOptions, get_system
-from tcecd.pairing.standings import DEFAULT_TIEBREAKS, standings
+from tcecd.pairing.session import open_session
+from tcecd.pairing.standings import DEFAULT_TIEBREAKS, check_tiebreaks, rank_totals
 
 #: Simulations per independently seeded chunk (the unit of parallel work).
 CHUNK = 50
@@ -132,6 +136,7 @@ def simulate_chunk(
     if model.ids and list(model.ids) != ids:
         raise ValueError("the model was fitted to another field")
     chol = np.linalg.cholesky(cov + np.eye(n) * 1e-9)
+    check_tiebreaks(snap.tiebreaks)
     system = get_system(snap.system, SystemOptions(time_limit_s=snap.time_limit_s))
     context = RoundContext(total_rounds=snap.total_rounds, first_colour=snap.context.first_colour)
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -154,34 +159,49 @@ def simulate_chunk(
 
     cut_win: list[list[float]] = []
     cut_draw: list[list[float]] = []
+    white_wins, draw, black_wins = Result.WHITE_WINS, Result.DRAW, Result.BLACK_WINS
 
     def play(white: PlayerId, black: PlayerId, u: float) -> PlayedGame:
-        wi, bi = index[white], index[black]
+        wi = index[white]
+        bi = index[black]
         if u < cut_win[wi][bi]:
-            return PlayedGame(white, black, Result.WHITE_WINS)
+            return PlayedGame(white, black, white_wins)
         if u < cut_draw[wi][bi]:
-            return PlayedGame(white, black, Result.DRAW)
-        return PlayedGame(white, black, Result.BLACK_WINS)
+            return PlayedGame(white, black, draw)
+        return PlayedGame(white, black, black_wins)
 
+    # The state after the finished rounds, tallied once; each simulation
+    # continues a copy of it (tcecd.pairing.session).
+    start = open_session(system, players, snap.rounds, double=snap.double)
+    # The first round left to pair depends on the finished rounds only: the
+    # same in every simulation, so it is paired once.
+    first = snap.current
+    if first is None and count > 0 and start.rounds < snap.total_rounds:
+        first = start.pair(context)
     for _ in range(count):
         cut_win[:], cut_draw[:] = cut_tables()
         uniforms = rng.random(max(1, remaining * per_round)).tolist()
 
         k = 0
-        history = list(snap.rounds)
-        pairing = snap.current
-        while len(history) < snap.total_rounds:
+        session = start.copy()
+        pairing = first
+        while session.rounds < snap.total_rounds:
             if pairing is None:
-                pairing = system.pair(players, history, double=snap.double, context=context)
+                pairing = session.pair(context)
             games: list[PlayedGame] = []
-            for g in pairing.games:
-                finished = done.get((g.white, g.black)) if pairing is snap.current else None
-                if finished is not None:
-                    games.append(finished)
-                else:
+            if pairing is snap.current:
+                for g in pairing.games:
+                    finished = done.get((g.white, g.black))
+                    if finished is not None:
+                        games.append(finished)
+                    else:
+                        games.append(play(g.white, g.black, uniforms[k]))
+                        k += 1
+            else:
+                for g in pairing.games:
                     games.append(play(g.white, g.black, uniforms[k]))
                     k += 1
-            history.append(
+            session.record(
                 RoundRecord(
                     round=pairing.round,
                     bye=pairing.bye,
@@ -191,8 +211,7 @@ def simulate_chunk(
                 )
             )
             pairing = None
-        table = standings(players, history, double=snap.double, tiebreaks=snap.tiebreaks)
-        for row in table:
+        for row in rank_totals(players, session.totals, snap.tiebreaks):
             i = index[row.id]
             places[i][row.rank - 1] += 1
             score_half[i] += row.score_half

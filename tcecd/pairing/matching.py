@@ -5,34 +5,78 @@ matching; STEP 4 then pairs greedily and must keep one after every pair it
 forms. Computing a fresh maximum matching per candidate (networkx's
 ``max_weight_matching`` is O(n^3) in pure Python) is far too slow for large
 fields, so :class:`ViabilityMatcher` keeps **one** perfect matching ``M`` of the
-players still unpaired and tests a candidate pair ``(u, v)`` with a single
-augmenting-path search:
+players still unpaired and answers each question with at most one search:
 
-* if ``v`` is ``u``'s mate in ``M``, ``M - {u, v}`` is already perfect;
+* STEP 4 for the first unpaired ``u``: if its first allowed candidate ``v``
+  (in pairing order) is ``u``'s mate in ``M``, ``M - {u, v}`` is already
+  perfect;
 * otherwise, with ``a = M(u)`` and ``b = M(v)``, the graph without ``u`` and
   ``v`` has a perfect matching iff ``M - {ua, vb}`` (which leaves exactly ``a``
   and ``b`` exposed) has an augmenting path, which must run from ``a`` to
-  ``b`` (Berge's theorem). One Edmonds blossom search from ``a`` answers that,
-  after a cheap look for the paths of length 1 and 3 that real events nearly
-  always offer;
-* if that first candidate fails, one search from ``a`` in the graph without
-  ``u`` settles all the others at once: ``v`` keeps a perfect matching iff an
-  even alternating path reaches it from ``a`` (Gallai-Edmonds), so STEP 4
-  runs at most three searches per player (the failed one, this one, and the
-  augmentation for the partner it names).
+  ``b`` (Berge's theorem). The paths of length 1 and 3 that real events nearly
+  always offer are looked for first (one pass, no search tree);
+* if there is none, one Edmonds search from ``a`` in the graph without ``u``
+  settles every candidate at once: ``v`` keeps a perfect matching iff an
+  even alternating path reaches it from ``a`` (Gallai-Edmonds). The first
+  candidate in pairing order that the search reaches is the partner, and
+  flipping the alternating path from it back to ``a`` gives the perfect
+  matching of the rest with no further search. The search stops as soon as
+  the first candidate is reached (no other can beat it).
 
-The graph is never materialised: an edge ``x-y`` exists iff ``y`` is not in
-``forbidden[x]`` (the encounter history) and ``|wgd[x] + wgd[y]| <= limit``
-(the colour balancing condition). For the dense graphs of real events the
-search from ``a`` almost always reaches ``b`` within a few steps.
+Late in an event the players at the bottom of the pairing order have met
+most of their possible opponents, and about half of the STEP 4 steps of a
+round find their first candidate not viable (a barrier of low-degree players);
+those take the full search, on the few players still unpaired.
+
+The graph is a list of adjacency **bitsets** (Python ints over the vertices):
+``adj[x]`` has bit ``y`` set iff ``x`` and ``y`` may meet (``y`` not in the
+encounter history of ``x`` and ``|wgd[x] + wgd[y]| <= limit``, the colour
+balancing condition). The searches intersect these with the set of vertices
+still unpaired and with the search tree's own sets, so a step of the search
+costs one machine-word operation per 64 vertices instead of a Python loop
+over every player; for a 50-player round every set fits in one word.
 
 networkx is the reference in the tests; this module does not import it.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+
+def bits(mask: int) -> list[int]:
+    """The set bits of ``mask``, lowest first."""
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def mask_of(vertices: Iterable[int]) -> int:
+    """The bitset of ``vertices``."""
+    mask = 0
+    for x in vertices:
+        mask |= 1 << x
+    return mask
+
+
+def colour_masks(wgd: Sequence[int], limit: int, members: int | None = None) -> dict[int, int]:
+    """For each WGD value ``w`` present, the vertices ``y`` (of ``members``, all
+    by default) with ``|w + wgd[y]| <= limit``."""
+    by_wgd: dict[int, int] = {}
+    for y, w in enumerate(wgd):
+        if members is None or members >> y & 1:
+            by_wgd[w] = by_wgd.get(w, 0) | 1 << y
+    compatible: dict[int, int] = {}
+    for w in by_wgd:
+        mask = 0
+        for v, m in by_wgd.items():
+            if -limit <= w + v <= limit:
+                mask |= m
+        compatible[w] = mask
+    return compatible
 
 
 class PairingGraph:
@@ -40,34 +84,50 @@ class PairingGraph:
 
     ``forbidden[x]`` holds the vertices ``x`` may not meet (symmetric; the
     encounter history still in force); ``wgd[x]`` is the white game
-    difference; an edge needs ``|wgd[x] + wgd[y]| <= limit``.
+    difference; an edge needs ``|wgd[x] + wgd[y]| <= limit``. The graph is
+    kept as adjacency bitsets (``adj``); :meth:`from_masks` builds it from
+    forbidden bitsets directly.
     """
 
-    __slots__ = ("forbidden", "limit", "n", "wgd")
+    __slots__ = ("adj", "n")
 
     def __init__(self, forbidden: Sequence[set[int]], wgd: Sequence[int], limit: int = 2) -> None:
         if len(forbidden) != len(wgd):
             raise ValueError("forbidden and wgd must have one entry per vertex")
-        self.n = len(wgd)
-        self.forbidden = list(forbidden)
-        self.wgd = list(wgd)
-        self.limit = limit
+        self._build([mask_of(f) for f in forbidden], wgd, limit)
+
+    @classmethod
+    def from_masks(cls, forbidden: Sequence[int], wgd: Sequence[int], limit: int = 2,
+                   members: int | None = None) -> PairingGraph:
+        """The graph from forbidden *bitsets* (``forbidden[x]`` bit ``y``: ``x``
+        may not meet ``y``); only the vertices of ``members`` (a bitset, all by
+        default) get edges."""
+        if len(forbidden) != len(wgd):
+            raise ValueError("forbidden and wgd must have one entry per vertex")
+        graph = cls.__new__(cls)
+        graph._build(forbidden, wgd, limit, members)
+        return graph
+
+    def _build(self, forbidden: Sequence[int], wgd: Sequence[int], limit: int,
+               members: int | None = None) -> None:
+        n = len(wgd)
+        self.n = n
+        compatible = colour_masks(wgd, limit, members)
+        adj = [0] * n
+        for x in range(n) if members is None else bits(members):
+            adj[x] = compatible[wgd[x]] & ~forbidden[x] & ~(1 << x)
+        self.adj = adj
 
     def edge(self, x: int, y: int) -> bool:
         """Whether ``x`` and ``y`` may be paired (STEP 3 "allowed to be paired")."""
-        return (
-            x != y
-            and y not in self.forbidden[x]
-            and -self.limit <= self.wgd[x] + self.wgd[y] <= self.limit
-        )
+        return x != y and bool(self.adj[x] >> y & 1)
 
 
 class ViabilityMatcher:
     """A maximum matching of the still-unpaired vertices, kept up to date.
 
     ``order`` lists the vertices taking part (for TCEC Swiss: the players
-    other than the BYE, in pairing order). Searches scan vertices in that
-    order, so every run is deterministic.
+    other than the BYE, in pairing order). Searches are deterministic.
     """
 
     #: Try the cheap short-path augmentation before the blossom search (tests
@@ -80,28 +140,39 @@ class ViabilityMatcher:
         self.active: list[int] = list(order)
         #: mate of each vertex in the current matching, -1 if exposed
         self.match: list[int] = [-1] * graph.n
-        self._dead = bytearray(graph.n)
-        for x in range(graph.n):
-            self._dead[x] = 1
-        for x in self.active:
-            self._dead[x] = 0
+        #: bitset of the still-unpaired vertices
+        self._alive = mask_of(self.active)
+        #: after a successful search: the exposed vertex the path reached
+        self._reached = -1
+        #: after a failed search: its outer (even) vertices, and the tree's
+        #: parent links (see :meth:`_augment`)
+        self._even = 0
+        self._parent: list[int] = []
         self._greedy()
 
     # -- building a maximum matching ------------------------------------------
 
     def _greedy(self) -> None:
         """Start from the greedy matching in order (usually already perfect,
-        and usually what STEP 4 ends up choosing, so its tests are instant)."""
+        and usually what STEP 4 ends up choosing, so its tests are instant):
+        each vertex still exposed takes the first later exposed vertex it may
+        meet."""
         match = self.match
-        edge = self.graph.edge
-        for i, x in enumerate(self.active):
+        adj = self.graph.adj
+        active = self.active
+        later = self._alive  # exposed vertices not yet visited
+        for i, x in enumerate(active):
+            later &= ~(1 << x)
             if match[x] != -1:
                 continue
-            for y in self.active[i + 1 :]:
-                if match[y] == -1 and edge(x, y):
-                    match[x] = y
-                    match[y] = x
-                    break
+            candidates = adj[x] & later
+            if candidates:
+                for y in active[i + 1 :]:
+                    if candidates >> y & 1:
+                        match[x] = y
+                        match[y] = x
+                        later &= ~(1 << y)
+                        break
 
     def exposed(self) -> list[int]:
         """The unpaired vertices the current matching leaves exposed."""
@@ -113,9 +184,14 @@ class ViabilityMatcher:
         One search per exposed vertex suffices: a vertex with no augmenting
         path keeps none after later augmentations (Edmonds).
         """
-        for root in self.exposed():
-            if self.match[root] == -1:
-                self._augment(root, [x for x in self.exposed() if x != root])
+        exposed = self.exposed()
+        if len(exposed) > 1:
+            targets = mask_of(exposed)
+            for root in exposed:
+                if self.match[root] == -1:
+                    targets &= ~(1 << root)
+                    if self._augment(root, targets):
+                        targets &= ~(1 << self._reached)
         return self.exposed()
 
     def is_perfect(self) -> bool:
@@ -144,13 +220,14 @@ class ViabilityMatcher:
             self._remove(u, v)
             return True
         b = match[v]
-        dead = self._dead
-        dead[u] = dead[v] = 1
+        kept = self._alive
+        self._alive = kept & ~(1 << u | 1 << v)
         match[u] = match[v] = match[a] = match[b] = -1
-        if self._augment(a, [b]):
+        if self._augment(a, 1 << b):
+            self._alive = kept
             self._remove(u, v)
             return True
-        dead[u] = dead[v] = 0
+        self._alive = kept
         match[u], match[a] = a, u
         match[v], match[b] = b, v
         return False
@@ -170,142 +247,198 @@ class ViabilityMatcher:
         a = match[u]
         if a == -1:
             raise ValueError("viable_partners needs a perfect matching")
-        self._dead[u] = 1
+        kept = self._alive
+        self._alive = kept & ~(1 << u)
         match[u] = match[a] = -1
-        outer: set[int] = set()
         try:
-            if self._augment(a, (), outer):  # pragma: no cover - a is the only exposed vertex
+            if self._augment(a, 0):  # pragma: no cover - a is the only exposed vertex
                 raise AssertionError("augmenting path in a maximum matching")
         finally:
-            self._dead[u] = 0
+            self._alive = kept
             match[u], match[a] = a, u
-        return outer
+        return set(bits(self._even))
 
     def pair_first(self, u: int) -> int | None:
-        """STEP 4 for ``u``: pair it with the first active vertex after it (in
-        order) that it may meet and that keeps a perfect matching of the rest;
+        """STEP 4 for ``u``: pair it with the first active vertex (in order)
+        that it may meet and that keeps a perfect matching of the rest;
         return that partner, or None if there is none.
 
-        The first allowed candidate is tested on its own (usually ``u``'s mate,
-        or one short path away); only if it fails does one full search
-        (:meth:`viable_partners`) settle every remaining candidate.
+        Requires a perfect matching of the active vertices. The first allowed
+        candidate is tried on its own (usually ``u``'s mate, or one short path
+        away); if that does not settle it, one search from ``u``'s mate in the
+        graph without ``u`` names every viable partner (:meth:`viable_partners`)
+        and the path it found to the chosen one re-matches the rest.
         """
-        edge = self.graph.edge
-        candidates = (v for v in self.active[1:] if v != u and edge(u, v))
-        first = next(candidates, None)
-        if first is None:
+        match = self.match
+        alive = self._alive
+        candidates = self.graph.adj[u] & alive & ~(1 << u)
+        if not candidates:
             return None
-        if self.try_pair(u, first):
-            return first
-        viable = self.viable_partners(u)
-        for v in candidates:
-            if v in viable:
-                if not self.try_pair(u, v):  # pragma: no cover - viable_partners said so
-                    raise AssertionError("viable partner failed its test")
-                return v
-        return None
+        first = self._first(candidates)
+        a = match[u]
+        if a == -1:
+            raise ValueError("pair_first needs a perfect matching")
+        if first == a:
+            self._remove(u, a)
+            return a
+        if self.use_short_paths:
+            b = match[first]
+            self._alive = alive & ~(1 << u | 1 << first)
+            match[u] = match[first] = match[a] = match[b] = -1
+            if self._short_path(a, 1 << b):
+                self._alive = alive
+                self._remove(u, first)
+                return first
+            match[u], match[a] = a, u
+            match[first], match[b] = b, first
+        # One search from a with u removed: the even vertices are the viable
+        # partners. It may stop as soon as the first candidate is one.
+        self._alive = alive & ~(1 << u)
+        match[u] = match[a] = -1
+        try:
+            if self._augment(a, 0, first):  # pragma: no cover - a is the only exposed
+                raise AssertionError("augmenting path in a maximum matching")
+        finally:
+            self._alive = alive
+        viable = candidates & self._even
+        if not viable:
+            match[u], match[a] = a, u
+            return None
+        v = self._first(viable)
+        if v != a:
+            # Flip the even alternating path v = M(v) - ... - a: a gets a mate,
+            # v is left exposed, and the rest stays perfectly matched.
+            parent = self._parent
+            x = match[v]
+            match[v] = -1
+            while True:
+                px = parent[x]
+                nxt = match[px]
+                match[x] = px
+                match[px] = x
+                if nxt == -1:
+                    break
+                x = nxt
+        self._remove(u, v)
+        return v
+
+    def _first(self, mask: int) -> int:
+        """The first active vertex (in order) in ``mask`` (which must hold one)."""
+        for x in self.active:
+            if mask >> x & 1:
+                return x
+        raise ValueError("no active vertex in the mask")  # pragma: no cover
 
     def _remove(self, u: int, v: int) -> None:
-        self._dead[u] = self._dead[v] = 1
+        self._alive &= ~(1 << u | 1 << v)
         self.match[u] = self.match[v] = -1
         self.active.remove(u)
         self.active.remove(v)
 
-    # -- Edmonds' blossom search -----------------------------------------------
+    # -- augmenting paths ------------------------------------------------------
 
-    def _short_path(self, root: int, targets: Sequence[int]) -> bool:
-        """Augment along ``root - t`` or ``root - x = mate(x) - t`` if one exists.
+    def _short_path(self, root: int, targets: int) -> bool:
+        """Augment along ``root - t`` or ``root - x = mate(x) - t`` (``t`` in
+        ``targets``) if one exists.
 
         In the dense graphs of real events nearly every augmenting path is
         this short, and finding one this way costs one pass with no tree.
         """
-        graph = self.graph
-        forbidden = graph.forbidden
-        wgd = graph.wgd
-        limit = graph.limit
+        adj = self.graph.adj
+        alive = self._alive
         match = self.match
-        dead = self._dead
-        live = [t for t in targets if t != root and match[t] == -1 and not dead[t]]
-        if not live:
-            return False
-        forb_r = forbidden[root]
-        lo = -limit - wgd[root]
-        hi = limit - wgd[root]
-        for t in live:
-            if t not in forb_r and lo <= wgd[t] <= hi:
-                match[root], match[t] = t, root
-                return True
-        for x in self.active:
-            if dead[x] or x == root or x in forb_r or not lo <= wgd[x] <= hi:
-                continue
+        near = adj[root] & alive
+        hit = near & targets
+        if hit:
+            t = (hit & -hit).bit_length() - 1
+            match[root], match[t] = t, root
+            self._reached = t
+            return True
+        near &= ~targets
+        while near:
+            low = near & -near
+            near ^= low
+            x = low.bit_length() - 1
             y = match[x]
             if y == -1:
                 continue
-            forb_y = forbidden[y]
-            lo_y = -limit - wgd[y]
-            hi_y = limit - wgd[y]
-            for t in live:
-                if t not in forb_y and lo_y <= wgd[t] <= hi_y:
-                    match[root], match[x] = x, root
-                    match[y], match[t] = t, y
-                    return True
+            hit = adj[y] & targets & alive
+            if hit:
+                t = (hit & -hit).bit_length() - 1
+                match[root], match[x] = x, root
+                match[y], match[t] = t, y
+                self._reached = t
+                return True
         return False
 
-    def _augment(self, root: int, targets: Sequence[int], outer: set[int] | None = None) -> bool:
+    def _augment(self, root: int, targets: int, stop: int = -1) -> bool:
         """Search an augmenting path from exposed ``root``; augment along it.
 
-        ``targets`` are the other exposed vertices: each vertex taken from the
-        queue is first tested against them, so in a dense graph the path is
-        found after one or two steps instead of after growing (and shrinking
-        blossoms in) a tree over the whole graph.
+        ``targets`` is the bitset of the other exposed vertices: each vertex
+        taken from the queue is first tested against them, so in a dense graph
+        the path is found after one or two steps instead of after growing (and
+        shrinking blossoms in) a tree over the whole graph. On success the
+        target reached is left in ``_reached``.
 
         The classic single-source Edmonds search with blossom bases (as in
-        Gabow's O(V^3) formulation), with dictionaries so that a search costs
-        what it explores, not O(n). ``parent`` holds the tree edge into each
-        odd vertex (and, after a blossom is shrunk, the way back through it).
-        When the search fails and ``outer`` is given, it receives the outer
-        (even) vertices of the final tree.
+        Gabow's O(V^3) formulation). ``parent`` holds the tree edge into each
+        odd vertex (and, after a blossom is shrunk, the way back through it),
+        so that from any even vertex ``v`` the walk ``v, M(v), parent[M(v)],
+        ...`` is an even alternating path to the root. When the search fails,
+        ``_even`` holds its outer (even) vertices and ``_parent`` those walks;
+        it stops early, with the outer vertices found so far, as soon as
+        vertex ``stop`` (if not -1) is outer.
         """
-        graph = self.graph
-        forbidden = graph.forbidden
-        wgd = graph.wgd
-        limit = graph.limit
+        if self.use_short_paths and targets and self._short_path(root, targets):
+            return True
+        adj = self.graph.adj
         match = self.match
-        dead = self._dead
-        active = self.active
-        parent: dict[int, int] = {}
-        base: dict[int, int] = {}
-        even: set[int] = {root}
-        tree: list[int] = [root]
-        queue: deque[int] = deque((root,))
-
-        def find_base(x: int) -> int:
-            return base.get(x, x)
+        alive = self._alive
+        n = self.graph.n
+        parent = [-1] * n
+        base = list(range(n))
+        #: the vertices of each shrunk blossom, by its base (bitsets)
+        blossoms: dict[int, int] = {}
+        even = 1 << root  # outer vertices
+        tree = even  # every vertex of the tree, outer or inner
+        queue = [root]
+        # The targets, and the mate of ``stop``: an outer neighbour of it makes
+        # ``stop`` outer.
+        pull = targets
+        halt = 0
+        if stop != -1:
+            halt = 1 << stop
+            if match[stop] != -1:
+                pull |= 1 << match[stop]
 
         def lca(a: int, b: int) -> int:
-            seen: set[int] = set()
+            seen = 0
             while True:
-                a = find_base(a)
-                seen.add(a)
+                a = base[a]
+                seen |= 1 << a
                 if match[a] == -1:
                     break
                 a = parent[match[a]]
             while True:
-                b = find_base(b)
-                if b in seen:
+                b = base[b]
+                if seen >> b & 1:
                     return b
                 b = parent[match[b]]
 
-        def mark_path(x: int, b: int, child: int, blossom: set[int]) -> None:
-            while find_base(x) != b:
-                blossom.add(find_base(x))
-                blossom.add(find_base(match[x]))
+        def mark_path(x: int, b: int, child: int) -> int:
+            """Link the path from ``x`` down to base ``b`` for the walk back
+            through the new blossom; return the bases it passes (bitset)."""
+            passed = 0
+            while base[x] != b:
+                passed |= 1 << base[x] | 1 << base[match[x]]
                 parent[x] = child
                 child = match[x]
-                x = parent[match[x]]
+                x = parent[child]
+            return passed
 
         def augment_to(to: int) -> None:
             """Flip the alternating path root .. parent[to] - to."""
+            self._reached = to
             x = to
             while x != -1:
                 px = parent[x]
@@ -314,52 +447,82 @@ class ViabilityMatcher:
                 match[px] = x
                 x = next_x
 
-        if self.use_short_paths and self._short_path(root, targets):
-            return True
-
         while queue:
-            v = queue.popleft()
-            forb = forbidden[v]
-            lo = -limit - wgd[v]
-            hi = limit - wgd[v]
-            for t in targets:
-                # ``v`` is even, ``t`` exposed: v - t ends an augmenting path.
-                if match[t] == -1 and t not in forb and lo <= wgd[t] <= hi and t != v:
-                    parent[t] = v
-                    augment_to(t)
-                    return True
-            mate_v = match[v]
-            for to in active:
-                if dead[to] or to in (v, mate_v) or to in forb:
+            v = queue.pop()
+            near = adj[v] & alive
+            hit = near & targets
+            if hit:
+                # ``v`` is even, a target exposed: v - t ends an augmenting path.
+                t = (hit & -hit).bit_length() - 1
+                parent[t] = v
+                augment_to(t)
+                return True
+            # Inner (odd) neighbours and those in v's own blossom give nothing;
+            # the others are new vertices (grow the tree) or outer ones (an odd
+            # cycle: shrink it into a blossom).
+            near &= (~tree | even) & ~blossoms.get(base[v], 0)
+            while near:
+                low = near & -near
+                near ^= low
+                to = low.bit_length() - 1
+                if base[v] == base[to]:
                     continue
-                w = wgd[to]
-                if w < lo or w > hi:
-                    continue
-                base_v = find_base(v)
-                if base_v == find_base(to):
-                    continue
-                mate_to = match[to]
-                if to == root or (mate_to != -1 and mate_to in parent):
-                    # ``to`` is even too: an odd cycle, shrink it into a blossom.
+                if even & low:
                     cur = lca(v, to)
-                    blossom: set[int] = set()
-                    mark_path(v, cur, to, blossom)
-                    mark_path(to, cur, v, blossom)
-                    for x in tree:
-                        if find_base(x) in blossom:
-                            base[x] = cur
-                            if x not in even:
-                                even.add(x)
-                                queue.append(x)
-                elif to not in parent:
+                    passed = mark_path(v, cur, to) | mark_path(to, cur, v)
+                    # Every vertex whose base the cycle passed now has base
+                    # ``cur``, and is outer.
+                    joined = 0
+                    passed &= ~(1 << cur)
+                    while passed:
+                        low = passed & -passed
+                        passed ^= low
+                        joined |= blossoms.pop(low.bit_length() - 1, low)
+                    fresh = joined & ~even
+                    rest = joined
+                    while rest:
+                        low = rest & -rest
+                        rest ^= low
+                        x = low.bit_length() - 1
+                        base[x] = cur
+                        if fresh & low:
+                            queue.append(x)
+                    blossoms[cur] = blossoms.get(cur, 1 << cur) | joined
+                    even |= joined
+                    if joined & halt:
+                        break
+                elif not tree & low:
                     parent[to] = v
-                    if mate_to == -1:
+                    mate = match[to]
+                    if mate == -1:
                         augment_to(to)
                         return True
-                    tree.append(to)
-                    tree.append(mate_to)
-                    even.add(mate_to)
-                    queue.append(mate_to)
-        if outer is not None:
-            outer |= even
+                    tree |= low | 1 << mate
+                    even |= 1 << mate
+                    queue.append(mate)
+                    if mate == stop:
+                        break
+                    # Look one step ahead from the new outer vertex (not only
+                    # when the queue reaches it): an edge to an exposed target
+                    # ends an augmenting path; one to the mate of a ``stop``
+                    # vertex makes that vertex outer.
+                    ahead = adj[mate] & pull & alive & ~tree
+                    if ahead:
+                        if ahead & targets:
+                            ahead &= targets
+                        t = (ahead & -ahead).bit_length() - 1
+                        parent[t] = mate
+                        if targets >> t & 1:
+                            augment_to(t)
+                            return True
+                        s = match[t]
+                        tree |= 1 << t | 1 << s
+                        even |= 1 << s
+                        queue.append(s)
+                        break
+            else:
+                continue
+            break  # a vertex of ``stop`` is outer
+        self._even = even
+        self._parent = parent
         return False

@@ -61,18 +61,17 @@ def check_tiebreaks(names: Sequence[str]) -> None:
 
 def _simple_values(totals: dict[PlayerId, Tally]) -> dict[str, Callable[[Tally], float]]:
     """Tiebreaks that depend on one player's games only (and final scores)."""
-
-    def score(pid: PlayerId) -> float:
-        return totals[pid].score_half / 2
+    # Final scores looked up once (the forecast ranks thousands of tables).
+    score = {pid: t.score_half / 2 for pid, t in totals.items()}
 
     def sonneborn_berger(t: Tally) -> float:
-        return sum((half / 2 * score(opp) for opp, half in t.results), 0.0)
+        return sum([half / 2 * score[opp] for opp, half in t.results], 0.0)
 
     def buchholz(t: Tally) -> float:
-        return sum((score(opp) for opp, _ in t.results), 0.0)
+        return sum([score[opp] for opp, _ in t.results], 0.0)
 
     def buchholz_cut1(t: Tally) -> float:
-        scores = [score(opp) for opp, _ in t.results]
+        scores = [score[opp] for opp, _ in t.results]
         return sum(scores) - min(scores) if scores else 0.0
 
     return {
@@ -94,7 +93,15 @@ def standings(
     """Rank every player after the rounds in ``history`` (best first)."""
     check_players(players)
     check_tiebreaks(tiebreaks)
-    totals = tally(players, history, double=double)
+    return rank_totals(players, tally(players, history, double=double), tiebreaks)
+
+
+def rank_totals(
+    players: Sequence[Player], totals: dict[PlayerId, Tally], tiebreaks: Sequence[str]
+) -> tuple[Standing, ...]:
+    """The standings from ``totals`` already tallied (a pairing session's,
+    :mod:`tcecd.pairing.session`); ``players`` and ``tiebreaks`` must have
+    been checked."""
     simple = _simple_values(totals)
 
     values: dict[PlayerId, list[float]] = {p.id: [] for p in players}

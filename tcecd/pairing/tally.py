@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tcecd.domain import Color, PlayerId, Result
+from tcecd.domain import PlayerId, Result
 from tcecd.errors import PairingError
 from tcecd.pairing.base import ByeKind, Player, RoundRecord
 
@@ -52,15 +52,6 @@ class Tally:
         return self.white - self.black
 
 
-#: Half-points of (white, black) per finished result (Result.half_points, looked up
-#: once: forecasts tally thousands of simulated events).
-_HALF_POINTS: dict[Result, tuple[int, int]] = {
-    r: (r.half_points(Color.WHITE), r.half_points(Color.BLACK))
-    for r in Result
-    if r is not Result.UNFINISHED
-}
-
-
 def bye_half_points(double: bool) -> int:
     """A BYE is a win for every game the round would have given the player."""
     return 4 if double else 2
@@ -81,81 +72,159 @@ def check_players(players: Sequence[Player]) -> None:
         seeds.add(p.seed)
 
 
-def tally(
-    players: Sequence[Player], history: Sequence[RoundRecord], *, double: bool
-) -> dict[PlayerId, Tally]:
-    """Totals for every player over ``history`` (rounds 1..len(history))."""
-    totals = {p.id: Tally() for p in players}
-    bye_points = bye_half_points(double)
-    for expected, record in enumerate(history, start=1):
+class RunningTally:
+    """The totals of every player, brought up to date one finished round at a
+    time (:meth:`add`), so that a caller pairing round after round (the
+    forecast's simulations, :mod:`tcecd.pairing.session`) never re-tallies the
+    whole history. :func:`tally` is this, fed the whole history at once.
+
+    Each record is validated before it changes anything, so a rejected
+    record leaves the totals as they were.
+    """
+
+    __slots__ = ("double", "rounds", "totals")
+
+    def __init__(self, players: Sequence[Player], *, double: bool) -> None:
+        self.double = double
+        #: rounds added so far (the next record must be round ``rounds + 1``)
+        self.rounds = 0
+        self.totals: dict[PlayerId, Tally] = {p.id: Tally() for p in players}
+
+    def copy(self) -> RunningTally:
+        """An independent copy (the results lists are copied too)."""
+        other = RunningTally((), double=self.double)
+        other.rounds = self.rounds
+        other.totals = {
+            pid: Tally(t.score_half, t.byes, t.requested, t.white, t.black, t.wins, t.games,
+                       list(t.results))
+            for pid, t in self.totals.items()
+        }
+        return other
+
+    def add(self, record: RoundRecord) -> None:
+        """Count round ``rounds + 1``; :class:`PairingError` for a bad record."""
+        self.count(record, self.check(record))
+
+    def check(self, record: RoundRecord) -> list[tuple[int, int]]:
+        """Validate round ``rounds + 1`` without counting it; return the
+        (white, black) half-points of each game, for :meth:`count`."""
+        totals = self.totals
         where = f"round {record.round}"
+        expected = self.rounds + 1
         if record.round != expected:
             raise PairingError(f"{where}: expected round {expected} (rounds must be 1, 2, ...)")
-        per_round = 2 if double else 1
+        per_round = 2 if self.double else 1
+        # Validate first (unknown players, a player twice, unfinished games).
         seen: dict[PlayerId, tuple[PlayerId, int]] = {}
         if record.bye is not None:
             if record.bye not in totals:
                 raise PairingError(f"{where}: unknown BYE player {record.bye!r}")
-            totals[record.bye].score_half += bye_points
-            totals[record.bye].byes += 1
             seen[record.bye] = ("", per_round)
         for absent in record.requested_byes:
             if absent.player not in totals:
                 raise PairingError(f"{where}: unknown bye player {absent.player!r}")
             if absent.player in seen:
                 raise PairingError(f"{where}: {absent.player!r} has two byes")
-            totals[absent.player].score_half += absent.kind.half_points(per_round)
+            seen[absent.player] = ("", per_round)
+        halves: list[tuple[int, int]] = []
+        for game in record.games:
+            white, black, result = game.white, game.black, game.result
+            if white not in totals:
+                raise PairingError(f"{where}: unknown player {white!r}")
+            if black not in totals:
+                raise PairingError(f"{where}: unknown player {black!r}")
+            if white == black:
+                raise PairingError(f"{where}: {white!r} plays itself")
+            # Identity tests, not a dict keyed by the enum: Enum hashing is a
+            # Python-level call, and forecasts add millions of games.
+            if result is _WHITE_WINS:
+                halves.append((2, 0))
+            elif result is _DRAW:
+                halves.append((1, 1))
+            elif result is _BLACK_WINS:
+                halves.append((0, 2))
+            else:
+                raise PairingError(f"{where}: game {white!r}-{black!r} has no result ('*')")
+            # Single rounds: one game per player; double rounds: two, against
+            # the same opponent.
+            prev_opp, count = seen.get(white, (black, 0))
+            if prev_opp != black or count >= per_round:
+                raise PairingError(f"{where}: {white!r} is paired more than once")
+            seen[white] = (black, count + 1)
+            prev_opp, count = seen.get(black, (white, 0))
+            if prev_opp != white or count >= per_round:
+                raise PairingError(f"{where}: {black!r} is paired more than once")
+            seen[black] = (white, count + 1)
+        return halves
+
+    def count(self, record: RoundRecord, halves: list[tuple[int, int]]) -> None:
+        """Count a record :meth:`check` accepted (``halves`` is what it returned)."""
+        totals = self.totals
+        per_round = 2 if self.double else 1
+        self.rounds += 1
+        if record.bye is not None:
+            t = totals[record.bye]
+            t.score_half += bye_half_points(self.double)
+            t.byes += 1
+        for absent in record.requested_byes:
+            t = totals[absent.player]
+            t.score_half += absent.kind.half_points(per_round)
             if absent.kind is ByeKind.PAIRING:
                 # A further pairing-allocated bye (the integer-program system may
                 # leave several players unpaired): a received BYE like ``bye``.
-                totals[absent.player].byes += 1
+                t.byes += 1
             else:
-                totals[absent.player].requested += 1
-            seen[absent.player] = ("", per_round)
-        for game in record.games:
-            for pid in (game.white, game.black):
-                if pid not in totals:
-                    raise PairingError(f"{where}: unknown player {pid!r}")
-            if game.white == game.black:
-                raise PairingError(f"{where}: {game.white!r} plays itself")
-            if game.result is Result.UNFINISHED:
-                raise PairingError(
-                    f"{where}: game {game.white!r}-{game.black!r} has no result ('*')"
-                )
-            for pid, opp in ((game.white, game.black), (game.black, game.white)):
-                # Single rounds: one game per player; double rounds: two, against
-                # the same opponent.
-                prev_opp, count = seen.get(pid, (opp, 0))
-                if prev_opp != opp or count >= per_round:
-                    raise PairingError(f"{where}: {pid!r} is paired more than once")
-                seen[pid] = (opp, count + 1)
-            white_half, black_half = _HALF_POINTS[game.result]
-            for pid, opp, half in (
-                (game.white, game.black, white_half),
-                (game.black, game.white, black_half),
-            ):
-                t = totals[pid]
-                t.score_half += half
-                t.games += 1
-                t.results.append((opp, half))
-                if half == 2:
-                    t.wins += 1
+                t.requested += 1
+        for game, (white_half, black_half) in zip(record.games, halves, strict=True):
+            w = totals[game.white]
+            b = totals[game.black]
+            w.score_half += white_half
+            b.score_half += black_half
+            w.games += 1
+            b.games += 1
+            w.results.append((game.black, white_half))
+            b.results.append((game.white, black_half))
+            if white_half == 2:
+                w.wins += 1
+            elif black_half == 2:
+                b.wins += 1
             if game.played:
-                totals[game.white].white += 1
-                totals[game.black].black += 1
-    return totals
+                w.white += 1
+                b.black += 1
+
+
+_WHITE_WINS = Result.WHITE_WINS
+_DRAW = Result.DRAW
+_BLACK_WINS = Result.BLACK_WINS
+
+
+def tally(
+    players: Sequence[Player], history: Sequence[RoundRecord], *, double: bool
+) -> dict[PlayerId, Tally]:
+    """Totals for every player over ``history`` (rounds 1..len(history))."""
+    running = RunningTally(players, double=double)
+    for record in history:
+        running.add(record)
+    return running.totals
+
+
+def check_removed(record: RoundRecord, removed: set[int]) -> None:
+    """Add the history rounds ``record`` removed (STEP 3) to ``removed``, the
+    rounds removed before it; :class:`PairingError` for a round that is not
+    an earlier one or was already removed."""
+    for r in record.removed_history_rounds:
+        if not 1 <= r < record.round:
+            raise PairingError(
+                f"round {record.round}: removed history round {r} is not an earlier round"
+            )
+        if r in removed:
+            raise PairingError(f"round {record.round}: history round {r} was already removed")
+        removed.add(r)
 
 
 def removed_rounds(history: Sequence[RoundRecord]) -> set[int]:
     """The history rounds removed so far (the union over the records, STEP 3)."""
     removed: set[int] = set()
     for record in history:
-        for r in record.removed_history_rounds:
-            if not 1 <= r < record.round:
-                raise PairingError(
-                    f"round {record.round}: removed history round {r} is not an earlier round"
-                )
-            if r in removed:
-                raise PairingError(f"round {record.round}: history round {r} was already removed")
-            removed.add(r)
+        check_removed(record, removed)
     return removed
