@@ -24,6 +24,7 @@ import json
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from email.utils import formatdate
 from pathlib import Path
 from typing import Any
@@ -86,9 +87,12 @@ class WebServer:
     """See the module docstring. ``await serve()`` runs until cancelled."""
 
     def __init__(self, settings: MqttSettings, *, event: str | None = None,
-                 host: str = "127.0.0.1", port: int = 8080,
-                 viewer: Path | None = None) -> None:  # fmt: skip
+                 host: str = "127.0.0.1", port: int = 8080, viewer: Path | None = None,
+                 locate: Callable[[], MqttSettings | None] | None = None) -> None:  # fmt: skip
         self.settings = settings
+        #: Where the broker is now (an ``mqtt: embedded`` event's moves with its
+        #: daemon), asked before each connection attempt; None: ``settings``.
+        self.locate = locate
         self.host, self.port = host, port
         self.viewer = viewer
         self.model = PageModel(settings.topic_prefix, event)
@@ -289,8 +293,17 @@ class WebServer:
         ident = f"tcecd-web-{uuid.uuid4().hex[:12]}"
         delay = 0.25
         while True:
+            settings: MqttSettings | None = self.settings
+            if self.locate is not None:
+                settings = await asyncio.to_thread(self.locate)
+            if settings is None:
+                self._link(False, "the event's embedded broker is not running "
+                                  "(its daemon has not started)")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
             try:
-                async with _client(self.settings, ident) as client:
+                async with _client(settings, ident) as client:
                     await client.subscribe(topic, qos=1)
                     self._link(True, None)
                     delay = 0.25
