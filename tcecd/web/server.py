@@ -36,7 +36,7 @@ from aiohttp import web
 
 from tcecd.bus.settings import MqttSettings
 from tcecd.web.model import PageModel
-from tcecd.web.tcec import FILES, TcecFeed, delta_pgn
+from tcecd.web.tcec import FILES, TcecFeed, delta_pgn, end_pgn, end_record
 
 STATIC = Path(__file__).parent / "static"
 
@@ -97,6 +97,8 @@ class WebServer:
         self.viewer = viewer
         self.model = PageModel(settings.topic_prefix, event)
         self.feeds: dict[str, TcecFeed] = {}
+        #: MQTT messages for :meth:`feed_loop` (event slug, topic levels below it, payload).
+        self.feed_queue: asyncio.Queue[tuple[str, list[str], bytes]] = asyncio.Queue()
         self.pages: set[_Page] = set()
         self.mqtt_up = False
         self.mqtt_error: str | None = None
@@ -265,7 +267,8 @@ class WebServer:
     # -- MQTT ---------------------------------------------------------------------------
 
     async def handle(self, topic: str, payload: bytes) -> None:
-        """Apply one MQTT message to every model and push what changed."""
+        """Apply one MQTT message to the pages' model and send them what changed
+        at once; queue it for TCEC's documents (:meth:`feed_loop`)."""
         for msg in self.model.apply(topic, payload):
             self.broadcast(msg)
         levels = topic.split("/")
@@ -275,11 +278,27 @@ class WebServer:
         slug = levels[n]
         if self.model.watcher.event is not None and slug != self.model.watcher.event:
             return
-        feed = self.feeds.setdefault(slug, TcecFeed())
-        changed = feed.apply(levels[n + 1:], payload)
-        view = self.model.view
-        if changed and view is not None and view.slug == slug:
-            await self._push_tcec(feed, changed)
+        self.feed_queue.put_nowait((slug, levels[n + 1:], payload))
+
+    async def feed_loop(self) -> None:
+        """TCEC's documents, kept apart from the pages' path: a game's end has
+        its whole PGN parsed (tens of ms for a long game), in a worker thread,
+        while the pages get the next game's first moves."""
+        while True:
+            slug, rest, payload = await self.feed_queue.get()
+            try:
+                end = end_pgn(rest, payload)
+                record = None if end is None else await asyncio.to_thread(end_record, *end)
+                feed = self.feeds.setdefault(slug, TcecFeed())
+                changed = feed.apply(rest, payload, end=record)
+                view = self.model.view
+                if changed and view is not None and view.slug == slug:
+                    await self._push_tcec(feed, changed)
+            except Exception as exc:  # one odd message must not stop the viewer's feed
+                print(f"tcecd web: TCEC feed: {'/'.join(rest)}: {type(exc).__name__}: {exc}",
+                      file=sys.stderr, flush=True)
+            finally:
+                self.feed_queue.task_done()
 
     def _link(self, up: bool, error: str | None) -> None:
         if (up, error) != (self.mqtt_up, self.mqtt_error):
@@ -327,7 +346,9 @@ class WebServer:
         if ready is not None:
             ready.set()
         try:
-            await self.mqtt_loop()
+            async with asyncio.TaskGroup() as tasks:
+                tasks.create_task(self.feed_loop())
+                await self.mqtt_loop()
         finally:
             for page in list(self.pages):
                 await page.ws.close()

@@ -174,7 +174,10 @@ class TcecFeed:
 
     # -- input --------------------------------------------------------------------------
 
-    def apply(self, rest: list[str], payload: bytes) -> list[str]:
+    def apply(self, rest: list[str], payload: bytes, *,
+              end: GameRecord | None = None) -> list[str]:  # fmt: skip
+        """``end``: a ``game/<id>/end`` message's game, parsed beforehand
+        (:func:`end_record`, e.g. in a worker thread); else it is parsed here."""
         doc = _json(payload)
         if doc is None:
             return []
@@ -198,7 +201,7 @@ class TcecFeed:
             case ["game", gid, "move"]:
                 return self._move(gid, doc)
             case ["game", gid, "end"]:
-                return self._end(gid, doc)
+                return self._end(gid, doc, end)
             case ["standings"]:
                 self.standings = [
                     Standing(int(r["rank"]), PlayerId(str(r["id"])), int(r["score_half"]),
@@ -242,17 +245,14 @@ class TcecFeed:
             return []
         return [self._pgn_changed()]
 
-    def _end(self, gid: str, doc: JsonDict) -> list[str]:
+    def _end(self, gid: str, doc: JsonDict, parsed: GameRecord | None) -> list[str]:
         try:
             game_id = GameId.parse(gid)
-            from tcecd.replay.moves import game_record
-
-            pgn = str(doc.get("pgn") or "")
-            game = chess.pgn.read_game(io.StringIO(pgn))
-            if game is None:
-                return []
-            record = game_record(game, game_id)
-        except (ValueError, KeyError):
+        except ValueError:
+            return []
+        pgn = str(doc.get("pgn") or "")
+        record = parsed if parsed is not None else end_record(gid, pgn)
+        if record is None:
             return []
         self.records[game_id] = record
         self.running.pop(game_id, None)
@@ -342,6 +342,28 @@ class TcecFeed:
     def live_pgn(self) -> str | None:
         live = self.live
         return None if live is None else live.pgn()
+
+
+def end_record(gid: str, pgn: str) -> GameRecord | None:
+    """The finished game of an ``end`` message's PGN (None if unreadable). Pure,
+    and the feed's costliest step (the whole game's PGN is parsed): ``tcecd web``
+    runs it in a worker thread."""
+    from tcecd.replay.moves import game_record
+
+    try:
+        game = chess.pgn.read_game(io.StringIO(pgn))
+        return None if game is None else game_record(game, GameId.parse(gid))
+    except (ValueError, KeyError):
+        return None
+
+
+def end_pgn(rest: list[str], payload: bytes) -> tuple[str, str] | None:
+    """``(game id, PGN)`` if ``rest``/``payload`` is a ``game/<id>/end`` message."""
+    if len(rest) != 3 or rest[0] != "game" or rest[2] != "end":
+        return None
+    doc = _json(payload)
+    pgn = doc.get("pgn") if doc is not None else None
+    return (rest[1], pgn) if isinstance(pgn, str) else None
 
 
 def _pairing(doc: JsonDict) -> RoundPairing:
