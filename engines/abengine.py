@@ -17,8 +17,11 @@ all search to the configured depth (only ``go depth N`` and ``go nodes N``
 change the amount of work), so the same input always gives the same move. One
 safety valve: when the engine's own clock is under 100 ms it searches depth 1.
 
-Usage: ``abengine.py [--depth N] [--noise CP] [--seed S] [--name NAME]``.
-UCI options ``Depth``, ``Noise`` and ``Seed`` override the command line;
+Usage: ``abengine.py [--depth N] [--noise CP] [--seed S] [--name NAME] [--pace-ms MS]``.
+``--pace-ms`` (UCI option ``Pace``): answer each ``go`` no sooner than MS
+milliseconds after it arrived, by sleeping after the search (the move is the
+same): a steady, realistic pace of moves for benchmarks (bench/web.py).
+UCI options ``Depth``, ``Noise``, ``Seed`` and ``Pace`` override the command line;
 ``Hash`` and ``Threads`` are accepted and ignored (so configs written for real
 engines work unchanged), as is the combo ``Style`` (so that option checks have
 a combo to check). The string option ``Log File`` makes the engine append every
@@ -257,7 +260,9 @@ def main() -> None:
     ap.add_argument("--noise", type=int, default=0, help="eval noise amplitude, centipawns")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--name", default=None)
+    ap.add_argument("--pace-ms", type=int, default=0, help="answer go no sooner than this")
     args = ap.parse_args()
+    pace_ms = args.pace_ms
     search = Search(args.depth, args.noise, args.seed)
     name = args.name or f"abengine d{args.depth}"
     board = chess.Board()
@@ -281,6 +286,7 @@ def main() -> None:
             say(f"option name Depth type spin default {args.depth} min 1 max 8")
             say(f"option name Noise type spin default {args.noise} min 0 max 1000")
             say(f"option name Seed type spin default {args.seed} min 0 max 1000000")
+            say(f"option name Pace type spin default {args.pace_ms} min 0 max 60000")
             say("option name Hash type spin default 1 min 1 max 65536")
             say("option name Threads type spin default 1 min 1 max 1")
             say("option name Style type combo default Normal var Solid var Normal var Risky")
@@ -297,6 +303,8 @@ def main() -> None:
                 search.noise = max(0, int(value))
             elif opt == "seed":
                 search.seed = int(value)
+            elif opt == "pace":
+                pace_ms = max(0, int(value))
             elif opt == "log file" and value not in ("", "<empty>"):
                 log = open(value, "a", encoding="utf-8")  # noqa: SIM115 - open until exit
         elif cmd == "ucinewgame":
@@ -304,6 +312,7 @@ def main() -> None:
         elif cmd == "position":
             board = parse_position(tokens[1:])
         elif cmd == "go":
+            arrived = time.monotonic()
             opts = dict(zip(tokens[1::2], tokens[2::2], strict=False))
             depth = search.depth
             if "depth" in opts:
@@ -317,6 +326,9 @@ def main() -> None:
                 continue
             lines: list[str] = []
             move = search.go(board, depth, lines)
+            rest = pace_ms / 1000 - (time.monotonic() - arrived)
+            if rest > 0:
+                time.sleep(rest)
             say("\n".join(lines))
             say(f"bestmove {move.uci()}")
         elif cmd == "quit":

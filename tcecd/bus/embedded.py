@@ -17,6 +17,8 @@ started``) and written to ``<state_dir>/mqtt/url``. A configured TCP port that i
 already taken means a broker is already running there: the daemon then
 publishes to that broker instead, with a warning, as before.
 
+On a normal end the broker stays up :data:`LINGER_S` after the publisher's
+goodbye, so that subscribers still catching up get the event's last messages.
 Mosquitto is stopped with SIGTERM (it then saves its database), and SIGKILL
 after :data:`STOP_TIMEOUT_S`. A Mosquitto left running by a daemon that was
 killed outright is found through its pid file and stopped on the next start.
@@ -45,6 +47,9 @@ from tcecd.errors import BusError
 
 #: Seconds Mosquitto gets to save its database and exit after SIGTERM.
 STOP_TIMEOUT_S = 5.0
+#: Seconds the broker stays up after a normal end (the publisher's goodbye), for
+#: subscribers still catching up to get the last messages (tests/web/test_embedded.py).
+LINGER_S = 2.0
 #: Seconds a broker gets to accept connections after it was started.
 START_TIMEOUT_S = 15.0
 #: Seconds between Mosquitto's database saves while running (it also saves on SIGTERM).
@@ -200,6 +205,12 @@ async def embedded_broker(
                  ws_url=running.ws_url, state_dir=str(workdir) if binary else None)
         yield dataclasses.replace(settings, url=_with_port(settings.url, running.listeners.port),
                                   embedded=False)
+        # A normal end: the publisher said goodbye, but a subscriber that is behind
+        # (a busy `tcecd web`, a slow link) still has the last messages queued in the
+        # broker or unread in its socket; stopping now would lose them (a broker
+        # that closes a connection drops what it had not sent yet, and the reset
+        # discards what the client had not read). Not after an error or a cancel.
+        await asyncio.sleep(LINGER_S)
     finally:
         await broker.stop()
         log.info("embedded mqtt broker stopped", broker=running.kind)

@@ -10,6 +10,7 @@ last game until the next one starts).
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from typing import Any
 
 import chess
@@ -54,13 +55,18 @@ class LiveGame:
             # The runner may or may not stream book moves: the ply number says
             # how many plies from the opening's start precede this one. The PGN
             # needs them all, so the missing book plies are written as such.
-            before = start_board(self.opening, move.ply - 1)
             for book in _book_plies(self.opening, move.ply - 1):
                 self._pgn.add(book)
+        self._add_json(move)
+        self._pgn.add(move)
+
+    def _add_json(self, move: MoveRecord) -> None:
+        """Append one ply to the JSON moves only (a finished game has its PGN)."""
+        if self._last_fen is None:
+            before = start_board(self.opening, move.ply - 1)
         else:
             before = chess.Board(self._last_fen)
         self.moves.append(live_move_json(before, move))
-        self._pgn.add(move)
         self._last_fen = move.fen_after
 
     def pgn(self) -> str:
@@ -71,13 +77,28 @@ class LiveGame:
         return live_game_json(self.headers, self.white_options, self.black_options, self.moves)
 
     @classmethod
-    def finished(cls, record: GameRecord, pgn: str) -> LiveGame:
-        """The final document of a finished game: headers as in its PGN."""
+    def finished(cls, record: GameRecord, pgn: str, *, known: LiveGame | None = None,
+                 known_moves: Sequence[MoveRecord] = ()) -> LiveGame:
+        """The final document of a finished game: headers as in its PGN.
+
+        ``known``: the same game's live document built from ``known_moves`` (as
+        ``tcecd web`` builds it from the stream); the plies the record has
+        identically are taken from it instead of replayed (board work per ply)."""
         parsed = chess.pgn.read_headers(io.StringIO(pgn))
         headers = dict(parsed) if parsed is not None else {}
         live = cls(headers, record.opening, record.white_options, record.black_options)
-        for move in record.moves:
-            live.add(move)
+        moves = list(record.moves)
+        same = 0
+        if known is not None and len(known.moves) == len(known_moves):
+            while (same < min(len(moves), len(known_moves))
+                   and moves[same] == known_moves[same]):
+                same += 1
+        if same:
+            # Only the JSON plies are reused: the final PGN is the record's own.
+            live.moves = known.moves[:same]  # type: ignore[union-attr]
+            live._last_fen = moves[same - 1].fen_after
+        for move in moves[same:]:
+            live._add_json(move)  # the PGN is the record's: no live PGN to build
         live._final_pgn = pgn
         return live
 

@@ -24,6 +24,7 @@ import json
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from email.utils import formatdate
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from aiohttp import web
 
 from tcecd.bus.settings import MqttSettings
 from tcecd.web.model import PageModel
-from tcecd.web.tcec import FILES, TcecFeed, delta_pgn
+from tcecd.web.tcec import FILES, TcecFeed, delta_pgn, end_pgn, end_record
 
 STATIC = Path(__file__).parent / "static"
 
@@ -86,13 +87,18 @@ class WebServer:
     """See the module docstring. ``await serve()`` runs until cancelled."""
 
     def __init__(self, settings: MqttSettings, *, event: str | None = None,
-                 host: str = "127.0.0.1", port: int = 8080,
-                 viewer: Path | None = None) -> None:  # fmt: skip
+                 host: str = "127.0.0.1", port: int = 8080, viewer: Path | None = None,
+                 locate: Callable[[], MqttSettings | None] | None = None) -> None:  # fmt: skip
         self.settings = settings
+        #: Where the broker is now (an ``mqtt: embedded`` event's moves with its
+        #: daemon), asked before each connection attempt; None: ``settings``.
+        self.locate = locate
         self.host, self.port = host, port
         self.viewer = viewer
         self.model = PageModel(settings.topic_prefix, event)
         self.feeds: dict[str, TcecFeed] = {}
+        #: MQTT messages for :meth:`feed_loop` (event slug, topic levels below it, payload).
+        self.feed_queue: asyncio.Queue[tuple[str, list[str], bytes]] = asyncio.Queue()
         self.pages: set[_Page] = set()
         self.mqtt_up = False
         self.mqtt_error: str | None = None
@@ -173,7 +179,10 @@ class WebServer:
         return msg
 
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(heartbeat=20)
+        # No permessage-deflate: it would compress every message once per page
+        # (its dictionary is per connection), where now one serialised text is
+        # written to all; moves are ~1 kB, and the CPU is what 50 pages share.
+        ws = web.WebSocketResponse(heartbeat=20, compress=False)
         await ws.prepare(request)
         page = _Page(ws)
         page.queue.put_nowait(json.dumps(self._envelope(self.model.snapshot())))
@@ -222,6 +231,7 @@ class WebServer:
             return
         doc = feed.docs.get("pgn")
         if doc is not None:  # the whole game, as after a game change
+            self._prev_headers = doc.get("Headers")  # what the next push compares with
             await self.sio.emit("pgn", delta_pgn(doc, {}, self._users()), room=sid)
         for name in ("tournament", "schedule", "crosstable", "crash"):
             if name in feed.docs:
@@ -240,6 +250,11 @@ class WebServer:
         now = time.time()
         for name in changed:
             self.modified[name] = now
+        if not self.sio_clients:
+            # No TCEC viewer connected: nothing to push, and the documents
+            # (the live game's above all) are built when one asks for them.
+            return
+        for name in changed:
             doc = feed.docs[name]
             if name == "pgn":
                 headers = doc.get("Headers")
@@ -252,7 +267,8 @@ class WebServer:
     # -- MQTT ---------------------------------------------------------------------------
 
     async def handle(self, topic: str, payload: bytes) -> None:
-        """Apply one MQTT message to every model and push what changed."""
+        """Apply one MQTT message to the pages' model and send them what changed
+        at once; queue it for TCEC's documents (:meth:`feed_loop`)."""
         for msg in self.model.apply(topic, payload):
             self.broadcast(msg)
         levels = topic.split("/")
@@ -262,11 +278,27 @@ class WebServer:
         slug = levels[n]
         if self.model.watcher.event is not None and slug != self.model.watcher.event:
             return
-        feed = self.feeds.setdefault(slug, TcecFeed())
-        changed = feed.apply(levels[n + 1:], payload)
-        view = self.model.view
-        if changed and view is not None and view.slug == slug:
-            await self._push_tcec(feed, changed)
+        self.feed_queue.put_nowait((slug, levels[n + 1:], payload))
+
+    async def feed_loop(self) -> None:
+        """TCEC's documents, kept apart from the pages' path: a game's end has
+        its whole PGN parsed (tens of ms for a long game), in a worker thread,
+        while the pages get the next game's first moves."""
+        while True:
+            slug, rest, payload = await self.feed_queue.get()
+            try:
+                end = end_pgn(rest, payload)
+                record = None if end is None else await asyncio.to_thread(end_record, *end)
+                feed = self.feeds.setdefault(slug, TcecFeed())
+                changed = feed.apply(rest, payload, end=record)
+                view = self.model.view
+                if changed and view is not None and view.slug == slug:
+                    await self._push_tcec(feed, changed)
+            except Exception as exc:  # one odd message must not stop the viewer's feed
+                print(f"tcecd web: TCEC feed: {'/'.join(rest)}: {type(exc).__name__}: {exc}",
+                      file=sys.stderr, flush=True)
+            finally:
+                self.feed_queue.task_done()
 
     def _link(self, up: bool, error: str | None) -> None:
         if (up, error) != (self.mqtt_up, self.mqtt_error):
@@ -280,8 +312,17 @@ class WebServer:
         ident = f"tcecd-web-{uuid.uuid4().hex[:12]}"
         delay = 0.25
         while True:
+            settings: MqttSettings | None = self.settings
+            if self.locate is not None:
+                settings = await asyncio.to_thread(self.locate)
+            if settings is None:
+                self._link(False, "the event's embedded broker is not running "
+                                  "(its daemon has not started)")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
             try:
-                async with _client(self.settings, ident) as client:
+                async with _client(settings, ident) as client:
                     await client.subscribe(topic, qos=1)
                     self._link(True, None)
                     delay = 0.25
@@ -305,7 +346,9 @@ class WebServer:
         if ready is not None:
             ready.set()
         try:
-            await self.mqtt_loop()
+            async with asyncio.TaskGroup() as tasks:
+                tasks.create_task(self.feed_loop())
+                await self.mqtt_loop()
         finally:
             for page in list(self.pages):
                 await page.ws.close()

@@ -15,6 +15,14 @@ Finished games are rebuilt from the PGN of their ``end`` message
 from its ``start`` and ``move`` messages (its engine options are not in the
 stream, so the running game's ``WhiteEngineOptions``/``BlackEngineOptions``
 are empty until it ends).
+
+The live game document is built lazily: a ``move`` only notes its record, and
+the document (board work per ply: from/to squares, FEN, PGN text) is brought
+up to date when it is read (``docs["pgn"]``, :meth:`TcecFeed.live_pgn`), i.e.
+when TCEC's viewer asks for it or is connected to be pushed it. A ``tcecd
+web`` followed only by its own pages does none of that work, and a finished
+game's document is not replayed from its PGN move by move unless read (and
+then reuses the plies already built from the stream when they agree).
 """
 
 from __future__ import annotations
@@ -121,16 +129,55 @@ class TcecFeed:
         self.pairings: dict[int, RoundPairing] = {}
         self.records: dict[GameId, GameRecord] = {}
         self.running: dict[GameId, str] = {}  # game -> start time
-        self.live: LiveGame | None = None
+        self._live: LiveGame | None = None  # the live document's game, built up to ...
+        self._built: list[MoveRecord] = []  # ... these plies (what was added to it)
+        self._pending: list[MoveRecord] = []  # plies still to add to it
+        self._finished: tuple[GameRecord, str] | None = None  # its final state, if not built
+        self._pgn_stale = False  # docs["pgn"] to be rebuilt when read
         self.live_id: str | None = None
         self.standings: list[Standing] = []
         self.strikes: dict[PlayerId, int] = {}
         self.tcec_crosstable: JsonDict | None = None
-        self.docs: dict[str, Any] = {}
+        self._docs: dict[str, Any] = {}
+
+    @property
+    def docs(self) -> dict[str, Any]:
+        """The documents by socket.io event name (``pgn``: the live game JSON)."""
+        if self._pgn_stale:
+            self._pgn_stale = False
+            live = self.live
+            if live is not None:
+                self._docs["pgn"] = live.document()
+        return self._docs
+
+    @property
+    def live(self) -> LiveGame | None:
+        """The live (or last finished) game, brought up to date."""
+        if self._finished is not None:
+            record, pgn = self._finished
+            self._finished = None
+            self._live = LiveGame.finished(record, pgn, known=self._live, known_moves=self._built)
+            self._built, self._pending = list(record.moves), []
+        if self._live is not None and self._pending:
+            pending, self._pending = self._pending, []
+            for i, move in enumerate(pending):
+                try:
+                    self._live.add(move)
+                except (KeyError, ValueError):  # a ply that does not fit: the end PGN mends it
+                    self._pending = []
+                    break
+                self._built.append(pending[i])
+        return self._live
+
+    def _plies(self) -> int:
+        return len(self._built) + len(self._pending)
 
     # -- input --------------------------------------------------------------------------
 
-    def apply(self, rest: list[str], payload: bytes) -> list[str]:
+    def apply(self, rest: list[str], payload: bytes, *,
+              end: GameRecord | None = None) -> list[str]:  # fmt: skip
+        """``end``: a ``game/<id>/end`` message's game, parsed beforehand
+        (:func:`end_record`, e.g. in a worker thread); else it is parsed here."""
         doc = _json(payload)
         if doc is None:
             return []
@@ -154,7 +201,7 @@ class TcecFeed:
             case ["game", gid, "move"]:
                 return self._move(gid, doc)
             case ["game", gid, "end"]:
-                return self._end(gid, doc)
+                return self._end(gid, doc, end)
             case ["standings"]:
                 self.standings = [
                     Standing(int(r["rank"]), PlayerId(str(r["id"])), int(r["score_half"]),
@@ -182,39 +229,41 @@ class TcecFeed:
         op = doc.get("opening") or {}
         opening = Opening(op.get("name"), doc.get("fen") or op.get("fen"),
                           tuple(op.get("moves") or ()), op.get("eco"))
-        self.live = LiveGame(self._headers(gid, doc, opening, start), opening)
+        self._live = LiveGame(self._headers(gid, doc, opening, start), opening)
+        self._built, self._pending, self._finished = [], [], None
         self.live_id = gid
-        return self._rebuild("schedule", "pgn")
+        return [*self._rebuild("schedule"), self._pgn_changed()]
 
     def _move(self, gid: str, doc: JsonDict) -> list[str]:
-        if self.live is None or self.live_id != gid:
+        if self._live is None or self._finished is not None or self.live_id != gid:
             return []
-        if doc.get("ply") != len(self.live.moves) + 1 and self.live.moves:
+        if doc.get("ply") != self._plies() + 1 and self._plies():
             return []  # a gap (a dropped QoS 0 update) or a repeat: the end PGN mends it
         try:
-            self.live.add(move_record(doc))
-        except (KeyError, ValueError):
+            self._pending.append(move_record(doc))
+        except (KeyError, ValueError, TypeError):
             return []
-        return self._rebuild("pgn")
+        return [self._pgn_changed()]
 
-    def _end(self, gid: str, doc: JsonDict) -> list[str]:
+    def _end(self, gid: str, doc: JsonDict, parsed: GameRecord | None) -> list[str]:
         try:
             game_id = GameId.parse(gid)
-            from tcecd.replay.moves import game_record
-
-            pgn = str(doc.get("pgn") or "")
-            game = chess.pgn.read_game(io.StringIO(pgn))
-            if game is None:
-                return []
-            record = game_record(game, game_id)
-        except (ValueError, KeyError):
+        except ValueError:
+            return []
+        pgn = str(doc.get("pgn") or "")
+        record = parsed if parsed is not None else end_record(gid, pgn)
+        if record is None:
             return []
         self.records[game_id] = record
         self.running.pop(game_id, None)
+        changed = self._rebuild("schedule", "crash", "crosstable")
         if self.live_id in (None, gid) or not self.running:
-            self.live = LiveGame.finished(record, pgn)
+            if self.live_id != gid:
+                self._live, self._built, self._pending = None, [], []
+            self._finished = (record, pgn)
             self.live_id = gid
-        return self._rebuild("schedule", "crash", "crosstable", "pgn")
+            changed.append(self._pgn_changed())
+        return changed
 
     def _headers(self, gid: str, doc: JsonDict, opening: Opening, start: str) -> dict[str, str]:
         """The running game's PGN tags, as the daemon writes them (Result ``*``,
@@ -246,10 +295,15 @@ class TcecFeed:
         changed = []
         for name in names:
             value = getattr(self, f"_build_{name}")()
-            if value is not None and value != self.docs.get(name):
-                self.docs[name] = value
+            if value is not None and value != self._docs.get(name):
+                self._docs[name] = value
                 changed.append(name)
         return changed
+
+    def _pgn_changed(self) -> str:
+        """The live game changed (a start, a ply, an end): ``pgn`` is rebuilt when read."""
+        self._pgn_stale = True
+        return "pgn"
 
     def _ordered(self) -> list[RoundPairing]:
         return [self.pairings[r] for r in sorted(self.pairings)]
@@ -285,11 +339,31 @@ class TcecFeed:
         return tcec_json.crosstable_json(self.name, list(self.players.values()), games,
                                          self.standings, strikes=self.strikes)
 
-    def _build_pgn(self) -> JsonDict | None:
-        return None if self.live is None else self.live.document()
-
     def live_pgn(self) -> str | None:
-        return None if self.live is None else self.live.pgn()
+        live = self.live
+        return None if live is None else live.pgn()
+
+
+def end_record(gid: str, pgn: str) -> GameRecord | None:
+    """The finished game of an ``end`` message's PGN (None if unreadable). Pure,
+    and the feed's costliest step (the whole game's PGN is parsed): ``tcecd web``
+    runs it in a worker thread."""
+    from tcecd.replay.moves import game_record
+
+    try:
+        game = chess.pgn.read_game(io.StringIO(pgn))
+        return None if game is None else game_record(game, GameId.parse(gid))
+    except (ValueError, KeyError):
+        return None
+
+
+def end_pgn(rest: list[str], payload: bytes) -> tuple[str, str] | None:
+    """``(game id, PGN)`` if ``rest``/``payload`` is a ``game/<id>/end`` message."""
+    if len(rest) != 3 or rest[0] != "game" or rest[2] != "end":
+        return None
+    doc = _json(payload)
+    pgn = doc.get("pgn") if doc is not None else None
+    return (rest[1], pgn) if isinstance(pgn, str) else None
 
 
 def _pairing(doc: JsonDict) -> RoundPairing:

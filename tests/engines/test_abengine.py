@@ -133,3 +133,30 @@ def test_bundled_definitions_load(engine_config: ConfigFactory, name: str) -> No
     assert config.protocol == "uci"
     assert config.rating is not None
     assert config.command[1].endswith("engines/abengine.py")
+
+
+def test_pace_delays_the_answer_but_not_the_move() -> None:
+    """``Pace`` (bench/web.py's realistic pace): ``bestmove`` no sooner than asked,
+    and the same move as without it."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    engine = Path(__file__).resolve().parents[2] / "engines" / "abengine.py"
+
+    def answer(pace: int) -> tuple[str, float]:
+        lines = ["uci", f"setoption name Pace value {pace}", "isready",
+                 "position startpos moves e2e4", "go wtime 60000 btime 60000", "quit"]
+        started = time.monotonic()
+        out = subprocess.run([sys.executable, str(engine), "--depth", "1"], text=True,
+                             input="\n".join(lines) + "\n", capture_output=True, timeout=60,
+                             check=True).stdout
+        took = time.monotonic() - started
+        best = next(line for line in out.splitlines() if line.startswith("bestmove"))
+        return best, took
+
+    plain, _ = answer(0)
+    paced, took = answer(400)
+    assert paced == plain
+    assert took >= 0.4

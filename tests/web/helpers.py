@@ -27,14 +27,20 @@ CHROMEDRIVER = shutil.which("chromedriver") or (
 
 
 @contextlib.contextmanager
-def web_server(mqtt_url: str, *args: str, port: int | None = None) -> Iterator[str]:
-    """``tcecd web`` on ``port`` (default: a free one); yields its base URL once it answers."""
+def web_server(mqtt_url: str | None, *args: str, port: int | None = None,
+               pid: list[int] | None = None) -> Iterator[str]:
+    """``tcecd web`` on ``port`` (default: a free one), following ``mqtt_url`` (None:
+    none given, e.g. an event config in ``args``); yields its base URL once it
+    answers (and appends its process id to ``pid`` if given)."""
     port = port or free_port()
+    broker = ["--mqtt", mqtt_url] if mqtt_url is not None else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tcecd", "web", "--mqtt", mqtt_url,
+        [sys.executable, "-m", "tcecd", "web", *broker,
          "--listen", f"127.0.0.1:{port}", *args],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
+    if pid is not None:
+        pid.append(proc.pid)
     try:
         deadline = time.monotonic() + 20
         while True:

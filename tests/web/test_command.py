@@ -49,3 +49,15 @@ def test_a_taken_port_is_one_line_exit_2() -> None:
                            capture_output=True, text=True, timeout=30, check=False)
     assert r.returncode == 2
     assert r.stderr.splitlines()[-1].startswith(f"tcecd: error: --listen 127.0.0.1:{port}: ")
+
+
+def test_an_event_without_mqtt_is_one_line_exit_2(tmp_path: Path) -> None:
+    from tests.daemon.helpers import write_config
+
+    cfg = write_config(tmp_path / "ev", rounds=1)  # no `mqtt:`
+    r = subprocess.run([sys.executable, "-m", "tcecd", "web", str(cfg)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=30, check=False)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"tcecd: error: {cfg}: mqtt: the event publishes nothing (no `mqtt:`), so there is "
+        "no stream to follow"]
