@@ -17,7 +17,12 @@ all search to the configured depth (only ``go depth N`` and ``go nodes N``
 change the amount of work), so the same input always gives the same move. One
 safety valve: when the engine's own clock is under 100 ms it searches depth 1.
 
-Usage: ``abengine.py [--depth N] [--noise CP] [--seed S] [--name NAME]``.
+``--delay-ms N`` makes the engine wait N ms of wall time before each
+``bestmove`` (no CPU, same move): tests that must act while a game is running
+(kill a daemon, a worker, a scheduler) get games that last without loading the
+machine.
+
+Usage: ``abengine.py [--depth N] [--noise CP] [--seed S] [--name NAME] [--delay-ms N]``.
 UCI options ``Depth``, ``Noise`` and ``Seed`` override the command line;
 ``Hash`` and ``Threads`` are accepted and ignored (so configs written for real
 engines work unchanged), as is the combo ``Style`` (so that option checks have
@@ -257,6 +262,7 @@ def main() -> None:
     ap.add_argument("--noise", type=int, default=0, help="eval noise amplitude, centipawns")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--name", default=None)
+    ap.add_argument("--delay-ms", type=int, default=0, help="wall time before each bestmove")
     args = ap.parse_args()
     search = Search(args.depth, args.noise, args.seed)
     name = args.name or f"abengine d{args.depth}"
@@ -317,6 +323,8 @@ def main() -> None:
                 continue
             lines: list[str] = []
             move = search.go(board, depth, lines)
+            if args.delay_ms > 0:
+                time.sleep(args.delay_ms / 1000)
             say("\n".join(lines))
             say(f"bestmove {move.uci()}")
         elif cmd == "quit":
