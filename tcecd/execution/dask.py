@@ -97,6 +97,12 @@ async def _open_client(address: str, settings: ExecutionSettings) -> Any:
     """A Dask client connected to ``address``; unreachable: :class:`ExecutionError`."""
     from distributed import Client
 
+    if address.startswith("tls://") and (settings.tls_ca is None or settings.tls_cert is None):
+        # Dask itself would fail with a TypeError about a missing SSL context.
+        raise ExecutionError(
+            f"execution.scheduler {address!r}: a tls:// scheduler needs execution.tls "
+            "(ca, cert, key)"
+        )
     try:
         return await Client(  # type: ignore[no-untyped-call]
             address,

@@ -493,3 +493,75 @@ def test_a_scheduler_lost_mid_event_holds_the_games_until_it_is_back(
     _assert_same_event(tmp_path / "state", out, slow_reference)
     _wait_for_workers(cluster.address, 2)
     print(f"engines gone {gone_after:.1f} s after the scheduler was killed")
+
+
+# -- TLS ------------------------------------------------------------------------------
+
+
+def _certificates(directory: Path) -> None:
+    """A private CA and one certificate per party (scheduler, worker, daemon),
+    made with the ``openssl`` program as docs/operations.md shows."""
+    directory.mkdir()
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=directory, check=True, capture_output=True)
+
+    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    openssl("req", "-x509", *ec, "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2",
+            "-subj", "/CN=tcecd test CA")  # fmt: skip
+    for name in ("sched", "worker", "daemon"):
+        openssl("req", *ec, "-keyout", f"{name}-key.pem", "-out", f"{name}.csr",
+                "-subj", f"/CN={name}")  # fmt: skip
+        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem",
+                "-CAcreateserial", "-out", f"{name}.pem", "-days", "2")  # fmt: skip
+
+
+def _tls_flags(certs: Path, name: str) -> tuple[str, ...]:
+    return ("--tls-ca-file", str(certs / "ca.pem"), "--tls-cert", str(certs / f"{name}.pem"),
+            "--tls-key", str(certs / f"{name}-key.pem"))  # fmt: skip
+
+
+def test_an_event_over_tls(tmp_path: Path) -> None:
+    """A ``tls://`` scheduler and worker (mutual TLS, certificates from a
+    private CA): the daemon connects with ``execution.tls`` and the event is
+    played on the worker; without the TLS files it is refused with one line."""
+    certs = tmp_path / "certs"
+    _certificates(certs)
+    bindir = tmp_path / "bin"
+    _engine_wrapper(bindir)
+    port = free_port()
+    address = f"tls://127.0.0.1:{port}"
+    log = (tmp_path / "cluster.log").open("wb")
+    procs = [_start_scheduler(port, log, *_tls_flags(certs, "sched"))]
+    try:
+        procs.append(_start_worker(address, bindir, log, *_tls_flags(certs, "worker")))
+        from distributed.security import Security
+
+        security = Security(  # type: ignore[no-untyped-call]
+            tls_ca_file=str(certs / "ca.pem"), tls_client_cert=str(certs / "daemon.pem"),
+            tls_client_key=str(certs / "daemon-key.pem"), require_encryption=True,
+        )  # fmt: skip
+        _wait_for_workers(address, 1, security)
+
+        plain = write_config(tmp_path / "plain", engines=WORKER_ENGINES, rounds=1)
+        refused = _run(plain, "--scheduler", address, path=os.environ.get("PATH", ""))
+        assert refused.returncode == 2
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1, refused.stderr
+        assert "a tls:// scheduler needs execution.tls" in lines[0]
+
+        tls = (
+            f"execution: {{backend: dask, scheduler: '{address}', tls: {{ca: {certs}/ca.pem, "
+            f"cert: {certs}/daemon.pem, key: {certs}/daemon-key.pem}}}}\n"
+        )
+        cfg = write_config(tmp_path / "tls", engines=WORKER_ENGINES, rounds=1, extra=tls)
+        done = _run(cfg, path=os.environ.get("PATH", ""))
+        assert done.returncode == 0, done.stderr[-2000:]
+    finally:
+        _stop(procs)
+        log.close()
+    pgn = (tmp_path / "tls" / "state" / "event.pgn").read_text(encoding="utf-8")
+    assert pgn.count("[Event ") == 2
+    placed = [str(e["worker"]) for e in _log_lines(done) if e.get("event") == "game placed"]
+    assert len(placed) == 2
+    assert all(w.startswith("tls://127.0.0.1:") for w in placed)
