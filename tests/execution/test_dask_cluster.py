@@ -247,15 +247,17 @@ def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
 ) -> None:
     """SIGKILL the worker process playing the game: Dask gives the task to the
     other worker, which plays the game from its first move; the daemon says so
-    in its log, counts no strike, and the game is the one a local run plays."""
+    in its log, counts no strike, the killed worker's engines do not outlive
+    it, and the game is the one a local run plays."""
+    names = ("kill-a", "kill-b")
     engines = tuple(
-        f"{{name: {name}, command: [{PROGRAM}, --depth, '3', --noise, '{noise}', --seed, '1', "
-        f"--name, {name}]}}"
-        for name, noise in (("kill-d3", 0), ("kill-d3-noisy", 80))
+        f"{{name: {name}, command: [{PROGRAM}, --depth, '1', --noise, '{noise}', --seed, '1', "
+        f"--delay-ms, '100', --name, {name}]}}"
+        for name, noise in zip(names, (0, 80), strict=True)
     )
-    remote_cfg = write_config(tmp_path / "dask", engines=engines, rounds=1, max_moves=60,
+    remote_cfg = write_config(tmp_path / "dask", engines=engines, rounds=1, max_moves=40,
                               concurrency=1)  # fmt: skip
-    local_cfg = write_config(tmp_path / "local", engines=engines, rounds=1, max_moves=60,
+    local_cfg = write_config(tmp_path / "local", engines=engines, rounds=1, max_moves=40,
                              concurrency=1)  # fmt: skip
     base_path = os.environ.get("PATH", "")
     env = dict(os.environ, PATH=base_path)
@@ -265,10 +267,11 @@ def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        engine = _wait_for_engine("kill-d3", timeout_s=120)
+        first = _wait_for_games(names, timeout_s=120)
         time.sleep(1.0)  # a few moves into the game
-        worker = _parent(engine)
+        worker = _parent(next(iter(first)))
         os.kill(worker, 9)
+        _wait_gone(first, timeout_s=5)  # no engine left behind by the dead worker
         out, err = daemon.communicate(timeout=240)
     finally:
         if daemon.poll() is None:
@@ -283,6 +286,7 @@ def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
     assert placed[0] != placed[1]
     with EventStore(tmp_path / "dask" / "state") as store:
         assert store.strikes() == {}  # not the engines' fault
+    assert _engines_running(names) == {}
     local = _run(local_cfg, path=f"{cluster.bindir}{os.pathsep}{base_path}")
     assert local.returncode == 0, local.stderr[-2000:]
     remote_pgn = (tmp_path / "dask" / "state" / "event.pgn").read_text(encoding="utf-8")
@@ -290,23 +294,6 @@ def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
     assert remote_pgn.count("[Event ") == 1
     assert normalise_pgn(remote_pgn) == normalise_pgn(local_pgn)
     _wait_for_workers(cluster.address, 2)  # the nanny restarted the killed worker
-
-
-def _wait_for_engine(name: str, *, timeout_s: float) -> int:
-    """The pid of the running engine process started with ``--name NAME``."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"abengine.py" in b" ".join(argv) and name.encode() in argv:
-                return int(entry.name)
-        time.sleep(0.1)
-    raise AssertionError(f"engine {name} never started")
 
 
 def _parent(pid: int) -> int:
@@ -401,7 +388,7 @@ def _wait_gone(pids: dict[int, str], *, timeout_s: float) -> float:
     """Seconds until none of ``pids`` is a live engine any more (else fail)."""
     started = time.monotonic()
     while time.monotonic() - started < timeout_s:
-        left = {p: n for p, n in _engines_running(SLOW_NAMES).items() if p in pids}
+        left = {p: n for p, n in _engines_running(tuple(set(pids.values()))).items() if p in pids}
         if not left:
             return time.monotonic() - started
         time.sleep(0.1)
