@@ -38,7 +38,9 @@ from tests.daemon.helpers import (
 )
 from tests.fixtures.mosquitto import free_port
 
-pytestmark = pytest.mark.slow
+#: One cluster per module: under ``pytest -n 2 --dist loadgroup`` (tests/run.sh)
+#: these tests all go to one xdist worker instead of each starting a cluster.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dask-cluster")]
 
 DASK = Path(sys.executable).with_name("dask")
 PROGRAM = "tcecd-test-abengine"  # on the workers' PATH only
