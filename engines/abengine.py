@@ -20,7 +20,10 @@ safety valve: when the engine's own clock is under 100 ms it searches depth 1.
 Usage: ``abengine.py [--depth N] [--noise CP] [--seed S] [--name NAME] [--pace-ms MS]``.
 ``--pace-ms`` (UCI option ``Pace``): answer each ``go`` no sooner than MS
 milliseconds after it arrived, by sleeping after the search (the move is the
-same): a steady, realistic pace of moves for benchmarks (bench/web.py).
+same): a steady, realistic pace of moves for benchmarks (bench/web.py), and
+games that last without loading the machine for tests that act while a game
+is running (kill a daemon, a worker, a scheduler). ``--delay-ms`` is another
+name for ``--pace-ms``.
 UCI options ``Depth``, ``Noise``, ``Seed`` and ``Pace`` override the command line;
 ``Hash`` and ``Threads`` are accepted and ignored (so configs written for real
 engines work unchanged), as is the combo ``Style`` (so that option checks have
@@ -260,7 +263,10 @@ def main() -> None:
     ap.add_argument("--noise", type=int, default=0, help="eval noise amplitude, centipawns")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--name", default=None)
-    ap.add_argument("--pace-ms", type=int, default=0, help="answer go no sooner than this")
+    ap.add_argument(
+        "--pace-ms", "--delay-ms", dest="pace_ms", type=int, default=0,
+        help="answer go no sooner than this (ms)",
+    )
     args = ap.parse_args()
     pace_ms = args.pace_ms
     search = Search(args.depth, args.noise, args.seed)

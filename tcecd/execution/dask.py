@@ -25,8 +25,23 @@ A worker that dies mid-game: the scheduler gives the task to another worker
 its first move; its ``began`` event tells the daemon to start the live game
 over (not a fault, no strike). After ``distributed.scheduler.allowed-failures``
 such losses Dask gives up (``KilledWorker``): the daemon stops with one line.
-A task whose client went away (the daemon died or was killed) is cancelled by
-the scheduler; :func:`run_job` notices within a second and kills its engines.
+A daemon that dies or is killed: its connection to the scheduler closes, the
+scheduler releases the client's tasks (``Scheduler.remove_client``) and tells
+their workers, where a running task's state becomes ``cancelled``. Dask does
+not interrupt a running task, so the cancellation is cooperative:
+:func:`run_job` checks its own task state in the worker's state machine every
+:data:`WATCH_INTERVAL_S` and, once it is no longer wanted (or the worker is
+closing), cancels the game, which kills and reaps both engines.
+
+A scheduler lost mid-event: the Dask client cancels every future it holds
+(``FutureCancelledError``) and reconnects for ``connect_timeout_s``, and the
+workers close (``dask worker`` exits when it loses its scheduler; systemd's
+``Restart=always`` brings it back, and a starting worker waits for the
+scheduler). :meth:`DaskPlayer.play` treats a future cancelled under it as
+"the cluster lost the game": it waits until a client is connected again (the
+same one reconnected, or a new one once it gave up), then submits the game
+again, played from its first move (not a fault, no strike; the live game
+starts over). Games wait as long as the scheduler is away; nothing is lost.
 """
 
 from __future__ import annotations
@@ -61,6 +76,8 @@ RESOURCE = "engine_slots"
 DRAIN_TIMEOUT_S = 10.0
 #: How often a running task checks whether it was cancelled.
 WATCH_INTERVAL_S = 0.5
+#: How often a game waiting for a lost scheduler tries again.
+RECONNECT_INTERVAL_S = 1.0
 
 
 def _security(settings: ExecutionSettings) -> Any:
@@ -76,39 +93,83 @@ def _security(settings: ExecutionSettings) -> Any:
     )
 
 
+async def _open_client(address: str, settings: ExecutionSettings) -> Any:
+    """A Dask client connected to ``address``; unreachable: :class:`ExecutionError`."""
+    from distributed import Client
+
+    if address.startswith("tls://") and (settings.tls_ca is None or settings.tls_cert is None):
+        # Dask itself would fail with a TypeError about a missing SSL context.
+        raise ExecutionError(
+            f"execution.scheduler {address!r}: a tls:// scheduler needs execution.tls "
+            "(ca, cert, key)"
+        )
+    try:
+        return await Client(  # type: ignore[no-untyped-call]
+            address,
+            asynchronous=True,
+            timeout=settings.connect_timeout_s,
+            security=_security(settings),
+            set_as_default=False,
+        )
+    except (OSError, ValueError) as exc:
+        raise ExecutionError(
+            f"execution.scheduler {address!r}: cannot reach the Dask scheduler "
+            f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+        ) from None
+
+
 class DaskPlayer:
     """Plays games on a Dask cluster (see the module docstring)."""
 
     name = "dask"
 
-    def __init__(self, client: Any, address: str) -> None:
+    def __init__(
+        self, client: Any, address: str, settings: ExecutionSettings | None = None
+    ) -> None:
         self.client = client
         self.address = address
+        self.settings = (
+            settings
+            if settings is not None
+            else ExecutionSettings(backend="dask", scheduler=address)
+        )
         self._run = uuid.uuid4().hex[:12]
         self.log = structlog.get_logger("tcecd")
+        self._reconnect = asyncio.Lock()
+        self._lost = False  # the scheduler is away (logged once per outage)
 
     @classmethod
     async def connect(cls, settings: ExecutionSettings) -> DaskPlayer:
         """Connect to ``settings.scheduler``; unreachable: :class:`ExecutionError`."""
-        from distributed import Client
-
         address = settings.scheduler
         if address is None:
             raise ExecutionError("execution.scheduler: required with backend 'dask'")
-        try:
-            client = await Client(  # type: ignore[no-untyped-call]
-                address,
-                asynchronous=True,
-                timeout=settings.connect_timeout_s,
-                security=_security(settings),
-                set_as_default=False,
-            )
-        except (OSError, ValueError) as exc:
-            raise ExecutionError(
-                f"execution.scheduler {address!r}: cannot reach the Dask scheduler "
-                f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
-            ) from None
-        return cls(client, address)
+        return cls(await _open_client(address, settings), address, settings)
+
+    async def _ready(self) -> Any:
+        """The connected client. While the scheduler is unreachable this waits
+        (logged once per outage): the Dask client reconnects by itself for
+        ``connect_timeout_s``, after that a new client is opened every
+        :data:`RECONNECT_INTERVAL_S`."""
+        while True:
+            status = self.client.status
+            if status == "running":
+                if self._lost:
+                    self._lost = False
+                    self.log.warning("Dask scheduler reachable again", scheduler=self.address)
+                return self.client
+            if not self._lost:
+                self._lost = True
+                self.log.warning(
+                    "Dask scheduler unreachable: games wait for it", scheduler=self.address
+                )
+            if status in ("closing", "closed"):
+                async with self._reconnect:
+                    if self.client.status in ("closing", "closed"):
+                        with contextlib.suppress(ExecutionError):
+                            self.client = await _open_client(self.address, self.settings)
+                            continue
+            await asyncio.sleep(RECONNECT_INTERVAL_S)
 
     def use_engine_groups(self, groups: Any) -> None:
         """Engines run on the workers: their process groups are the workers' own
@@ -117,8 +178,6 @@ class DaskPlayer:
     async def play(
         self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
     ) -> GameResult:
-        from distributed import KilledWorker
-
         # The game's start turn is taken when it is submitted (a task cannot ask
         # the daemon once it runs): later games are submitted after it.
         try:
@@ -126,6 +185,23 @@ class DaskPlayer:
                 raise StoppedBeforeStart(str(job.game_id))
         finally:
             gate.decided()
+        while True:
+            raw = await self._attempt(job, updates, await self._ready())
+            if raw is not None:
+                return result_from_dict(raw)
+            # The cluster lost the game with the scheduler: once it is back, the
+            # game is played again from its first move (its fresh ``began``
+            # tells the daemon to start the live game over).
+            self.log.warning("game waits for the Dask scheduler", game=str(job.game_id))
+
+    async def _attempt(
+        self, job: GameJob, updates: asyncio.Queue[GameUpdate], client: Any
+    ) -> JsonDict | None:
+        """Submit the game once; its encoded result, or None when the future
+        was cancelled under us (the client lost the scheduler)."""
+        from distributed import KilledWorker
+        from distributed.client import FutureCancelledError
+        from distributed.comm.core import CommClosedError
 
         topic = f"tcecd-{self._run}-{job.game_id}-{uuid.uuid4().hex[:8]}"
         done = asyncio.Event()
@@ -141,38 +217,44 @@ class DaskPlayer:
             except ExecutionError as exc:  # a worker running another tcecd version
                 bad.append(str(exc))
 
-        self.client.subscribe_topic(topic, on_event)
-        future = self.client.submit(
-            run_job,
-            job_to_dict(job),
-            topic,
-            key=f"tcecd-game-{job.game_id}-{topic[-8:]}",
-            resources={RESOURCE: job.slots},
-            pure=False,
-        )
+        future: Any = None
         try:
-            try:
-                raw = await future
-            except KilledWorker as exc:
-                raise ExecutionError(
-                    f"game {job.game_id}: the Dask workers playing it died too often ({exc})"
-                ) from None
+            client.subscribe_topic(topic, on_event)
+            future = client.submit(
+                run_job,
+                job_to_dict(job),
+                topic,
+                key=f"tcecd-game-{job.game_id}-{topic[-8:]}",
+                resources={RESOURCE: job.slots},
+                pure=False,
+            )
+            raw: JsonDict = await future
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(DRAIN_TIMEOUT_S):
                     await done.wait()
+        except KilledWorker as exc:
+            raise ExecutionError(
+                f"game {job.game_id}: the Dask workers playing it died too often ({exc})"
+            ) from None
+        except (FutureCancelledError, CommClosedError) as exc:
+            # Not our cancellation (that is asyncio.CancelledError): the client
+            # cancels its futures when it loses the scheduler.
+            self.log.info("game lost with the Dask scheduler", game=str(job.game_id), why=str(exc))
+            return None
         except BaseException:
             # Cancelled (shutdown, abort) or failed: the worker stops the game.
-            cancelled = future.cancel()
-            if inspect.isawaitable(cancelled):
-                with contextlib.suppress(Exception):
-                    await cancelled
+            if future is not None:
+                cancelled = future.cancel()
+                if inspect.isawaitable(cancelled):
+                    with contextlib.suppress(Exception):
+                        await cancelled
             raise
         finally:
             with contextlib.suppress(Exception):
-                self.client.unsubscribe_topic(topic)
+                client.unsubscribe_topic(topic)
         if bad:
             raise ExecutionError(f"game {job.game_id}: {bad[0]}")
-        return result_from_dict(raw)
+        return raw
 
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
@@ -187,6 +269,7 @@ def run_job(job_dict: JsonDict, topic: str) -> JsonDict:
 
     Runs in one of the worker's task threads, with an event loop of its own."""
     from distributed import get_worker
+    from distributed.worker import WORKER_ANY_RUNNING
 
     worker = get_worker()
     key = worker.get_current_task()
@@ -196,6 +279,10 @@ def run_job(job_dict: JsonDict, topic: str) -> JsonDict:
         worker.log_event(topic, update_to_dict(update))
 
     def cancelled() -> bool:
+        # Released by the scheduler (the daemon that wanted it is gone), or the
+        # worker is closing (it lost the scheduler): nobody will take the result.
+        if worker.status not in WORKER_ANY_RUNNING:
+            return True
         ts = worker.state.tasks.get(key)
         return ts is None or ts.state in ("cancelled", "released", "forgotten")
 

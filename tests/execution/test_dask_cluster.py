@@ -12,17 +12,21 @@ is played must not change it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
+from tcecd.store import EventStore
 from tests.daemon.helpers import (
     ROOT,
     crosstable_summary,
@@ -34,7 +38,9 @@ from tests.daemon.helpers import (
 )
 from tests.fixtures.mosquitto import free_port
 
-pytestmark = pytest.mark.slow
+#: One cluster per module: under ``pytest -n 2 --dist loadgroup`` (tests/run.sh)
+#: these tests all go to one xdist worker instead of each starting a cluster.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("dask-cluster")]
 
 DASK = Path(sys.executable).with_name("dask")
 PROGRAM = "tcecd-test-abengine"  # on the workers' PATH only
@@ -55,22 +61,84 @@ WORKER_ENGINES = tuple(
 
 @dataclass
 class Cluster:
+    """A scheduler on a fixed loopback port and two workers, each under a
+    restart loop (as systemd's ``Restart=always``: ``dask worker`` exits when
+    it loses its scheduler, and a starting worker waits for one)."""
+
     address: str
+    port: int
     bindir: Path
-    procs: list[subprocess.Popen[bytes]]
+    log: IO[bytes]
+    scheduler: subprocess.Popen[bytes]
+    workers: list[subprocess.Popen[bytes]]
+
+    def start_scheduler(self) -> None:
+        self.scheduler = _start_scheduler(self.port, self.log)
+
+    def kill_scheduler(self) -> None:
+        self.scheduler.kill()
+        self.scheduler.wait()
 
 
-def _wait_for_workers(address: str, count: int) -> None:
+def _start_scheduler(port: int, log: IO[bytes], *tls: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard",
+         *tls],
+        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+    )  # fmt: skip
+
+
+def _start_worker(address: str, bindir: Path, log: IO[bytes], *tls: str) -> subprocess.Popen[bytes]:
+    """A ``dask worker`` restarted whenever it exits, in a session of its own
+    (so that teardown can end the loop and the worker together)."""
+    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
+    argv = [str(DASK), "worker", address, "--nworkers", "1", "--nthreads", "1",
+            "--resources", "engine_slots=1", "--no-dashboard", *tls]  # fmt: skip
+    return subprocess.Popen(
+        ["sh", "-c", 'while :; do "$@"; sleep 0.2; done', "worker-loop", *argv],
+        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Scheduler: terminate. Worker loops: terminate the whole session (the
+    loop, the nanny and its worker), killed if it is not gone in 20 s."""
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError):
+            if proc.args[0] == "sh":
+                os.killpg(proc.pid, signal.SIGTERM)
+            else:
+                proc.terminate()
+    deadline = time.monotonic() + 20
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.args[0] == "sh":
+            while _group_alive(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _wait_for_workers(address: str, count: int, security: Any = None) -> None:
     from distributed import Client
 
-    with Client(address, timeout=60) as client:
+    with Client(address, timeout=60, security=security) as client:
         client.wait_for_workers(count, timeout=90)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    tmp = tmp_path_factory.mktemp("cluster")
-    bindir = tmp / "bin"
+def _engine_wrapper(bindir: Path) -> None:
     bindir.mkdir()
     wrapper = bindir / PROGRAM
     wrapper.write_text(
@@ -78,37 +146,24 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         encoding="utf-8",
     )
     wrapper.chmod(0o755)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    tmp = tmp_path_factory.mktemp("cluster")
+    bindir = tmp / "bin"
+    _engine_wrapper(bindir)
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     log = (tmp / "cluster.log").open("wb")
-    procs = [
-        subprocess.Popen(
-            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-             "--no-dashboard"],
-            stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
-        )
-    ]  # fmt: skip
-    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
-    for _ in range(2):
-        procs.append(
-            subprocess.Popen(
-                [str(DASK), "worker", address, "--nworkers", "1", "--nthreads", "1",
-                 "--resources", "engine_slots=1", "--no-dashboard"],
-                stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
-            )
-        )  # fmt: skip
+    scheduler = _start_scheduler(port, log)
+    workers = [_start_worker(address, bindir, log) for _ in range(2)]
+    cluster = Cluster(address, port, bindir, log, scheduler, workers)
     try:
         _wait_for_workers(address, 2)
-        yield Cluster(address, bindir, procs)
+        yield cluster
     finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        _stop([*cluster.workers, cluster.scheduler])
         log.close()
 
 
@@ -194,15 +249,17 @@ def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
 ) -> None:
     """SIGKILL the worker process playing the game: Dask gives the task to the
     other worker, which plays the game from its first move; the daemon says so
-    in its log, counts no strike, and the game is the one a local run plays."""
+    in its log, counts no strike, the killed worker's engines do not outlive
+    it, and the game is the one a local run plays."""
+    names = ("kill-a", "kill-b")
     engines = tuple(
-        f"{{name: {name}, command: [{PROGRAM}, --depth, '3', --noise, '{noise}', --seed, '1', "
-        f"--name, {name}]}}"
-        for name, noise in (("kill-d3", 0), ("kill-d3-noisy", 80))
+        f"{{name: {name}, command: [{PROGRAM}, --depth, '1', --noise, '{noise}', --seed, '1', "
+        f"--delay-ms, '100', --name, {name}]}}"
+        for name, noise in zip(names, (0, 80), strict=True)
     )
-    remote_cfg = write_config(tmp_path / "dask", engines=engines, rounds=1, max_moves=60,
+    remote_cfg = write_config(tmp_path / "dask", engines=engines, rounds=1, max_moves=40,
                               concurrency=1)  # fmt: skip
-    local_cfg = write_config(tmp_path / "local", engines=engines, rounds=1, max_moves=60,
+    local_cfg = write_config(tmp_path / "local", engines=engines, rounds=1, max_moves=40,
                              concurrency=1)  # fmt: skip
     base_path = os.environ.get("PATH", "")
     env = dict(os.environ, PATH=base_path)
@@ -212,10 +269,11 @@ def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        engine = _wait_for_engine("kill-d3", timeout_s=120)
+        first = _wait_for_games(names, timeout_s=120)
         time.sleep(1.0)  # a few moves into the game
-        worker = _parent(engine)
+        worker = _parent(next(iter(first)))
         os.kill(worker, 9)
+        _wait_gone(first, timeout_s=5)  # no engine left behind by the dead worker
         out, err = daemon.communicate(timeout=240)
     finally:
         if daemon.poll() is None:
@@ -228,10 +286,9 @@ def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
     placed = [str(e["worker"]) for e in logs if e.get("event") == "game placed"]
     assert len(placed) == 2
     assert placed[0] != placed[1]
-    from tcecd.store import EventStore
-
     with EventStore(tmp_path / "dask" / "state") as store:
         assert store.strikes() == {}  # not the engines' fault
+    assert _engines_running(names) == {}
     local = _run(local_cfg, path=f"{cluster.bindir}{os.pathsep}{base_path}")
     assert local.returncode == 0, local.stderr[-2000:]
     remote_pgn = (tmp_path / "dask" / "state" / "event.pgn").read_text(encoding="utf-8")
@@ -241,23 +298,259 @@ def test_a_worker_killed_mid_game_replays_the_game_elsewhere(
     _wait_for_workers(cluster.address, 2)  # the nanny restarted the killed worker
 
 
-def _wait_for_engine(name: str, *, timeout_s: float) -> int:
-    """The pid of the running engine process started with ``--name NAME``."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"abengine.py" in b" ".join(argv) and name.encode() in argv:
-                return int(entry.name)
-        time.sleep(0.1)
-    raise AssertionError(f"engine {name} never started")
-
-
 def _parent(pid: int) -> int:
     stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
     return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+# -- the daemon killed, the scheduler lost: a slower event, one local reference -----
+
+#: Four depth-1 players that wait 100 ms before each move: games of 6-8 s with
+#: hardly any CPU, so an engine still running seconds after the kill was not
+#: stopped. Named for this part only: their processes are found by ``--name``.
+SLOW_NAMES = ("slow-a", "slow-b", "slow-c", "slow-d")
+SLOW_ENGINES = tuple(
+    f"{{name: {name}, command: [{PROGRAM}, --depth, '1', --noise, '{noise}', --seed, "
+    f"'{seed}', --delay-ms, '100', --name, {name}]}}"
+    for name, noise, seed in zip(SLOW_NAMES, (0, 80, 40, 120), (1, 2, 3, 4), strict=True)
+)
+
+
+def _slow_config(directory: Path, extra: str = "") -> Path:
+    """One round of two games, both at once (concurrency 2, one slot per worker)."""
+    return write_config(directory, engines=SLOW_ENGINES, rounds=1, max_moves=40,
+                        concurrency=2, extra=extra)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Reference:
+    pgn: str
+    schedule: object
+    crosstable: object
+    standings: str
+
+
+@pytest.fixture(scope="module")
+def slow_reference(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Reference:
+    """The slow event played in-process (the program on the daemon's PATH)."""
+    tmp = tmp_path_factory.mktemp("slow-local")
+    cfg = _slow_config(tmp)
+    proc = _run(cfg, path=f"{cluster.bindir}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    state = tmp / "state"
+    return Reference(
+        normalise_pgn((state / "event.pgn").read_text(encoding="utf-8")),
+        schedule_summary(state),
+        crosstable_summary(state),
+        standings_block(proc.stdout),
+    )
+
+
+def _assert_same_event(state: Path, stdout: str, ref: Reference) -> None:
+    pgn = (state / "event.pgn").read_text(encoding="utf-8")
+    assert pgn.count("[Event ") == 2
+    assert normalise_pgn(pgn) == ref.pgn
+    assert schedule_summary(state) == ref.schedule
+    assert crosstable_summary(state) == ref.crosstable
+    assert standings_block(stdout) == ref.standings
+
+
+def _engines_running(names: tuple[str, ...]) -> dict[int, str]:
+    """pid -> name of the running abengine processes started with ``--name NAME``."""
+    found: dict[int, str] = {}
+    wanted = {n.encode(): n for n in names}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state == "Z" or b"abengine.py" not in b" ".join(argv):
+            continue
+        for arg in argv:
+            if arg in wanted:
+                found[int(entry.name)] = wanted[arg]
+    return found
+
+
+def _wait_for_games(names: tuple[str, ...], *, timeout_s: float) -> dict[int, str]:
+    """Until all of ``names`` have an engine running (both games are on)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        running = _engines_running(names)
+        if set(running.values()) == set(names):
+            return running
+        time.sleep(0.1)
+    raise AssertionError(f"the games never ran: {_engines_running(names)}")
+
+
+def _wait_gone(pids: dict[int, str], *, timeout_s: float) -> float:
+    """Seconds until none of ``pids`` is a live engine any more (else fail)."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout_s:
+        left = {p: n for p, n in _engines_running(tuple(set(pids.values()))).items() if p in pids}
+        if not left:
+            return time.monotonic() - started
+        time.sleep(0.1)
+    raise AssertionError(f"engines left behind on the workers: {left}")
+
+
+def _daemon(cfg: Path, *args: str) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env.pop("TCECD_TEST_CRASH_AT", None)
+    return subprocess.Popen(
+        tcecd_argv(cfg, *args), cwd=ROOT, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def test_a_daemon_killed_mid_event_leaves_no_engine_and_resumes_identically(
+    cluster: Cluster, slow_reference: Reference, tmp_path: Path
+) -> None:
+    """SIGKILL the daemon while both games run on the workers: the scheduler
+    drops the dead client's tasks and each worker kills that game's engines
+    (bounded time); the daemon run again finishes the event, identical to the
+    local run."""
+    cfg = _slow_config(tmp_path)
+    daemon = _daemon(cfg, "--scheduler", cluster.address)
+    try:
+        engines = _wait_for_games(SLOW_NAMES, timeout_s=120)
+        time.sleep(0.5)  # a few moves into both games
+        assert daemon.poll() is None
+        daemon.kill()
+        daemon.communicate(timeout=30)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.communicate()
+    # The engines were the workers' (the daemon's PATH lacks the program).
+    workers = {_parent(pid) for pid in engines}
+    assert len(workers) == 2  # one game on each worker
+    assert daemon.pid not in workers
+    # Several seconds of the games were left: gone this soon, they were stopped.
+    gone_after = _wait_gone(engines, timeout_s=3)
+    assert _engines_running(SLOW_NAMES) == {}  # no orphan, and nothing restarted them
+    with EventStore(tmp_path / "state") as store:
+        assert store.games() == []  # killed mid-game: nothing was recorded yet
+
+    again = _run(cfg, "--scheduler", cluster.address, path=os.environ.get("PATH", ""))
+    assert again.returncode == 0, again.stderr[-2000:]
+    _assert_same_event(tmp_path / "state", again.stdout, slow_reference)
+    print(f"engines gone {gone_after:.1f} s after the daemon was killed")
+
+
+def test_a_scheduler_lost_mid_event_holds_the_games_until_it_is_back(
+    cluster: Cluster, slow_reference: Reference, tmp_path: Path
+) -> None:
+    """SIGKILL the scheduler while both games run, keep it away a few seconds
+    (longer than the client's own reconnection window, ``connect_timeout_s:
+    1``), start it again on the same port: the workers' engines are stopped
+    (the workers exit with their scheduler), the daemon waits, the restarted
+    workers join the new scheduler, both games are played again from their
+    start and the event is the local one."""
+    cfg = _slow_config(
+        tmp_path,
+        f"execution: {{backend: dask, scheduler: '{cluster.address}', connect_timeout_s: 1}}\n",
+    )
+    daemon = _daemon(cfg)
+    try:
+        engines = _wait_for_games(SLOW_NAMES, timeout_s=120)
+        time.sleep(0.5)
+        cluster.kill_scheduler()
+        # The workers close with their scheduler and stop their games.
+        gone_after = _wait_gone(engines, timeout_s=3)
+        time.sleep(3.0)  # the scheduler stays away: the games wait
+        assert daemon.poll() is None, daemon.communicate()[1][-2000:]
+        cluster.start_scheduler()
+        out, err = daemon.communicate(timeout=240)
+    finally:
+        if cluster.scheduler.poll() is not None:
+            cluster.start_scheduler()
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.communicate()
+    assert daemon.returncode == 0, err[-2000:]
+    logs = _log_lines(subprocess.CompletedProcess([], 0, out, err))
+    events = [str(e.get("event")) for e in logs]
+    assert events.count("Dask scheduler unreachable: games wait for it") == 1
+    assert events.count("Dask scheduler reachable again") == 1
+    assert events.count("game restarted from its first move") == 2
+    with EventStore(tmp_path / "state") as store:
+        assert store.strikes() == {}
+    _assert_same_event(tmp_path / "state", out, slow_reference)
+    _wait_for_workers(cluster.address, 2)
+    print(f"engines gone {gone_after:.1f} s after the scheduler was killed")
+
+
+# -- TLS ------------------------------------------------------------------------------
+
+
+def _certificates(directory: Path) -> None:
+    """A private CA and one certificate per party (scheduler, worker, daemon),
+    made with the ``openssl`` program as docs/operations.md shows."""
+    directory.mkdir()
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=directory, check=True, capture_output=True)
+
+    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    openssl("req", "-x509", *ec, "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2",
+            "-subj", "/CN=tcecd test CA")  # fmt: skip
+    for name in ("sched", "worker", "daemon"):
+        openssl("req", *ec, "-keyout", f"{name}-key.pem", "-out", f"{name}.csr",
+                "-subj", f"/CN={name}")  # fmt: skip
+        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem",
+                "-CAcreateserial", "-out", f"{name}.pem", "-days", "2")  # fmt: skip
+
+
+def _tls_flags(certs: Path, name: str) -> tuple[str, ...]:
+    return ("--tls-ca-file", str(certs / "ca.pem"), "--tls-cert", str(certs / f"{name}.pem"),
+            "--tls-key", str(certs / f"{name}-key.pem"))  # fmt: skip
+
+
+def test_an_event_over_tls(tmp_path: Path) -> None:
+    """A ``tls://`` scheduler and worker (mutual TLS, certificates from a
+    private CA): the daemon connects with ``execution.tls`` and the event is
+    played on the worker; without the TLS files it is refused with one line."""
+    certs = tmp_path / "certs"
+    _certificates(certs)
+    bindir = tmp_path / "bin"
+    _engine_wrapper(bindir)
+    port = free_port()
+    address = f"tls://127.0.0.1:{port}"
+    log = (tmp_path / "cluster.log").open("wb")
+    procs = [_start_scheduler(port, log, *_tls_flags(certs, "sched"))]
+    try:
+        procs.append(_start_worker(address, bindir, log, *_tls_flags(certs, "worker")))
+        from distributed.security import Security
+
+        security = Security(  # type: ignore[no-untyped-call]
+            tls_ca_file=str(certs / "ca.pem"), tls_client_cert=str(certs / "daemon.pem"),
+            tls_client_key=str(certs / "daemon-key.pem"), require_encryption=True,
+        )  # fmt: skip
+        _wait_for_workers(address, 1, security)
+
+        plain = write_config(tmp_path / "plain", engines=WORKER_ENGINES, rounds=1)
+        refused = _run(plain, "--scheduler", address, path=os.environ.get("PATH", ""))
+        assert refused.returncode == 2
+        lines = refused.stderr.strip().splitlines()
+        assert len(lines) == 1, refused.stderr
+        assert "a tls:// scheduler needs execution.tls" in lines[0]
+
+        tls = (
+            f"execution: {{backend: dask, scheduler: '{address}', tls: {{ca: {certs}/ca.pem, "
+            f"cert: {certs}/daemon.pem, key: {certs}/daemon-key.pem}}}}\n"
+        )
+        cfg = write_config(tmp_path / "tls", engines=WORKER_ENGINES, rounds=1, extra=tls)
+        done = _run(cfg, path=os.environ.get("PATH", ""))
+        assert done.returncode == 0, done.stderr[-2000:]
+    finally:
+        _stop(procs)
+        log.close()
+    pgn = (tmp_path / "tls" / "state" / "event.pgn").read_text(encoding="utf-8")
+    assert pgn.count("[Event ") == 2
+    placed = [str(e["worker"]) for e in _log_lines(done) if e.get("event") == "game placed"]
+    assert len(placed) == 2
+    assert all(w.startswith("tls://127.0.0.1:") for w in placed)
