@@ -4,10 +4,38 @@
 functions that read files; everything else is pure. See docs/config.md.
 """
 
-from tcecd.config.engines import EngineConfig, RemoteConfig
-from tcecd.config.event import EventConfig, apply_overrides
-from tcecd.config.fingerprint import config_fingerprint, diff_fingerprints
-from tcecd.config.load import load_engine, load_engine_file, load_event
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tcecd.config.engines import EngineConfig, RemoteConfig
+    from tcecd.config.event import EventConfig, apply_overrides
+    from tcecd.config.fingerprint import config_fingerprint, diff_fingerprints
+    from tcecd.config.load import load_engine, load_engine_file, load_event
+
+#: Where each name lives, imported on first use (PEP 562): importing
+#: ``tcecd.config.engines`` (``tcecd play``) then does not build the event
+#: config's models, most of that command's start-up time.
+_LAZY = {
+    "EngineConfig": "engines",
+    "RemoteConfig": "engines",
+    "EventConfig": "event",
+    "apply_overrides": "event",
+    "config_fingerprint": "fingerprint",
+    "diff_fingerprints": "fingerprint",
+    "load_engine": "load",
+    "load_engine_file": "load",
+    "load_event": "load",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 __all__ = [
     "EngineConfig",

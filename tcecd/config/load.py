@@ -30,7 +30,7 @@ import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import yaml
 from pydantic import Field, StrictInt, ValidationError, field_validator, model_validator
@@ -43,14 +43,14 @@ from tcecd.config.engines import (
     check_engine_name,
     time_control_of,
 )
-from tcecd.config.event import EventConfig
-
-# Re-exported: the daemon imports the resume check from here.
-from tcecd.config.fingerprint import config_fingerprint as config_fingerprint
-from tcecd.config.fingerprint import diff_fingerprints as diff_fingerprints
 from tcecd.config.messages import from_validation_error, where
 from tcecd.config.messages import shown as short_repr
 from tcecd.errors import ConfigError
+
+if TYPE_CHECKING:
+    # Imported where an event is loaded: building the event config's models is
+    # most of the import time of ``tcecd play``, which loads engines only.
+    from tcecd.config.event import EventConfig
 
 #: The bundled engine definitions: ``<project>/engines``.
 DEFAULT_ENGINES_DIR = Path(tcecd.__file__).resolve().parents[1] / "engines"
@@ -361,8 +361,11 @@ class EngineRef(Frozen):
         return limits if any(v is not None for v in limits.values()) else None
 
 
-#: The keys of an event config file (for "unknown key" messages).
-EVENT_KEYS = tuple(k for k, f in EventConfig.model_fields.items() if not f.exclude)
+def event_keys() -> tuple[str, ...]:
+    """The keys of an event config file (for "unknown key" messages)."""
+    from tcecd.config.event import EventConfig
+
+    return tuple(k for k, f in EventConfig.model_fields.items() if not f.exclude)
 
 
 class EngineRefError(ConfigError):
@@ -559,6 +562,8 @@ def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
     (``tcecd run --scheduler``) selects the Dask backend before the checks: its
     engine programs and tablebases are the workers' to have, not this host's.
     """
+    from tcecd.config.event import EventConfig
+
     source = show_path(path)
     data = read_yaml(path)
     if data is None:
@@ -569,7 +574,7 @@ def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
     for internal in ("source", "mqtt_password"):
         if internal in raw:
             raise ConfigError(
-                f"{source}: unknown key {internal!r} (expected one of: {', '.join(EVENT_KEYS)})"
+                f"{source}: unknown key {internal!r} (expected one of: {', '.join(event_keys())})"
             )
     base_dir = path.resolve().parent
     if "engines" in raw:

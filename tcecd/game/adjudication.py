@@ -120,10 +120,13 @@ def rules_verdict(board: chess.Board) -> Verdict | None:
     Checked in cutechess's order: checkmate/stalemate, insufficient material,
     fifty moves, threefold repetition.
     """
-    if board.is_checkmate():
-        winner = _color(not board.turn)
-        return Verdict(Result.win_for(winner), Termination.NORMAL, f"{_winner_text(winner)} mates")
-    if board.is_stalemate():
+    # No legal move: checkmate or stalemate (one move generation for both,
+    # where is_checkmate() and is_stalemate() would each test for check first).
+    if not any(board.generate_legal_moves()):
+        if board.is_check():
+            winner = _color(not board.turn)
+            text = f"{_winner_text(winner)} mates"
+            return Verdict(Result.win_for(winner), Termination.NORMAL, text)
         return Verdict(Result.DRAW, Termination.NORMAL, "Stalemate")
     if board.is_insufficient_material():
         return Verdict(Result.DRAW, Termination.NORMAL, "Insufficient material")

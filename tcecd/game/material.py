@@ -12,8 +12,8 @@ def material_counts(board: chess.Board) -> dict[str, int]:
     """White-minus-Black piece counts keyed ``p n b r q`` (the live JSON's
     ``material`` object): ``{"p": -1, "n": 0, ...}`` when Black is a pawn up."""
     return {
-        chess.piece_symbol(piece): len(board.pieces(piece, chess.WHITE))
-        - len(board.pieces(piece, chess.BLACK))
+        chess.piece_symbol(piece): chess.popcount(board.pieces_mask(piece, chess.WHITE))
+        - chess.popcount(board.pieces_mask(piece, chess.BLACK))
         for piece in _ORDER
     }
 

@@ -251,14 +251,13 @@ class _Movetext:
                 f"game {self.label}: illegal move {move.uci!r} at ply {move.ply} "
                 f"in {board.fen()!r}"
             )
-        san = board.san(parsed)
         if board.turn == chess.WHITE:
             prefix = f"{board.fullmove_number}. "
         elif not self.lines:
             prefix = f"{board.fullmove_number}... "
         else:
             prefix = ""
-        board.push(parsed)
+        san = board.san_and_push(parsed)  # makes the move once (san + push: twice)
 
         pd, ph = self._stats.push(move)
         body = move_comment(move, pd=pd, ph=ph, mb=material_balance(board))

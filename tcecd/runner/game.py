@@ -146,32 +146,42 @@ def _pv_san(
     board: chess.Board,
     move: chess.Move,
     pv: Sequence[chess.Move],
-    cache: dict[tuple[Hashable, chess.Move], str] | None = None,
+    cache: dict[tuple[Hashable, chess.Move], tuple[str, Hashable]] | None = None,
 ) -> tuple[str, ...]:
     """The PV in SAN from before ``move`` (the PV starts with it when the engine
     agrees with itself); stops at the first move that is not legal.
 
     This runs once per engine move over the whole PV, and the SAN of a move
-    (disambiguation, check and mate) costs far more than making it. The two
-    engines' PVs of one game overlap a lot (each mostly continues the line
-    played), so ``cache`` maps (position, move) to SAN for the game; a cached
-    move was legal in that position."""
+    (legality, disambiguation, check and mate) costs far more than a dictionary
+    look-up. The two engines' PVs of one game overlap a lot (each mostly
+    continues the line played), so ``cache`` maps (position, move) to the SAN
+    and the position after it, for the game: a cached move was legal in that
+    position. Positions are python-chess's repetition keys (pieces, side to
+    move, castling, en passant), which is all SAN depends on. A board is made
+    only for the moves past the cached part of the line."""
     line = pv if pv and pv[0] == move else (move,)
     out: list[str] = []
-    scratch = board.copy(stack=False)
-    for m in line:
-        # python-chess's own repetition key: pieces, side to move, castling, e.p.
-        key = (scratch._transposition_key(), m)
-        san = cache.get(key) if cache is not None else None
-        if san is not None:
-            scratch.push(m)
-        elif scratch.is_legal(m):
-            san = scratch.san_and_push(m)  # makes the move once (san + push: twice)
-            if cache is not None:
-                cache[key] = san
+    key: Hashable = board._transposition_key()
+    scratch: chess.Board | None = None  # the position before ``line[len(out)]``, once needed
+    for i, m in enumerate(line):
+        hit = cache.get((key, m)) if cache is not None else None
+        if hit is not None:
+            san, key = hit
         else:
-            break
+            if scratch is None:
+                scratch = board.copy(stack=False)
+                for made in line[:i]:
+                    scratch.push(made)
+            if not scratch.is_legal(m):
+                break
+            san = scratch.san_and_push(m)  # makes the move once (san + push: twice)
+            after = scratch._transposition_key()
+            if cache is not None:
+                cache[(key, m)] = (san, after)
+            key = after
         out.append(san)
+        if scratch is not None and hit is not None:
+            scratch.push(m)
     return tuple(out)
 
 
@@ -198,7 +208,7 @@ class _Game:
         self.clock = game_clock(setup, white.config, black.config)
         self.adjudicator = Adjudicator(setup.adjudication, setup.probe)
         self.moves: list[MoveRecord] = []
-        self.san_cache: dict[tuple[Hashable, chess.Move], str] = {}
+        self.san_cache: dict[tuple[Hashable, chess.Move], tuple[str, Hashable]] = {}
         self.faults: list[Fault] = []
         self.think_ms: list[int] = []
         self.think_ns: list[int] = []
@@ -219,8 +229,7 @@ class _Game:
         for uci in self.setup.opening.moves:
             mover = _color_of(self.board)
             move = chess.Move.from_uci(uci)
-            san = self.board.san(move)
-            self.board.push(move)
+            san = self.board.san_and_push(move)
             verdict = self.adjudicator.on_ply(self.board, mover, None, book=True)
             self.emit(self._record(mover, move, san, book=True))
             if verdict is not None:

@@ -26,6 +26,7 @@ import enum
 import logging
 import re
 import time
+from asyncio import base_subprocess
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -276,14 +277,19 @@ def read_info(
     move), its counters updated from a later line, and the PV of the last
     line that had one."""
     info: dict[str, Any] = {}
+    pv: list[chess.Move] = []
     if last is not None:
-        info.update(chess.engine._parse_uci_info(last[4:], board, UCI_INFO))
+        # The PV is read here (python-chess would only step over its moves).
+        rest, moves = _split_pv(last)
+        info.update(chess.engine._parse_uci_info(rest, board, UCI_INFO))
+        if last is pv_line:
+            pv, pv_line = moves, None
     if tail is not None:
         later: Mapping[str, Any] = chess.engine._parse_uci_info(
             tail[4:], board, chess.engine.INFO_BASIC
         )
         info.update((key, later[key]) for key in _COUNTERS if key in later)
-    info["pv"] = parse_pv(pv_line)
+    info["pv"] = pv if pv_line is None else parse_pv(pv_line)
     return info
 
 
@@ -313,22 +319,29 @@ class _XBoardProtocol(chess.engine.XBoardProtocol):
 def parse_pv(line: str | None) -> list[chess.Move]:
     """The moves after ``pv`` in a raw UCI ``info`` line (syntax only; the game
     layer checks legality when it converts them to SAN)."""
-    if line is None:
-        return []
+    return [] if line is None else _split_pv(line)[1]
+
+
+def _split_pv(line: str) -> tuple[str, list[chess.Move]]:
+    """A raw ``info`` line cut in two: its words after ``info`` without the
+    ``pv`` and its moves, and those moves (up to the next keyword or the first
+    word that is not a move)."""
     tokens = line.split()
     try:
-        start = tokens.index("pv") + 1
+        start = tokens.index("pv")
     except ValueError:
-        return []
+        return " ".join(tokens[1:]), []
     moves: list[chess.Move] = []
-    for token in tokens[start:]:
+    end = start + 1
+    for token in tokens[start + 1 :]:
         if token in _INFO_KEYWORDS:
             break
         try:
             moves.append(chess.Move.from_uci(token))
         except ValueError:
             break
-    return moves
+        end += 1
+    return " ".join(tokens[1:start] + tokens[end:]), moves
 
 
 def classify_engine_error(exc: chess.engine.EngineError) -> tuple[FaultKind, str]:
@@ -347,6 +360,46 @@ def classify_engine_error(exc: chess.engine.EngineError) -> tuple[FaultKind, str
     if isinstance(cause, chess.InvalidMoveError):
         return FaultKind.GARBAGE, f"malformed move {token!r}"
     return FaultKind.GARBAGE, text[:200]
+
+
+class _StdoutProtocol(asyncio.Protocol):
+    """The engine's stdout pipe, handed to python-chess's protocol as it is read.
+
+    asyncio's subprocess transport passes each chunk read from a child's pipe
+    on through ``loop.call_soon``: one more turn of the event loop (and one
+    more ``epoll_wait``) for every chunk. An engine flushes each ``info`` line
+    on its own, so that turn was taken some ten times a move, a large share of
+    tcecd's CPU time per move. This protocol replaces the transport's own one
+    on the stdout pipe and calls ``pipe_data_received`` at once, in the same
+    order; the end of the pipe still goes to the transport's protocol, so
+    process exit is reported as before.
+    """
+
+    def __init__(self, inner: asyncio.BaseProtocol, protocol: chess.engine.Protocol) -> None:
+        self.inner = inner
+        self.protocol = protocol
+
+    def data_received(self, data: bytes) -> None:
+        self.protocol.pipe_data_received(1, data)
+
+    def eof_received(self) -> bool | None:
+        return None  # as asyncio's pipe protocol: the transport then closes
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.inner.connection_lost(exc)
+
+
+def _deliver_stdout_directly(
+    transport: asyncio.SubprocessTransport, protocol: chess.engine.Protocol
+) -> None:
+    """Install :class:`_StdoutProtocol` on the engine's stdout when it is
+    asyncio's own pipe protocol (another event loop keeps its own)."""
+    pipe = transport.get_pipe_transport(1)
+    if pipe is None:
+        return
+    inner = pipe.get_protocol()
+    if type(inner) is base_subprocess.ReadSubprocessPipeProto:
+        pipe.set_protocol(_StdoutProtocol(inner, protocol))
 
 
 class EngineSession:
@@ -460,6 +513,7 @@ class EngineSession:
             raise self._fault(FaultKind.STARTUP, detail) from None
         self._transport, self._protocol = transport, protocol
         self.pid = transport.get_pid()
+        _deliver_stdout_directly(transport, protocol)
         try:
             if self.groups is not None:
                 await asyncio.to_thread(self.groups.started, self.pid)
@@ -638,11 +692,12 @@ class EngineSession:
         if played.move is None and not played.resigned:
             # "bestmove (none)" (or an xboard result claim) while legal moves exist.
             raise self._fault(FaultKind.ILLEGAL_MOVE, "no move ((none))")
-        if played.move is not None and not board.is_legal(played.move):
-            # python-chess accepts "bestmove 0000" as chess.Move.null() without a
-            # legality check; a null move is never legal in a game (FIDE Laws 1.1,
-            # 3.1: the player having the move must make one). It is this engine's
-            # illegal move; the opponent must never be sent it.
+        if played.move is not None and not played.move:
+            # python-chess checks a ``bestmove`` for legality (``push_uci``), except
+            # "bestmove 0000", which it takes as chess.Move.null(); a null move is
+            # never legal in a game (FIDE Laws 1.1, 3.1: the player having the move
+            # must make one). It is this engine's illegal move; the opponent must
+            # never be sent it. (xboard: ``push_xboard`` checks legality too.)
             raise self._fault(FaultKind.ILLEGAL_MOVE, played.move.uci())
         info: Mapping[str, Any] = played.info
         if uci is not None:

@@ -3,6 +3,8 @@ classification, limits, fault verdicts and score conversion."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import chess
 import chess.engine
 import pytest
@@ -213,3 +215,42 @@ def test_read_info_keeps_the_last_line_and_later_counters() -> None:
     assert black["score"].white().score() == 20
     assert black["pv"] == []
     assert read_info(board, None, None, None) == {"pv": []}
+
+
+def test_read_info_reads_words_after_the_pv() -> None:
+    from tcecd.runner.session import read_info
+
+    # Some engines put counters after the PV: the PV ends at the next keyword.
+    line = "info depth 5 score cp 10 pv e2e4 e7e5 nodes 500 time 3"
+    info = read_info(chess.Board(), line, line, None)
+    assert (info["depth"], info["nodes"], info["time"]) == (5, 500, 0.003)
+    assert [m.uci() for m in info["pv"]] == ["e2e4", "e7e5"]
+
+
+def test_pv_san_with_the_game_cache_matches_a_fresh_conversion() -> None:
+    from tcecd.runner.game import _pv_san
+
+    def moves(text: str) -> list[chess.Move]:
+        return [chess.Move.from_uci(uci) for uci in text.split()]
+
+    cache: dict[tuple[Hashable, chess.Move], tuple[str, Hashable]] = {}
+    start = chess.Board()
+    pv = moves("e2e4 e7e5 g1f3 b8c6")
+    assert _pv_san(start, pv[0], pv, cache) == ("e4", "e5", "Nf3", "Nc6")
+    # The next PV starts with cached moves, goes on with new ones, and ends at
+    # an illegal move (the king cannot go to e3): the SAN stops there.
+    board = chess.Board()
+    for move in moves("e2e4 e7e5"):
+        board.push(move)
+    line = moves("g1f3 b8c6 f1b5 a7a6 b5c6 d7c6 e1e3")
+    expected = ("Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6")
+    assert _pv_san(board, line[0], line, None) == expected
+    assert _pv_san(board, line[0], line, cache) == expected
+    assert _pv_san(board, line[0], line, cache) == expected  # all cached
+    # A PV that does not start with the move played: the move alone.
+    assert _pv_san(board, chess.Move.from_uci("d2d4"), line, cache) == ("d4",)
+    # Check and mate signs come from the position, cached or not.
+    mate = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+    rook = moves("a1a8")
+    assert _pv_san(mate, rook[0], rook, cache) == ("Ra8#",)
+    assert _pv_san(mate, rook[0], rook, cache) == ("Ra8#",)
