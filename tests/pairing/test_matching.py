@@ -16,30 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
-
-
-def _random_graph(rng: random.Random, n: int, density: float) -> PairingGraph:
-    forbidden: list[set[int]] = [set() for _ in range(n)]
-    for a in range(n):
-        for b in range(a + 1, n):
-            if rng.random() > density:
-                forbidden[a].add(b)
-                forbidden[b].add(a)
-    wgd = [rng.choice([-2, -1, 0, 0, 0, 1, 2]) for _ in range(n)]
-    return PairingGraph(forbidden, wgd)
-
-
-def _nx_graph(graph: PairingGraph, nodes: list[int]) -> nx.Graph:
-    g = nx.Graph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(
-        (a, b) for i, a in enumerate(nodes) for b in nodes[i + 1 :] if graph.edge(a, b)
-    )
-    return g
+from tests.pairing.graphs import nx_graph, random_graph
 
 
 def _nx_size(graph: PairingGraph, nodes: list[int]) -> int:
-    return len(nx.max_weight_matching(_nx_graph(graph, nodes), maxcardinality=True))
+    return len(nx.max_weight_matching(nx_graph(graph, nodes), maxcardinality=True))
 
 
 def _check(graph: PairingGraph, order: list[int], rng: random.Random, short_paths: bool) -> None:
@@ -95,7 +76,7 @@ def _check(graph: PairingGraph, order: list[int], rng: random.Random, short_path
 )
 def test_agrees_with_networkx(short_paths: bool, n: int, density: float, seed: int) -> None:
     rng = random.Random(seed)
-    graph = _random_graph(rng, n, density)
+    graph = random_graph(rng, n, density)
     order = list(range(n))
     rng.shuffle(order)
     _check(graph, order, rng, short_paths)
@@ -108,7 +89,7 @@ def test_blossom_heavy_graphs(short_paths: bool) -> None:
     rng = random.Random(20261122)
     for _ in range(25):
         n = rng.choice([30, 31, 40])
-        graph = _random_graph(rng, n, rng.choice([0.06, 0.1, 0.15]))
+        graph = random_graph(rng, n, rng.choice([0.06, 0.1, 0.15]))
         _check(graph, list(range(n)), rng, short_paths)
 
 

@@ -37,6 +37,7 @@ from tcecd.pairing.session import HistorySession, open_session
 from tcecd.pairing.simulation import simulate_event
 from tcecd.pairing.tally import tally
 from tcecd.pairing.tcec_swiss import TcecSwiss, TcecSwissSession
+from tests.pairing.graphs import nx_graph, random_graph
 from tests.pairing.reference import ColourBlock, reference_pair
 
 DATA = Path(__file__).parent / "data" / "reference_events.json"
@@ -211,23 +212,8 @@ def test_systems_without_a_session_get_the_history_one() -> None:
 # -- the matcher's STEP 4 step against networkx --------------------------------
 
 
-def _random_graph(rng: random.Random, n: int, density: float) -> PairingGraph:
-    forbidden: list[set[int]] = [set() for _ in range(n)]
-    for a in range(n):
-        for b in range(a + 1, n):
-            if rng.random() > density:
-                forbidden[a].add(b)
-                forbidden[b].add(a)
-    wgd = [rng.choice([-2, -1, 0, 0, 0, 1, 2]) for _ in range(n)]
-    return PairingGraph(forbidden, wgd)
-
-
 def _perfect(graph: PairingGraph, nodes: list[int]) -> bool:
-    g = nx.Graph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(
-        (a, b) for i, a in enumerate(nodes) for b in nodes[i + 1 :] if graph.edge(a, b)
-    )
+    g = nx_graph(graph, nodes)
     return 2 * len(nx.max_weight_matching(g, maxcardinality=True)) == len(nodes)
 
 
@@ -259,7 +245,7 @@ def test_pair_first_is_step4(short_paths: bool, n: int, density: float, seed: in
     rng = random.Random(seed)
     order = list(range(n))
     rng.shuffle(order)
-    _check_step4(_random_graph(rng, n, density), order, short_paths)
+    _check_step4(random_graph(rng, n, density), order, short_paths)
 
 
 @pytest.mark.parametrize("short_paths", [True, False])
@@ -269,4 +255,4 @@ def test_pair_first_on_blossom_heavy_graphs(short_paths: bool) -> None:
         n = rng.choice([20, 24, 30])
         order = list(range(n))
         rng.shuffle(order)
-        _check_step4(_random_graph(rng, n, rng.choice([0.12, 0.2, 0.3])), order, short_paths)
+        _check_step4(random_graph(rng, n, rng.choice([0.12, 0.2, 0.3])), order, short_paths)
