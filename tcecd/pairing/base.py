@@ -22,9 +22,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from tcecd.domain import Color, PlayerId, Result
+
+if TYPE_CHECKING:
+    from tcecd.pairing.registry import SystemOptions
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +205,21 @@ class PairingSystem(Protocol):
         when the event chooses it."""
         ...
 
+
+
+class EventLengthSystem:
+    """What the systems share whose event chooses its number of rounds (every
+    Swiss system; not the round-robin, whose field fixes it): no options
+    unless a system overrides ``__init__``, and ``rounds_for`` is None."""
+
+    name: str
+
+    def __init__(self, options: SystemOptions | None = None) -> None:
+        """The registry passes its options to every system; most take none."""
+
+    def rounds_for(self, players: int) -> int | None:
+        """The event chooses its number of rounds."""
+        return None
 
 @dataclass(frozen=True, slots=True)
 class Standing:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
+    NO_CONTEXT,
     Pair,
     Player,
     RoundContext,
@@ -48,9 +49,6 @@ from tcecd.pairing.base import (
     board_order_games,
 )
 from tcecd.pairing.tally import check_players, tally
-
-#: The default round context (no requested byes, total rounds unknown).
-NO_CONTEXT = RoundContext()
 
 if TYPE_CHECKING:
     from tcecd.pairing.registry import SystemOptions

@@ -28,12 +28,12 @@ so the same records always give the same round.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from tcecd.domain import PlayerId
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
     NO_CONTEXT,
+    EventLengthSystem,
     Pair,
     Player,
     RoundContext,
@@ -49,9 +49,6 @@ from tcecd.pairing.tally import (
     check_removed,
     removed_rounds,
 )
-
-if TYPE_CHECKING:
-    from tcecd.pairing.registry import SystemOptions
 
 #: The colour balancing bound of STEP 3: |WGD(a) + WGD(b)| <= 2.
 WGD_LIMIT = 2
@@ -79,17 +76,10 @@ def first_of_pair_white(round_number: int) -> bool:
     return round_number % 4 in (2, 3)
 
 
-class TcecSwiss:
+class TcecSwiss(EventLengthSystem):
     """The TCEC Swiss system (a :class:`~tcecd.pairing.base.PairingSystem`)."""
 
     name = "tcec-swiss"
-
-    def __init__(self, options: SystemOptions | None = None) -> None:
-        """TCEC Swiss takes no options."""
-
-    def rounds_for(self, players: int) -> int | None:
-        """The event chooses its number of rounds."""
-        return None
 
     def pair(
         self,

@@ -24,11 +24,12 @@ function of the players, the finished rounds and the round's context:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from tcecd.domain import PlayerId
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
+    NO_CONTEXT,
+    EventLengthSystem,
     Pair,
     Player,
     RoundContext,
@@ -41,9 +42,6 @@ from tcecd.pairing.dubov.colours import higher_ranked, white_of
 from tcecd.pairing.dubov.facts import Facts, max_upfloats, player_facts
 from tcecd.pairing.dubov.graph import LegalGraph
 from tcecd.pairing.tally import check_players
-
-if TYPE_CHECKING:
-    from tcecd.pairing.registry import SystemOptions
 
 
 def bye_key(player: Facts) -> tuple[int, int, int]:
@@ -71,20 +69,11 @@ def choose_bye(graph: LegalGraph, players: Sequence[Facts]) -> Facts:
     )
 
 
-_NO_CONTEXT = RoundContext()
 
-
-class Dubov:
+class Dubov(EventLengthSystem):
     """The FIDE Dubov system (a :class:`~tcecd.pairing.base.PairingSystem`)."""
 
     name = "dubov"
-
-    def __init__(self, options: SystemOptions | None = None) -> None:
-        """The Dubov system takes no options."""
-
-    def rounds_for(self, players: int) -> int | None:
-        """The event chooses its number of rounds."""
-        return None
 
     def pair(
         self,
@@ -92,7 +81,7 @@ class Dubov:
         history: Sequence[RoundRecord],
         *,
         double: bool,
-        context: RoundContext = _NO_CONTEXT,
+        context: RoundContext = NO_CONTEXT,
     ) -> RoundPairing:
         """Pair round ``len(history) + 1``; :class:`PairingError` when impossible."""
         round_number = len(history) + 1

@@ -11,11 +11,11 @@ colours; the second game reverses them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
     ByeKind,
+    EventLengthSystem,
     Pair,
     Player,
     RoundContext,
@@ -27,9 +27,6 @@ from tcecd.pairing.dutch.brackets import RoundPairer
 from tcecd.pairing.dutch.state import PlayerState, build_states
 from tcecd.pairing.tally import check_players
 
-if TYPE_CHECKING:
-    from tcecd.pairing.registry import SystemOptions
-
 
 def board_key(pair: tuple[PlayerState, PlayerState]) -> tuple[int, int, int]:
     """Board order (C.04.2): the higher score in the pair first, then the
@@ -40,17 +37,10 @@ def board_key(pair: tuple[PlayerState, PlayerState]) -> tuple[int, int, int]:
     return (-max(a.score, b.score), -(a.score + b.score), high.seed)
 
 
-class Dutch2017:
+class Dutch2017(EventLengthSystem):
     """FIDE Dutch system, C.04.3 as of 2017 (a :class:`~tcecd.pairing.base.PairingSystem`)."""
 
     name = "dutch-2017"
-
-    def __init__(self, options: SystemOptions | None = None) -> None:
-        self.options = options
-
-    def rounds_for(self, players: int) -> int | None:
-        """A Swiss event's length is the event's choice."""
-        return None
 
     def pair(
         self,

@@ -25,11 +25,12 @@ round bracket by bracket, from the highest score down:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
+    NO_CONTEXT,
+    EventLengthSystem,
     Pair,
     Player,
     RoundContext,
@@ -41,11 +42,6 @@ from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
 from tcecd.pairing.dutch2012.colours import Preference, Strength, allocate, preference, same_colour
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
-
-if TYPE_CHECKING:
-    from tcecd.pairing.registry import SystemOptions
-
-_NO_CONTEXT = RoundContext()
 
 
 def _first(outcomes: Iterator[Outcome]) -> Outcome | None:
@@ -99,17 +95,10 @@ class _Round:
         return not same_colour(self.prefs[a.id], self.prefs[b.id], Strength.ABSOLUTE)
 
 
-class Dutch2012:
+class Dutch2012(EventLengthSystem):
     """The FIDE Dutch system, rules of 2012 (a :class:`~tcecd.pairing.base.PairingSystem`)."""
 
     name = "dutch-2012"
-
-    def __init__(self, options: SystemOptions | None = None) -> None:
-        """The 2012 Dutch system takes no options."""
-
-    def rounds_for(self, players: int) -> int | None:
-        """The event chooses its number of rounds."""
-        return None
 
     def pair(
         self,
@@ -117,7 +106,7 @@ class Dutch2012:
         history: Sequence[RoundRecord],
         *,
         double: bool,
-        context: RoundContext = _NO_CONTEXT,
+        context: RoundContext = NO_CONTEXT,
     ) -> RoundPairing:
         """Pair round ``len(history) + 1``; :class:`PairingError` when impossible."""
         round_number = len(history) + 1

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from tcecd.domain import Color
-from tcecd.pairing.base import Player, RoundContext, RoundRecord
+from tcecd.pairing.base import NO_CONTEXT, Player, RoundContext, RoundRecord
 from tcecd.pairing.integer_program.model import (
     L_WEIGHT,
     M_WEIGHT,
-    NO_CONTEXT,
     PAIR_WEIGHT,
     SCORE_DIFF_WEIGHT,
     UNPAIRED_BEFORE_WEIGHT,

@@ -35,11 +35,8 @@ from dataclasses import dataclass
 
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
-from tcecd.pairing.base import Bye, ByeKind, Player, RoundContext, RoundRecord
+from tcecd.pairing.base import NO_CONTEXT, Bye, ByeKind, Player, RoundContext, RoundRecord
 from tcecd.pairing.tally import check_players, tally
-
-#: The default round context (no requested byes, total rounds unknown).
-NO_CONTEXT = RoundContext()
 
 #: The seed's objective weights, doubled (half-units; see the module docstring).
 PAIR_WEIGHT = 100  # 50 * Y_j

@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING
 
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
+    NO_CONTEXT,
     Bye,
     ByeKind,
+    EventLengthSystem,
     Pair,
     Player,
     RoundContext,
@@ -35,7 +37,7 @@ from tcecd.pairing.base import (
     RoundRecord,
     board_order_games,
 )
-from tcecd.pairing.integer_program.model import NO_CONTEXT, RoundModel, build_model, requested
+from tcecd.pairing.integer_program.model import RoundModel, build_model, requested
 from tcecd.pairing.integer_program.solver import Solution, Status, games_of, solve
 
 if TYPE_CHECKING:
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 DEFAULT_TIME_LIMIT_S = 10.0
 
 
-class IntegerProgram:
+class IntegerProgram(EventLengthSystem):
     """The integer-program system (a :class:`~tcecd.pairing.base.PairingSystem`)."""
 
     name = "integer-program"
@@ -57,10 +59,6 @@ class IntegerProgram:
             raise PairingError(
                 f"integer-program: time limit must be positive, got {self.time_limit_s!r} s"
             )
-
-    def rounds_for(self, players: int) -> int | None:
-        """The event chooses its number of rounds."""
-        return None
 
     def solve(
         self,
