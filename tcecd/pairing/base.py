@@ -20,11 +20,12 @@ empty.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from tcecd.domain import Color, PlayerId, Result
+from tcecd.errors import PairingError
 
 if TYPE_CHECKING:
     from tcecd.pairing.registry import SystemOptions
@@ -161,6 +162,24 @@ def board_order_games(pairs: Sequence[Pair], *, double: bool) -> tuple[Scheduled
         ]
     return tuple(games)
 
+
+
+def absent_players(
+    round_number: int, byes: Iterable[Bye], known: Collection[PlayerId]
+) -> set[PlayerId]:
+    """The players a round's requested byes take out of its pairing.
+
+    Raises :class:`~tcecd.errors.PairingError` for a bye of a player not in
+    ``known`` or a second bye of one player: either would silently change
+    who is paired."""
+    absent: set[PlayerId] = set()
+    for bye in byes:
+        if bye.player not in known:
+            raise PairingError(f"round {round_number}: unknown bye player {bye.player!r}")
+        if bye.player in absent:
+            raise PairingError(f"round {round_number}: {bye.player!r} has two byes")
+        absent.add(bye.player)
+    return absent
 
 @dataclass(frozen=True, slots=True)
 class RoundContext:

@@ -133,7 +133,7 @@ class PageModel:
         if self.watcher.event is not None and slug != self.watcher.event:
             return []
         extra = self.extras.setdefault(slug, _Extra())
-        doc = _json(payload)
+        doc = json_object(payload)
         changed = self._apply_extra(extra, rest, doc, payload)
         changed = self.watcher.apply(topic, payload) or changed
         view = self.watcher.views.get(slug)
@@ -377,7 +377,9 @@ class PageModel:
         return self._extra().forecast
 
 
-def _json(payload: bytes) -> JsonDict | None:
+def json_object(payload: bytes) -> JsonDict | None:
+    """An MQTT payload as a JSON object; None for an empty, broken or non-object one
+    (a retained message cleared, or a stranger's on our topics)."""
     if not payload:
         return None
     try:

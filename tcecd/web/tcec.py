@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import io
-import json
 from typing import Any
 
 import chess
@@ -40,6 +39,7 @@ from tcecd.domain import Color, GameId, PlayerId, Result, Termination
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.outputs import tcec_json
 from tcecd.pairing.base import Pair, Player, RoundPairing, ScheduledGame, Standing
+from tcecd.web.model import json_object
 
 JsonDict = dict[str, Any]
 
@@ -178,7 +178,7 @@ class TcecFeed:
               end: GameRecord | None = None) -> list[str]:  # fmt: skip
         """``end``: a ``game/<id>/end`` message's game, parsed beforehand
         (:func:`end_record`, e.g. in a worker thread); else it is parsed here."""
-        doc = _json(payload)
+        doc = json_object(payload)
         if doc is None:
             return []
         match rest:
@@ -361,7 +361,7 @@ def end_pgn(rest: list[str], payload: bytes) -> tuple[str, str] | None:
     """``(game id, PGN)`` if ``rest``/``payload`` is a ``game/<id>/end`` message."""
     if len(rest) != 3 or rest[0] != "game" or rest[2] != "end":
         return None
-    doc = _json(payload)
+    doc = json_object(payload)
     pgn = doc.get("pgn") if doc is not None else None
     return (rest[1], pgn) if isinstance(pgn, str) else None
 
@@ -383,13 +383,3 @@ def _slug(name: str) -> str:
     from tcecd.bus.payloads import slugify
 
     return slugify(name)
-
-
-def _json(payload: bytes) -> JsonDict | None:
-    if not payload:
-        return None
-    try:
-        doc = json.loads(payload)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None

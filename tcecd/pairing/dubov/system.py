@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tcecd.domain import PlayerId
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
     NO_CONTEXT,
@@ -35,6 +34,7 @@ from tcecd.pairing.base import (
     RoundContext,
     RoundPairing,
     RoundRecord,
+    absent_players,
     board_order_games,
 )
 from tcecd.pairing.dubov.bracket import FloatRules, choose_upfloaters, pair_bracket
@@ -87,18 +87,7 @@ class Dubov(EventLengthSystem):
         round_number = len(history) + 1
         check_players(players)
         facts = player_facts(players, history, double=double)
-        absent: set[PlayerId] = set()
-        for requested in context.requested_byes:
-            if requested.player not in facts:
-                raise PairingError(
-                    f"round {round_number}: unknown player {requested.player!r} "
-                    "with a requested bye"
-                )
-            if requested.player in absent:
-                raise PairingError(
-                    f"round {round_number}: {requested.player!r} has two requested byes"
-                )
-            absent.add(requested.player)
+        absent = absent_players(round_number, context.requested_byes, facts)
         # Scoregroups in descending order (A.8), each in initial-ranking order.
         active = sorted(
             (facts[p.id] for p in players if p.id not in absent), key=lambda f: (-f.score, f.rank)

@@ -21,6 +21,7 @@ from tcecd.pairing.base import (
     RoundContext,
     RoundPairing,
     RoundRecord,
+    absent_players,
     board_order_games,
 )
 from tcecd.pairing.dutch.brackets import RoundPairer
@@ -53,18 +54,13 @@ class Dutch2017(EventLengthSystem):
         check_players(players)
         round_number = len(history) + 1
         states = build_states(players, history, double=double, total_rounds=context.total_rounds)
-        absent: set[str] = set()
         for bye in context.requested_byes:
-            if bye.player not in states:
-                raise PairingError(f"round {round_number}: unknown bye player {bye.player!r}")
             if bye.kind is ByeKind.PAIRING:
                 raise PairingError(
                     f"round {round_number}: {bye.player!r}: the pairing-allocated bye "
                     "cannot be requested"
                 )
-            if bye.player in absent:
-                raise PairingError(f"round {round_number}: {bye.player!r} has two byes")
-            absent.add(bye.player)
+        absent = absent_players(round_number, context.requested_byes, states)
         to_pair = [states[p.id] for p in players if p.id not in absent]
         if not to_pair:
             raise PairingError(f"round {round_number}: nobody to pair")

@@ -36,6 +36,7 @@ from tcecd.pairing.base import (
     RoundContext,
     RoundPairing,
     RoundRecord,
+    absent_players,
     board_order_games,
 )
 from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
@@ -111,13 +112,7 @@ class Dutch2012(EventLengthSystem):
         """Pair round ``len(history) + 1``; :class:`PairingError` when impossible."""
         round_number = len(history) + 1
         states = player_states(players, history, double=double)
-        absent: set[PlayerId] = set()
-        for requested in context.requested_byes:
-            if requested.player not in states:
-                raise PairingError(f"round {round_number}: unknown bye player {requested.player!r}")
-            if requested.player in absent:
-                raise PairingError(f"round {round_number}: {requested.player!r} has two byes")
-            absent.add(requested.player)
+        absent = absent_players(round_number, context.requested_byes, states)
         field = sorted((s for s in states.values() if s.id not in absent), key=a2_key)
         prefs = {s.id: preference(s.colours) for s in field}
         top_above: int | None = None

@@ -34,8 +34,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tcecd.domain import Color, PlayerId
-from tcecd.errors import PairingError
-from tcecd.pairing.base import NO_CONTEXT, Bye, ByeKind, Player, RoundContext, RoundRecord
+from tcecd.pairing.base import (
+    NO_CONTEXT,
+    Bye,
+    ByeKind,
+    Player,
+    RoundContext,
+    RoundRecord,
+    absent_players,
+)
 from tcecd.pairing.tally import check_players, tally
 
 #: The seed's objective weights, doubled (half-units; see the module docstring).
@@ -195,14 +202,7 @@ def present_players(
     echoed back (a finished round's record replayed as the context of its
     re-pairing, as ``tcecd replay --verify`` does): it is not an input, the
     system decides those byes itself, so it is skipped."""
-    ids = {p.id for p in players}
-    away: set[PlayerId] = set()
-    for bye in requested(context):
-        if bye.player not in ids:
-            raise PairingError(f"round {round_number}: unknown bye player {bye.player!r}")
-        if bye.player in away:
-            raise PairingError(f"round {round_number}: {bye.player!r} has two byes")
-        away.add(bye.player)
+    away = absent_players(round_number, requested(context), {p.id for p in players})
     return [p for p in players if p.id not in away]
 
 
