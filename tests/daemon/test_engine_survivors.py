@@ -160,7 +160,11 @@ def test_an_engine_dies_with_its_parent() -> None:
     )
     assert parent.stdout is not None
     pid = int(parent.stdout.readline())
-    assert _wait_for(lambda: start_time(pid) is not None, 5.0)
+    # setpriv sets the signal and then execs the engine: until that exec the signal may not
+    # be set yet (a daemon killed in that window is covered by the reaper's mark and
+    # record). Kill the parent only once the engine itself runs, else a loaded machine
+    # loses the race and the test fails for the wrong reason.
+    assert _wait_for(lambda: _program(pid) == Path(sys.executable).resolve(), 10.0)
     parent.kill()
     parent.wait(timeout=10)
     try:
@@ -168,6 +172,14 @@ def test_an_engine_dies_with_its_parent() -> None:
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+def _program(pid: int) -> Path | None:
+    """The program a process runs (``/proc/PID/exe``), None when it is gone."""
+    try:
+        return Path(os.readlink(f"/proc/{pid}/exe")).resolve()
+    except OSError:
+        return None
 
 
 def _alive(pid: int) -> bool:
