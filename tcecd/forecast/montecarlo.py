@@ -5,7 +5,8 @@ pairs every remaining round with the event's own pairing system
 (:func:`tcecd.pairing.registry.get_system`, the event's ``double`` flag and
 ``RoundContext(total_rounds=...)``), draws each game's result from the fitted
 model (:mod:`tcecd.forecast.model`) and ranks the final table with the
-event's tiebreaks (:func:`tcecd.pairing.standings.standings`). Counting the
+event's tiebreaks (:func:`tcecd.pairing.standings.rank_order`, the order of
+:func:`~tcecd.pairing.standings.standings`). Counting the
 places over the simulations gives ``P(place = i)``, ``P(top k)`` and the
 expected final score.
 
@@ -24,13 +25,18 @@ when the simulation's ratings are drawn; the uniforms of a simulation are
 drawn in one numpy call. The finished rounds are read once per chunk into a
 pairing session (:mod:`tcecd.pairing.session`), which each simulation copies
 and carries on round by round with running totals, and whose totals rank the
-final table; what is left is the pairing itself, once per simulated round:
-see :mod:`tcecd.forecast.parallel` for using several cores.
+final table (tiebreaks computed only for the players level on the criteria
+before). A session that pairs in player indices
+(:class:`~tcecd.pairing.session.IndexedSession`, TCEC Swiss) is handed the
+results as half-points, so the rounds it pairs itself build no game or record
+objects. What is left is the pairing itself, once per simulated round: see
+:mod:`tcecd.forecast.parallel` for using several cores.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -45,8 +51,8 @@ from tcecd.pairing.base import (
     RoundRecord,
 )
 from tcecd.pairing.registry import SystemOptions, get_system
-from tcecd.pairing.session import open_session
-from tcecd.pairing.standings import DEFAULT_TIEBREAKS, check_tiebreaks, rank_totals
+from tcecd.pairing.session import IndexedRound, IndexedSession, open_session
+from tcecd.pairing.standings import DEFAULT_TIEBREAKS, check_tiebreaks, rank_order
 
 #: Simulations per independently seeded chunk (the unit of parallel work).
 CHUNK = 50
@@ -119,6 +125,17 @@ def check_snapshot(snap: EventSnapshot) -> None:
         )
 
 
+def _round_record(pairing: RoundPairing, games: list[PlayedGame]) -> RoundRecord:
+    """The record of a simulated round: ``pairing`` with these results."""
+    return RoundRecord(
+        round=pairing.round,
+        bye=pairing.bye,
+        removed_history_rounds=pairing.removed_history_rounds,
+        games=tuple(games),
+        requested_byes=pairing.requested_byes,
+    )
+
+
 def simulate_chunk(
     snap: EventSnapshot, model: EloModel, count: int, seed: np.random.SeedSequence
 ) -> Counts:
@@ -173,11 +190,19 @@ def simulate_chunk(
     # The state after the finished rounds, tallied once; each simulation
     # continues a copy of it (tcecd.pairing.session).
     start = open_session(system, players, snap.rounds, double=snap.double)
+    # A session that pairs and records in player indices (TCEC Swiss) plays
+    # the rounds it pairs itself without building games and records as
+    # objects; its indices are positions in ``players``, as here.
+    indexed = start if isinstance(start, IndexedSession) else None
     # The first round left to pair depends on the finished rounds only: the
     # same in every simulation, so it is paired once.
-    first = snap.current
+    first: RoundPairing | None = snap.current
+    first_indexed: IndexedRound | None = None
     if first is None and count > 0 and start.rounds < snap.total_rounds:
-        first = start.pair(context)
+        if indexed is not None:
+            first_indexed = indexed.pair_games(context)
+        else:
+            first = start.pair(context)
     for _ in range(count):
         cut_win[:], cut_draw[:] = cut_tables()
         uniforms = rng.random(max(1, remaining * per_round)).tolist()
@@ -185,36 +210,43 @@ def simulate_chunk(
         k = 0
         session = start.copy()
         pairing = first
+        if pairing is snap.current and pairing is not None:
+            # The round being played: its finished games as they are.
+            games: list[PlayedGame] = []
+            for g in pairing.games:
+                finished = done.get((g.white, g.black))
+                if finished is not None:
+                    games.append(finished)
+                else:
+                    games.append(play(g.white, g.black, uniforms[k]))
+                    k += 1
+            session.record(_round_record(pairing, games))
+            pairing = None
+        if indexed is not None:
+            fast = cast(IndexedSession, session)
+            paired = first_indexed
+            while session.rounds < snap.total_rounds:
+                if paired is None:
+                    paired = fast.pair_games(context)
+                halves: list[int] = []
+                for w, b in paired.games:
+                    u = uniforms[k]
+                    k += 1
+                    halves.append(2 if u < cut_win[w][b] else 1 if u < cut_draw[w][b] else 0)
+                fast.record_games(paired, halves)
+                paired = None
         while session.rounds < snap.total_rounds:
             if pairing is None:
                 pairing = session.pair(context)
-            games: list[PlayedGame] = []
-            if pairing is snap.current:
-                for g in pairing.games:
-                    finished = done.get((g.white, g.black))
-                    if finished is not None:
-                        games.append(finished)
-                    else:
-                        games.append(play(g.white, g.black, uniforms[k]))
-                        k += 1
-            else:
-                for g in pairing.games:
-                    games.append(play(g.white, g.black, uniforms[k]))
-                    k += 1
-            session.record(
-                RoundRecord(
-                    round=pairing.round,
-                    bye=pairing.bye,
-                    removed_history_rounds=pairing.removed_history_rounds,
-                    games=tuple(games),
-                    requested_byes=pairing.requested_byes,
-                )
-            )
+            games = [play(g.white, g.black, uniforms[k + i]) for i, g in enumerate(pairing.games)]
+            k += len(games)
+            session.record(_round_record(pairing, games))
             pairing = None
-        for row in rank_totals(players, session.totals, snap.tiebreaks):
-            i = index[row.id]
-            places[i][row.rank - 1] += 1
-            score_half[i] += row.score_half
+        totals = session.totals
+        for place, p in enumerate(rank_order(players, totals, snap.tiebreaks)):
+            i = index[p.id]
+            places[i][place] += 1
+            score_half[i] += totals[p.id].score_half
     return Counts(count, places, score_half)
 
 

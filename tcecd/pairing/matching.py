@@ -13,8 +13,9 @@ players still unpaired and answers each question with at most one search:
 * otherwise, with ``a = M(u)`` and ``b = M(v)``, the graph without ``u`` and
   ``v`` has a perfect matching iff ``M - {ua, vb}`` (which leaves exactly ``a``
   and ``b`` exposed) has an augmenting path, which must run from ``a`` to
-  ``b`` (Berge's theorem). The paths of length 1 and 3 that real events nearly
-  always offer are looked for first (one pass, no search tree);
+  ``b`` (Berge's theorem). The paths of length 1, 3 and 5 that real events
+  usually offer are looked for first (a pass or two over neighbourhoods, no
+  search tree);
 * if there is none, one Edmonds search from ``a`` in the graph without ``u``
   settles every candidate at once: ``v`` keeps a perfect matching iff an
   even alternating path reaches it from ``a`` (Gallai-Edmonds). The first
@@ -24,9 +25,19 @@ players still unpaired and answers each question with at most one search:
   the first candidate is reached (no other can beat it).
 
 Late in an event the players at the bottom of the pairing order have met
-most of their possible opponents, and about half of the STEP 4 steps of a
-round find their first candidate not viable (a barrier of low-degree players);
-those take the full search, on the few players still unpaired.
+most of their possible opponents. In the forecast's 50-player events (rounds
+21 to 40, ``bench/forecast.py``) about half of the STEP 4 steps found their
+first candidate not viable: typically a *barrier* ``A`` of the few players
+the bottom ones can still meet, each of whom must be paired with one of
+them, yet who come early in the pairing order as candidates of the players
+paired before them. Such a
+step's search runs to its end, and its Gallai-Edmonds structure says which
+edges no perfect matching of the rest uses (those from ``A`` to anyone but
+the bottom groups): the matcher drops them from its own copy of the graph
+for the rest of the round (:meth:`ViabilityMatcher._prune`), so the later
+steps skip those candidates instead of searching again. With the paths of
+length 5 tried first, the full searches fell from about 55% of the steps to
+under 20%, most of them running to their end (and pruning again).
 
 The graph is a list of adjacency **bitsets** (Python ints over the vertices):
 ``adj[x]`` has bit ``y`` set iff ``x`` and ``y`` may meet (``y`` not in the
@@ -62,13 +73,13 @@ def mask_of(vertices: Iterable[int]) -> int:
     return mask
 
 
-def colour_masks(wgd: Sequence[int], limit: int, members: int | None = None) -> dict[int, int]:
-    """For each WGD value ``w`` present, the vertices ``y`` (of ``members``, all
-    by default) with ``|w + wgd[y]| <= limit``."""
+def colour_masks(wgd: Sequence[int], limit: int, vertices: Iterable[int]) -> dict[int, int]:
+    """For each WGD value ``w`` of ``vertices``, those of them ``y`` with
+    ``|w + wgd[y]| <= limit``."""
     by_wgd: dict[int, int] = {}
-    for y, w in enumerate(wgd):
-        if members is None or members >> y & 1:
-            by_wgd[w] = by_wgd.get(w, 0) | 1 << y
+    for y in vertices:
+        w = wgd[y]
+        by_wgd[w] = by_wgd.get(w, 0) | 1 << y
     compatible: dict[int, int] = {}
     for w in by_wgd:
         mask = 0
@@ -98,23 +109,25 @@ class PairingGraph:
 
     @classmethod
     def from_masks(cls, forbidden: Sequence[int], wgd: Sequence[int], limit: int = 2,
-                   members: int | None = None) -> PairingGraph:
+                   members: int | Sequence[int] | None = None) -> PairingGraph:
         """The graph from forbidden *bitsets* (``forbidden[x]`` bit ``y``: ``x``
-        may not meet ``y``); only the vertices of ``members`` (a bitset, all by
-        default) get edges."""
+        may not meet ``y``); only the vertices of ``members`` (a bitset or a
+        list of vertices, all by default) get edges."""
         if len(forbidden) != len(wgd):
             raise ValueError("forbidden and wgd must have one entry per vertex")
         graph = cls.__new__(cls)
-        graph._build(forbidden, wgd, limit, members)
+        graph._build(forbidden, wgd, limit, bits(members) if isinstance(members, int) else members)
         return graph
 
     def _build(self, forbidden: Sequence[int], wgd: Sequence[int], limit: int,
-               members: int | None = None) -> None:
+               vertices: Sequence[int] | None = None) -> None:
         n = len(wgd)
         self.n = n
-        compatible = colour_masks(wgd, limit, members)
+        if vertices is None:
+            vertices = range(n)
+        compatible = colour_masks(wgd, limit, vertices)
         adj = [0] * n
-        for x in range(n) if members is None else bits(members):
+        for x in vertices:
             adj[x] = compatible[wgd[x]] & ~forbidden[x] & ~(1 << x)
         self.adj = adj
 
@@ -134,45 +147,56 @@ class ViabilityMatcher:
     #: switch it off to exercise the blossom search on its own).
     use_short_paths: bool = True
 
-    def __init__(self, graph: PairingGraph, order: Sequence[int]) -> None:
+    def __init__(
+        self, graph: PairingGraph, order: Sequence[int], members: int | None = None
+    ) -> None:
         self.graph = graph
+        #: the graph's adjacency bitsets, less the edges STEP 4 has found to
+        #: be in no perfect matching (:meth:`_prune`)
+        self.adj: list[int] = list(graph.adj)
         #: still-unpaired vertices, in the given order
         self.active: list[int] = list(order)
         #: mate of each vertex in the current matching, -1 if exposed
         self.match: list[int] = [-1] * graph.n
-        #: bitset of the still-unpaired vertices
-        self._alive = mask_of(self.active)
+        #: bitset of the still-unpaired vertices (``members``, if given, must
+        #: be the bitset of ``order``)
+        self._alive = mask_of(self.active) if members is None else members
         #: after a successful search: the exposed vertex the path reached
         self._reached = -1
-        #: after a failed search: its outer (even) vertices, and the tree's
-        #: parent links (see :meth:`_augment`)
+        #: after a failed search: its outer (even) and inner (odd) vertices,
+        #: and the tree's parent links (see :meth:`_augment`)
         self._even = 0
+        self._odd = 0
         self._parent: list[int] = []
         self._greedy()
 
     # -- building a maximum matching ------------------------------------------
 
     def _greedy(self) -> None:
-        """Start from the greedy matching in order (usually already perfect,
-        and usually what STEP 4 ends up choosing, so its tests are instant):
-        each vertex still exposed takes the first later exposed vertex it may
-        meet."""
+        """Start from a greedy matching: each vertex still exposed, in order,
+        takes the lowest-numbered later exposed vertex it may meet.
+
+        Lowest-numbered rather than first in order: a TCEC Swiss session
+        numbers the players in seed order, close to the pairing order near the
+        top, and one bit operation finds it. On the forecast's late rounds
+        (``bench/forecast.py``: 50 players, rounds 21 to 40) this left about 6
+        of 48 players exposed, against about 12 when taking the first in
+        order, and the whole forecast took about 8 % less CPU, although STEP 4
+        then finds the first candidate to be the mate a little less often.
+        """
         match = self.match
-        adj = self.graph.adj
-        active = self.active
+        adj = self.adj
         later = self._alive  # exposed vertices not yet visited
-        for i, x in enumerate(active):
-            later &= ~(1 << x)
+        for x in self.active:
             if match[x] != -1:
                 continue
+            later ^= 1 << x
             candidates = adj[x] & later
             if candidates:
-                for y in active[i + 1 :]:
-                    if candidates >> y & 1:
-                        match[x] = y
-                        match[y] = x
-                        later &= ~(1 << y)
-                        break
+                y = (candidates & -candidates).bit_length() - 1
+                match[x] = y
+                match[y] = x
+                later ^= 1 << y
 
     def exposed(self) -> list[int]:
         """The unpaired vertices the current matching leaves exposed."""
@@ -201,6 +225,7 @@ class ViabilityMatcher:
         """Switch to a graph with at least the same edges (a history round was
         removed), keep the matching and grow it; return the exposed vertices."""
         self.graph = graph
+        self.adj = list(graph.adj)
         return self.maximize()
 
     # -- STEP 4 -----------------------------------------------------------------
@@ -269,15 +294,19 @@ class ViabilityMatcher:
         graph without ``u`` names every viable partner (:meth:`viable_partners`)
         and the path it found to the chosen one re-matches the rest.
         """
-        match = self.match
-        alive = self._alive
-        candidates = self.graph.adj[u] & alive & ~(1 << u)
+        candidates = self.adj[u] & self._alive & ~(1 << u)
         if not candidates:
             return None
-        first = self._first(candidates)
-        a = match[u]
-        if a == -1:
+        if self.match[u] == -1:
             raise ValueError("pair_first needs a perfect matching")
+        return self._pair_with_first(u, self._first(candidates), candidates)
+
+    def _pair_with_first(self, u: int, first: int, candidates: int) -> int | None:
+        """:meth:`pair_first` once ``u``'s candidates (a bitset) and the first
+        of them are known."""
+        match = self.match
+        alive = self._alive
+        a = match[u]
         if first == a:
             self._remove(u, a)
             return a
@@ -285,7 +314,7 @@ class ViabilityMatcher:
             b = match[first]
             self._alive = alive & ~(1 << u | 1 << first)
             match[u] = match[first] = match[a] = match[b] = -1
-            if self._short_path(a, 1 << b):
+            if self._short_path(a, 1 << b) or self._path_of_five(a, 1 << b):
                 self._alive = alive
                 self._remove(u, first)
                 return first
@@ -305,6 +334,10 @@ class ViabilityMatcher:
             match[u], match[a] = a, u
             return None
         v = self._first(viable)
+        if not self._even >> first & 1:
+            # The search ran to its end (it stops only once ``first`` is
+            # outer): its structure holds for the rest of the round.
+            self._prune(v)
         if v != a:
             # Flip the even alternating path v = M(v) - ... - a: a gets a mate,
             # v is left exposed, and the rest stays perfectly matched.
@@ -321,6 +354,87 @@ class ViabilityMatcher:
                 x = nxt
         self._remove(u, v)
         return v
+
+    def pair_all(self) -> list[tuple[int, int]] | None:
+        """STEP 4 for the whole round: :meth:`pair_first` for the first active
+        vertex until none is left; the pairs formed, in order (None if a
+        vertex found no partner, which a perfect matching rules out; it is
+        then ``active[0]``)."""
+        formed: list[tuple[int, int]] = []
+        active = self.active
+        match = self.match
+        adj = self.adj
+        if -1 in map(match.__getitem__, active):
+            raise ValueError("pair_all needs a perfect matching")
+        while active:
+            u = active[0]
+            candidates = adj[u] & self._alive
+            for first in active:
+                if candidates >> first & 1:
+                    break
+            else:
+                return None
+            a = match[u]
+            if first == a:
+                # The usual step, inline: u's mate is its first candidate.
+                self._alive &= ~(1 << u | 1 << a)
+                match[u] = match[a] = -1
+                del active[0]
+                active.remove(a)
+                formed.append((u, a))
+                continue
+            v = self._pair_with_first(u, first, candidates)
+            if v is None:  # pragma: no cover - a perfect matching offers the mate
+                return None
+            formed.append((u, v))
+        return formed
+
+    def _prune(self, v: int) -> None:
+        """Drop the edges that no perfect matching uses any more, after a
+        search from ``a = M(u)`` in the graph ``H`` without ``u`` ran to its
+        end and ``u`` is to be paired with outer vertex ``v``.
+
+        Gallai-Edmonds on ``H`` (deficiency 1): the outer vertices ``D`` form
+        ``|A| + 1`` odd components, ``A`` (the inner vertices) being their
+        other neighbours. Without ``v`` too, the ``|A|`` components of ``D``
+        other than ``v``'s are odd components of ``H - v - A``, so every
+        perfect matching of ``H - v`` matches each vertex of ``A`` into a
+        different one of them: an edge from ``A`` to any other vertex is in
+        no perfect matching. Nor, then, in one of any smaller graph STEP 4
+        goes on with (it removes a pair of a perfect matching: one using the
+        edge plus that pair would be one of the larger graph). So dropping
+        these edges changes no later answer, and spares the searches that
+        would otherwise find, step after step, that a vertex of ``A`` listed
+        early in the pairing order is not a viable partner.
+        """
+        odd = self._odd
+        if not odd:
+            return  # one component: nothing to learn
+        adj = self.adj
+        even = self._even
+        component = frontier = 1 << v
+        while frontier:
+            low = frontier & -frontier
+            frontier ^= low
+            new = adj[low.bit_length() - 1] & even & ~component
+            component |= new
+            frontier |= new
+        keep = even & ~component
+        # A's edges to anything but ``keep``, on both sides: a vertex has one
+        # only if it is a neighbour of A.
+        touched = 0
+        rest = odd
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            x = low.bit_length() - 1
+            touched |= adj[x]
+            adj[x] &= keep
+        touched &= self._alive & ~keep & ~odd
+        while touched:
+            low = touched & -touched
+            touched ^= low
+            adj[low.bit_length() - 1] &= ~odd
 
     def _first(self, mask: int) -> int:
         """The first active vertex (in order) in ``mask`` (which must hold one)."""
@@ -344,7 +458,7 @@ class ViabilityMatcher:
         In the dense graphs of real events nearly every augmenting path is
         this short, and finding one this way costs one pass with no tree.
         """
-        adj = self.graph.adj
+        adj = self.adj
         alive = self._alive
         match = self.match
         near = adj[root] & alive
@@ -371,6 +485,58 @@ class ViabilityMatcher:
                 return True
         return False
 
+    def _path_of_five(self, root: int, targets: int) -> bool:
+        """Augment along ``root - x = y - z = w - t`` (``t`` in ``targets``,
+        exposed like ``root``) if one exists.
+
+        STEP 4's first candidate is often viable by no shorter path early in
+        a round, where the matching of the rest was shaped by other players'
+        choices; one pass over the targets' neighbours and one over
+        ``root``'s find these without growing a search tree (the full search
+        explored about 24 vertices each time). The vertices are distinct:
+        ``z`` is neither ``x`` nor ``root``, mates are distinct, and ``t`` is
+        exposed while the others are matched.
+        """
+        adj = self.adj
+        alive = self._alive
+        match = self.match
+        far = 0
+        rest = targets
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            far |= adj[low.bit_length() - 1]
+        far &= alive
+        back = 0  # the mates of the targets' neighbours: the possible z
+        while far:
+            low = far & -far
+            far ^= low
+            w = match[low.bit_length() - 1]
+            if w != -1:
+                back |= 1 << w
+        if not back:
+            return False
+        near = adj[root] & alive & ~targets
+        while near:
+            low = near & -near
+            near ^= low
+            x = low.bit_length() - 1
+            y = match[x]
+            if y == -1:
+                continue
+            hit = adj[y] & back & ~(1 << x | 1 << root)
+            if hit:
+                z = (hit & -hit).bit_length() - 1
+                w = match[z]
+                hit = adj[w] & targets & alive
+                t = (hit & -hit).bit_length() - 1
+                match[root], match[x] = x, root
+                match[y], match[z] = z, y
+                match[w], match[t] = t, w
+                self._reached = t
+                return True
+        return False
+
     def _augment(self, root: int, targets: int, stop: int = -1) -> bool:
         """Search an augmenting path from exposed ``root``; augment along it.
 
@@ -389,9 +555,11 @@ class ViabilityMatcher:
         it stops early, with the outer vertices found so far, as soon as
         vertex ``stop`` (if not -1) is outer.
         """
-        if self.use_short_paths and targets and self._short_path(root, targets):
+        if self.use_short_paths and targets and (
+            self._short_path(root, targets) or self._path_of_five(root, targets)
+        ):
             return True
-        adj = self.graph.adj
+        adj = self.adj
         match = self.match
         alive = self._alive
         n = self.graph.n
@@ -524,5 +692,6 @@ class ViabilityMatcher:
                 continue
             break  # a vertex of ``stop`` is outer
         self._even = even
+        self._odd = tree & ~even
         self._parent = parent
         return False

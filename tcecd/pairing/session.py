@@ -18,6 +18,7 @@ validates them, one round at a time.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from tcecd.domain import PlayerId
@@ -59,6 +60,37 @@ class PairingSession(Protocol):
 
     def copy(self) -> PairingSession:
         """An independent session in the same state (one per simulation)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedRound:
+    """A round as an :class:`IndexedSession` pairs it, in player indices
+    (positions in the session's players): the pairing-allocated BYE (-1 if
+    none), the history rounds removed (TCEC Swiss STEP 3) and the games
+    ``(white, black)`` in playing order."""
+
+    round: int
+    bye: int
+    removed_history_rounds: tuple[int, ...]
+    games: tuple[tuple[int, int], ...]
+
+
+@runtime_checkable
+class IndexedSession(Protocol):
+    """A session that can also pair and record rounds in player indices,
+    without building pairs, games and records as objects (the forecast pairs
+    and records millions of rounds): ``pair_games`` is ``pair`` and
+    ``record_games`` is ``record`` of the same round with the given results,
+    every game played."""
+
+    def pair_games(self, context: RoundContext = ...) -> IndexedRound:
+        """:meth:`PairingSession.pair` in player indices."""
+        ...
+
+    def record_games(self, paired: IndexedRound, white_halves: Sequence[int]) -> None:
+        """Record ``paired`` (this session's ``pair_games``) with white's
+        half-points (0, 1 or 2) of each of its games, in order."""
         ...
 
 

@@ -133,6 +133,46 @@ def rank_totals(
     )
 
 
+def rank_order(
+    players: Sequence[Player], totals: dict[PlayerId, Tally], tiebreaks: Sequence[str]
+) -> list[Player]:
+    """The players in the order of :func:`rank_totals` (best first), without
+    the rows: each tiebreak is computed only for the players still level on
+    every earlier criterion, since it cannot move anyone else (the forecast
+    ranks thousands of final tables and needs only the order)."""
+    simple = _simple_values(totals)
+    # Groups of players level so far, each with its key (as in rank_totals):
+    # a player alone in its group keeps its place whatever comes next, so its
+    # key is padded with 0 (the prefix already tells it from every other).
+    groups: dict[tuple[float, ...], list[Player]] = {}
+    for p in players:
+        t = totals[p.id]
+        groups.setdefault((-t.score_half, t.byes), []).append(p)
+    for name in tiebreaks:
+        split: dict[tuple[float, ...], list[Player]] = {}
+        for key, members in groups.items():
+            if len(members) == 1:
+                split[(*key, 0.0)] = members
+                continue
+            if name == "direct-encounter":
+                ids = {p.id for p in members}
+                for p in members:
+                    level = sum(half for opp, half in totals[p.id].results if opp in ids) / 2.0
+                    split.setdefault((*key, -level), []).append(p)
+            else:
+                value = simple[name]
+                for p in members:
+                    split.setdefault((*key, -value(totals[p.id])), []).append(p)
+        groups = split
+    order: list[Player] = []
+    for key in sorted(groups):
+        members = groups[key]
+        if len(members) > 1:
+            members.sort(key=lambda p: p.seed)
+        order += members
+    return order
+
+
 def _direct_encounter(
     players: Sequence[Player],
     totals: dict[PlayerId, Tally],

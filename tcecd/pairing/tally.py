@@ -193,6 +193,41 @@ class RunningTally:
                 b.black += 1
 
 
+    def count_games(
+        self,
+        ids: Sequence[PlayerId],
+        bye: int,
+        games: Sequence[tuple[int, int]],
+        white_halves: Sequence[int],
+    ) -> None:
+        """Count round ``rounds + 1`` given by player indices (positions in
+        ``ids``), as :meth:`count` counts the same record: the BYE (-1 if
+        none) and the games ``(white, black)``, every one played, with
+        white's half-points (0, 1 or 2). Not validated: for a caller counting
+        rounds it paired itself (the forecast's simulations)."""
+        totals = self.totals
+        self.rounds += 1
+        if bye != -1:
+            t = totals[ids[bye]]
+            t.score_half += bye_half_points(self.double)
+            t.byes += 1
+        for (white, black), white_half in zip(games, white_halves, strict=True):
+            w = totals[ids[white]]
+            b = totals[ids[black]]
+            black_half = 2 - white_half
+            w.score_half += white_half
+            b.score_half += black_half
+            w.games += 1
+            b.games += 1
+            w.results.append((ids[black], white_half))
+            b.results.append((ids[white], black_half))
+            if white_half == 2:
+                w.wins += 1
+            elif black_half == 2:
+                b.wins += 1
+            w.white += 1
+            b.black += 1
+
 _WHITE_WINS = Result.WHITE_WINS
 _DRAW = Result.DRAW
 _BLACK_WINS = Result.BLACK_WINS

@@ -42,6 +42,7 @@ from tcecd.pairing.base import (
     ScheduledGame,
 )
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher, mask_of
+from tcecd.pairing.session import IndexedRound
 from tcecd.pairing.tally import (
     RunningTally,
     Tally,
@@ -52,21 +53,6 @@ from tcecd.pairing.tally import (
 
 #: The colour balancing bound of STEP 3: |WGD(a) + WGD(b)| <= 2.
 WGD_LIMIT = 2
-
-
-def pairing_order(players: Sequence[Player], totals: dict[PlayerId, Tally]) -> list[Player]:
-    """STEP 1: score DESC, then seed ASC."""
-    return sorted(players, key=lambda p: (-totals[p.id].score_half, p.seed))
-
-
-def choose_bye(order: Sequence[Player], totals: dict[PlayerId, Tally]) -> Player:
-    """STEP 2: order by BYEs DESC then pairing order ASC; the bottom player.
-
-    That is the player lowest in the pairing order among those with the
-    fewest BYEs received.
-    """
-    fewest = min(totals[p.id].byes for p in order)
-    return [p for p in order if totals[p.id].byes == fewest][-1]
 
 
 def first_of_pair_white(round_number: int) -> bool:
@@ -120,7 +106,10 @@ class TcecSwissSession:
     edges of the STEP 3 graph).
     """
 
-    __slots__ = ("_in_force", "_index", "_met", "_removed", "double", "players", "tally")
+    __slots__ = (
+        "_by_seed", "_ids", "_in_force", "_index", "_met", "_removed", "double", "players",
+        "tally",
+    )
 
     def __init__(
         self, players: Sequence[Player], history: Sequence[RoundRecord], *, double: bool
@@ -130,6 +119,9 @@ class TcecSwissSession:
         self.double = double
         self.tally = RunningTally(players, double=double)
         self._index = {p.id: i for i, p in enumerate(self.players)}
+        #: player ids by index, and the indices by seed ASC (STEP 1's tiebreak)
+        self._ids = tuple(p.id for p in self.players)
+        self._by_seed = sorted(range(len(self.players)), key=lambda i: self.players[i].seed)
         # The whole history's games are checked before its removed rounds, as
         # tally() and removed_rounds() always did (the first error reported
         # stays the same).
@@ -162,6 +154,8 @@ class TcecSwissSession:
         other.double = self.double
         other.tally = self.tally.copy()
         other._index = self._index
+        other._ids = self._ids
+        other._by_seed = self._by_seed
         other._removed = set(self._removed)
         other._in_force = list(self._in_force)
         other._met = list(self._met)
@@ -190,55 +184,125 @@ class TcecSwissSession:
         """Pair round ``rounds + 1``; raise :class:`PairingError` when impossible."""
         round_number = self.tally.rounds + 1
         _check_context(round_number, context)
+        bye, newly_removed, formed, first_legs = self._pair(round_number)
         players = self.players
-        totals = self.tally.totals
+        pairs = tuple(Pair(players[a].id, players[b].id) for a, b in formed)
+        games = [
+            ScheduledGame(number=n, white=players[w].id, black=players[b].id, pair_index=i, leg=1)
+            for n, (w, b, i) in enumerate(first_legs, start=1)
+        ]
+        if self.double:
+            # Every first game, then every reversed game, in the same order.
+            offset = len(games)
+            games += [
+                ScheduledGame(
+                    number=offset + n, white=players[b].id, black=players[w].id, pair_index=i,
+                    leg=2,
+                )
+                for n, (w, b, i) in enumerate(first_legs, start=1)
+            ]
+        return RoundPairing(
+            round=round_number,
+            bye=players[bye].id if bye != -1 else None,
+            removed_history_rounds=newly_removed,
+            pairs=pairs,
+            games=tuple(games),
+        )
 
-        # STEP 1 and STEP 2.
-        order = pairing_order(players, totals)
-        bye: Player | None = choose_bye(order, totals) if len(order) % 2 else None
-        index = self._index
+    def pair_games(self, context: RoundContext = NO_CONTEXT) -> IndexedRound:
+        """:meth:`pair` in player indices (positions in ``players``), for
+        :meth:`record_games`: the same round, without building the pairs and
+        games as objects (the forecast pairs and records millions of rounds)."""
+        round_number = self.tally.rounds + 1
+        _check_context(round_number, context)
+        bye, newly_removed, _, first_legs = self._pair(round_number)
+        games = tuple((w, b) for w, b, _ in first_legs)
+        if self.double:
+            games += tuple((b, w) for w, b in games)
+        return IndexedRound(round_number, bye, newly_removed, games)
+
+    def record_games(self, paired: IndexedRound, white_halves: Sequence[int]) -> None:
+        """Record round ``rounds + 1`` as :meth:`record` would, from the
+        :meth:`pair_games` of this session (or of a copy in the same state) and
+        white's half-points (0, 1 or 2) of each of its games, in order; every
+        game counts as played.
+
+        The records :meth:`record` validates are read from outside; this one
+        is this session's own pairing, so only its round number and the
+        number of results are checked.
+        """
+        if paired.round != self.tally.rounds + 1:
+            raise PairingError(
+                f"round {paired.round}: expected round {self.tally.rounds + 1}"
+            )
+        games = paired.games
+        if len(white_halves) != len(games):
+            raise PairingError(
+                f"round {paired.round}: {len(white_halves)} results for {len(games)} games"
+            )
+        self.tally.count_games(self._ids, paired.bye, games, white_halves)
+        if paired.removed_history_rounds:
+            removed = self._removed | set(paired.removed_history_rounds)
+            self._removed = removed
+            self._in_force = [r for r in self._in_force if r[0] not in removed]
+            self._met = _met(self._in_force, len(self.players))
+        met = self._met
+        for a, b in games:
+            met[a] |= 1 << b
+            met[b] |= 1 << a
+        self._in_force.append((paired.round, games))
+
+    def _pair(
+        self, round_number: int
+    ) -> tuple[int, tuple[int, ...], list[tuple[int, int]], list[tuple[int, int, int]]]:
+        """STEP 1 to STEP 5 in player indices: the BYE (-1 if none), the
+        history rounds removed, the pairs formed (first-of-pair first, in
+        STEP 4 order) and the first leg of every pair in playing order
+        ``(white, black, pair index)``."""
+        players = self.players
+        ids = self._ids
+        totals = self.tally.totals
+        tallies = [totals[pid] for pid in ids]
+        score = [t.score_half for t in tallies]
+        wgd = [t.white - t.black for t in tallies]
+
+        # STEP 1 (score DESC, seed ASC) and STEP 2, by player index.
+        minus_score = [-x for x in score]
+        order = sorted(self._by_seed, key=minus_score.__getitem__)  # stable: seed ASC kept
+        bye = -1
+        if len(order) % 2:
+            byes = [t.byes for t in tallies]
+            fewest = min(byes)
+            bye = next(x for x in reversed(order) if byes[x] == fewest)
+            order.remove(bye)
         # The graph's vertices are the players' indices; the matcher visits
         # them in pairing order.
-        vertices = [index[p.id] for p in order if p is not bye]
-        members = mask_of(vertices)
-        wgd = [totals[p.id].wgd for p in players]
+        members = mask_of(order)
 
         # STEP 3: the encounter history still in force, earliest round first.
         in_force = self._in_force
         newly_removed: list[int] = []
-        graph = PairingGraph.from_masks(self._met, wgd, WGD_LIMIT, members)
-        matcher = ViabilityMatcher(graph, vertices)
+        graph = PairingGraph.from_masks(self._met, wgd, WGD_LIMIT, order)
+        matcher = ViabilityMatcher(graph, order, members)
         exposed = matcher.maximize()
         while exposed:
             if len(newly_removed) == len(in_force):
                 raise PairingError(
-                    _colour_block_message(round_number, players, wgd, vertices, exposed)
+                    _colour_block_message(round_number, players, wgd, order, exposed)
                 )
             newly_removed.append(in_force[len(newly_removed)][0])
             met = _met(in_force[len(newly_removed):], len(players))
-            exposed = matcher.refresh(PairingGraph.from_masks(met, wgd, WGD_LIMIT, members))
+            exposed = matcher.refresh(PairingGraph.from_masks(met, wgd, WGD_LIMIT, order))
 
         # STEP 4: greedy pairing in pairing order, keeping a perfect matching.
-        formed: list[tuple[int, int]] = []
-        while matcher.active:
-            first = matcher.active[0]
-            second = matcher.pair_first(first)
-            if second is None:  # pragma: no cover - a perfect matching always offers the mate
-                raise PairingError(
-                    f"round {round_number}: internal error: no partner for {players[first].id!r}"
-                )
-            formed.append((first, second))
-
-        pairs = tuple(Pair(players[a].id, players[b].id) for a, b in formed)
-        score = [totals[p.id].score_half for p in players]
-        games = _schedule(round_number, players, wgd, score, formed, self.double)
-        return RoundPairing(
-            round=round_number,
-            bye=bye.id if bye is not None else None,
-            removed_history_rounds=tuple(newly_removed),
-            pairs=pairs,
-            games=games,
-        )
+        formed = matcher.pair_all()
+        if formed is None:  # pragma: no cover - a perfect matching always offers the mate
+            raise PairingError(
+                f"round {round_number}: internal error: no partner for "
+                f"{players[matcher.active[0]].id!r}"
+            )
+        return (bye, tuple(newly_removed), formed,
+                _first_legs(round_number, wgd, score, formed, self.double))
 
 
 def _check_context(round_number: int, context: RoundContext) -> None:
@@ -249,17 +313,19 @@ def _check_context(round_number: int, context: RoundContext) -> None:
         )
 
 
-def _schedule(
+def _first_legs(
     round_number: int,
-    players: Sequence[Player],
     wgd: Sequence[int],
     score: Sequence[int],
     formed: Sequence[tuple[int, int]],
     double: bool,
-) -> tuple[ScheduledGame, ...]:
-    """STEP 5 colours and the playing order (``formed`` pairs player indices;
-    ``wgd`` and ``score``, in half-points, are by player index)."""
-    first_games: list[tuple[PlayerId, PlayerId, int]] = []
+) -> list[tuple[int, int, int]]:
+    """STEP 5 colours and the playing order: the first game of every pair
+    ``(white, black, pair index)`` by player index, worst-performing pair
+    first (``formed`` pairs player indices; ``wgd`` and ``score``, in
+    half-points, are by player index). A double round plays these, then each
+    reversed."""
+    legs: list[tuple[int, int, int]] = []
     for pair_index in reversed(range(len(formed))):  # worst-performing pair first
         a, b = formed[pair_index]
         if double:
@@ -268,21 +334,8 @@ def _schedule(
             first_white = _single_round_first_white(
                 round_number, wgd[a], score[a], wgd[b], score[b]
             )
-        if first_white:
-            first_games.append((players[a].id, players[b].id, pair_index))
-        else:
-            first_games.append((players[b].id, players[a].id, pair_index))
-    games = [
-        ScheduledGame(number=n, white=w, black=b, pair_index=i, leg=1)
-        for n, (w, b, i) in enumerate(first_games, start=1)
-    ]
-    if double:
-        offset = len(games)
-        games += [
-            ScheduledGame(number=offset + n, white=b, black=w, pair_index=i, leg=2)
-            for n, (w, b, i) in enumerate(first_games, start=1)
-        ]
-    return tuple(games)
+        legs.append((a, b, pair_index) if first_white else (b, a, pair_index))
+    return legs
 
 
 def _single_round_first_white(

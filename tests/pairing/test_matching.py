@@ -105,10 +105,11 @@ def test_petersen_graph_has_a_perfect_matching() -> None:
     ]
     graph = PairingGraph(forbidden, [0] * 10)
     for short_paths in (True, False):
-        # In this order the greedy start pairs 4-9, 8-6, 2-7, 5-0 and leaves 1
-        # and 3 exposed: the augmenting path between them needs the search.
-        matcher = ViabilityMatcher(graph, [4, 8, 2, 6, 5, 9, 0, 7, 1, 3])
+        # In this order the greedy start pairs 7-2, 8-3, 1-0, 4-9 and leaves 5
+        # and 6 exposed: maximize must match them (by the path 5-0=1-6, or by
+        # the blossom search when short paths are off).
+        matcher = ViabilityMatcher(graph, [7, 2, 8, 1, 4, 0, 5, 9, 3, 6])
         matcher.use_short_paths = short_paths
-        assert matcher.exposed() == [1, 3]
+        assert matcher.exposed() == [5, 6]
         assert matcher.maximize() == []
         assert all(graph.edge(x, matcher.match[x]) for x in range(10))

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tcecd.domain import Result
+from tcecd.domain import Color, Result
 from tcecd.errors import PairingError
 from tcecd.forecast.model import fit_model
 from tcecd.forecast.montecarlo import EventSnapshot, simulate
@@ -34,7 +34,7 @@ from tcecd.pairing.base import PlayedGame, Player, RoundPairing, RoundRecord
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 from tcecd.pairing.registry import get_system
 from tcecd.pairing.session import HistorySession, open_session
-from tcecd.pairing.simulation import simulate_event
+from tcecd.pairing.simulation import SimulatedEvent, simulate_event
 from tcecd.pairing.tally import tally
 from tcecd.pairing.tcec_swiss import TcecSwiss, TcecSwissSession
 from tests.pairing.graphs import nx_graph, random_graph
@@ -96,22 +96,34 @@ def test_forecast_counts_for_fixed_seeds_are_unchanged(number: int) -> None:
     assert counts.score_half == case["score_half"]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    n=st.integers(2, 30),
-    rounds=st.integers(1, 30),
-    double=st.booleans(),
-    seed=st.integers(0, 2**32 - 1),
-    draw_rate=st.sampled_from([0.0, 0.5, 0.9, 1.0]),
-)
-def test_sessions_pair_as_the_system_from_scratch(
-    n: int, rounds: int, double: bool, seed: int, draw_rate: float
-) -> None:
+@st.composite
+def simulated_events(
+    draw: st.DrawFn, draw_rates: tuple[float, ...] = (0.0, 0.5, 0.9, 1.0)
+) -> tuple[SimulatedEvent, bool] | None:
+    """A simulated TCEC Swiss event of 2-30 players and 1-30 rounds and whether
+    its rounds are double; None when the colour rule alone blocked a round
+    (tested elsewhere)."""
+    double = draw(st.booleans())
     try:
-        ev = simulate_event(n, rounds, double=double, seed=seed, draw_rate=draw_rate)
+        event = simulate_event(
+            draw(st.integers(2, 30)), draw(st.integers(1, 30)), double=double,
+            seed=draw(st.integers(0, 2**32 - 1)), draw_rate=draw(st.sampled_from(draw_rates)),
+        )  # fmt: skip
     except PairingError:
-        return  # the colour rule alone blocked a round (tested elsewhere)
+        return None
+    return event, double
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(simulated_events())
+def test_sessions_pair_as_the_system_from_scratch(
+    simulated: tuple[SimulatedEvent, bool] | None,
+) -> None:
+    if simulated is None:
+        return
+    ev, double = simulated
     players, records = ev.players, list(ev.rounds)
+    n = len(players)
     session = TcecSwiss().session(players, [], double=double)
     halfway = None
     for i, record in enumerate(records):
@@ -131,6 +143,49 @@ def test_sessions_pair_as_the_system_from_scratch(
             assert halfway.pair() == TcecSwiss().pair(players, records[:i], double=double)
             halfway.record(records[i])
         assert halfway.totals == session.totals == tally(players, records, double=double)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(simulated_events(draw_rates=(0.0, 0.5, 1.0)))
+def test_pairing_and_recording_in_indices_is_pair_and_record(
+    simulated: tuple[SimulatedEvent, bool] | None,
+) -> None:
+    # The forecast's path (pair_games / record_games) against pair / record:
+    # the same round every time, and the same state after recording it.
+    if simulated is None:
+        return
+    ev, double = simulated
+    players, records = ev.players, list(ev.rounds)
+    ids = [p.id for p in players]
+    objects = TcecSwiss().session(players, [], double=double)
+    indexed = TcecSwiss().session(players, [], double=double)
+    for record in records:
+        pairing = objects.pair()
+        paired = indexed.pair_games()
+        assert paired.round == pairing.round
+        assert (ids[paired.bye] if paired.bye != -1 else None) == pairing.bye
+        assert paired.removed_history_rounds == pairing.removed_history_rounds
+        assert [(ids[w], ids[b]) for w, b in paired.games] == [
+            (g.white, g.black) for g in pairing.games
+        ]
+        objects.record(record)
+        indexed.record_games(
+            paired, [g.result.half_points(Color.WHITE) for g in record.games]
+        )
+        assert indexed.totals == objects.totals
+        assert indexed.rounds == objects.rounds
+        for name in ("_met", "_in_force", "_removed"):
+            assert getattr(indexed, name) == getattr(objects, name)
+    # A round from another state is refused.
+    try:
+        stale = indexed.pair_games()
+    except PairingError:
+        return  # the colour rule alone blocks the next round
+    indexed.record_games(stale, [1] * len(stale.games))
+    with pytest.raises(PairingError, match="expected round"):
+        indexed.record_games(stale, [1] * len(stale.games))
+    with pytest.raises(PairingError, match="results for"):
+        indexed.record_games(indexed.pair_games(), [])
 
 
 @settings(max_examples=40, deadline=None)
@@ -217,11 +272,14 @@ def _perfect(graph: PairingGraph, nodes: list[int]) -> bool:
     return 2 * len(nx.max_weight_matching(g, maxcardinality=True)) == len(nodes)
 
 
-def _check_step4(graph: PairingGraph, order: list[int], short_paths: bool) -> None:
+def _check_step4(graph: PairingGraph, order: list[int], short_paths: bool) -> int:
+    """Pair the graph off step by step, checking each step against networkx;
+    return how many edges the matcher dropped as in no perfect matching."""
     matcher = ViabilityMatcher(graph, order)
     matcher.use_short_paths = short_paths
     if matcher.maximize():
-        return
+        return 0
+    dropped: set[tuple[int, int]] = set()
     while matcher.active:
         u = matcher.active[0]
         rest = matcher.active[1:]
@@ -236,6 +294,19 @@ def _check_step4(graph: PairingGraph, order: list[int], short_paths: bool) -> No
         for x in matcher.active:
             assert matcher.match[matcher.match[x]] == x
             assert graph.edge(x, matcher.match[x])
+        # The edges it dropped (matcher.adj against the graph's) are in no
+        # perfect matching of the rest, and the adjacency stays symmetric.
+        active = matcher.active
+        for i, x in enumerate(active):
+            for y in active[i + 1:]:
+                kept = bool(matcher.adj[x] >> y & 1)
+                assert kept == bool(matcher.adj[y] >> x & 1)
+                if graph.edge(x, y) and not kept:
+                    dropped.add((x, y))
+                    assert not _perfect(graph, [z for z in active if z not in (x, y)])
+                else:
+                    assert kept == graph.edge(x, y)
+    return len(dropped)
 
 
 @pytest.mark.parametrize("short_paths", [True, False])
@@ -251,8 +322,40 @@ def test_pair_first_is_step4(short_paths: bool, n: int, density: float, seed: in
 @pytest.mark.parametrize("short_paths", [True, False])
 def test_pair_first_on_blossom_heavy_graphs(short_paths: bool) -> None:
     rng = random.Random(20261123)
+    dropped = 0
     for _ in range(12):
         n = rng.choice([20, 24, 30])
         order = list(range(n))
         rng.shuffle(order)
-        _check_step4(random_graph(rng, n, rng.choice([0.12, 0.2, 0.3])), order, short_paths)
+        dropped += _check_step4(
+            random_graph(rng, n, rng.choice([0.12, 0.2, 0.3])), order, short_paths
+        )
+    assert dropped > 0  # the pruning after a full search is exercised
+
+
+@pytest.mark.parametrize("short_paths", [True, False])
+def test_pair_first_by_an_augmenting_path_of_five(short_paths: bool) -> None:
+    # u = 0, first candidate 1; with M = 0-2, 1-3, 4-5, 6-7 the rest keeps a
+    # perfect matching only through 2 - 4 = 5 - 6 = 7 - 3 (no shorter path).
+    edges = {(0, 1), (0, 2), (1, 3), (4, 5), (6, 7), (2, 4), (5, 6), (7, 3)}
+    n = 8
+    forbidden = [
+        {y for y in range(n) if y != x and (x, y) not in edges and (y, x) not in edges}
+        for x in range(n)
+    ]
+    graph = PairingGraph(forbidden, [0] * n)
+    matcher = ViabilityMatcher(graph, list(range(n)))
+    matcher.use_short_paths = short_paths
+    matcher.match = [2, 3, 0, 1, 5, 4, 7, 6]
+    found: list[bool] = []
+    five = matcher._path_of_five
+
+    def spy(root: int, t: int) -> bool:
+        found.append(five(root, t))
+        return found[-1]
+
+    matcher._path_of_five = spy  # type: ignore[method-assign]
+    assert matcher.pair_first(0) == 1
+    assert found == ([True] if short_paths else [])
+    assert sorted((x, matcher.match[x]) for x in matcher.active) == [
+        (2, 4), (3, 7), (4, 2), (5, 6), (6, 5), (7, 3)]
