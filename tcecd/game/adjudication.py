@@ -132,7 +132,10 @@ def rules_verdict(board: chess.Board) -> Verdict | None:
         return Verdict(Result.DRAW, Termination.NORMAL, "Insufficient material")
     if board.halfmove_clock >= 100:
         return Verdict(Result.DRAW, Termination.NORMAL, "Fifty moves rule")
-    if board.is_repetition(3):
+    # A third occurrence needs 8 reversible plies at least (each return to a
+    # position takes 4), so a lower fifty-move counter rules it out without
+    # python-chess's walk over the whole move stack.
+    if board.halfmove_clock >= 8 and board.is_repetition(3):
         return Verdict(Result.DRAW, Termination.NORMAL, "3-Fold repetition")
     return None
 

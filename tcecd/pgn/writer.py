@@ -231,8 +231,9 @@ class _PonderStats:
 class _Movetext:
     """The movetext lines of a game, one ply at a time (:func:`game_pgn` and
     :class:`LivePgn` share it): replays each move from the start position (an
-    illegal one is a :class:`PgnError`), numbers it, and writes its TCEC
-    comment with the standard ``[%eval]``/``[%clk]`` annotations."""
+    illegal one is a :class:`PgnError`), numbers it, and writes its SAN (the
+    record's) and its TCEC comment with the standard ``[%eval]``/``[%clk]``
+    annotations."""
 
     def __init__(self, start_fen: str | None, label: object) -> None:
         self.board = chess.Board(start_fen) if start_fen else chess.Board()
@@ -257,7 +258,11 @@ class _Movetext:
             prefix = f"{board.fullmove_number}... "
         else:
             prefix = ""
-        san = board.san_and_push(parsed)  # makes the move once (san + push: twice)
+        # The record's SAN: every record is made with it (python-chess's, by the
+        # runner, the PGN reader or the opening), and computing it again (the
+        # check and mate suffix: a move generation) was most of the writer's time.
+        san = move.san
+        board.push(parsed)
 
         pd, ph = self._stats.push(move)
         body = move_comment(move, pd=pd, ph=ph, mb=material_balance(board))

@@ -149,7 +149,8 @@ def _pv_san(
     cache: dict[tuple[Hashable, chess.Move], tuple[str, Hashable]] | None = None,
 ) -> tuple[str, ...]:
     """The PV in SAN from before ``move`` (the PV starts with it when the engine
-    agrees with itself); stops at the first move that is not legal.
+    agrees with itself); stops at the first move that is not legal. ``move``
+    itself is legal (the engine's ``bestmove``, checked by python-chess).
 
     This runs once per engine move over the whole PV, and the SAN of a move
     (legality, disambiguation, check and mate) costs far more than a dictionary
@@ -172,7 +173,7 @@ def _pv_san(
                 scratch = board.copy(stack=False)
                 for made in line[:i]:
                     scratch.push(made)
-            if not scratch.is_legal(m):
+            if i and not scratch.is_legal(m):
                 break
             san = scratch.san_and_push(m)  # makes the move once (san + push: twice)
             after = scratch._transposition_key()
@@ -306,7 +307,7 @@ class _Game:
         assert move is not None
         score = score_white(info, board.turn)
         pv = _pv_san(board, move, info.get("pv") or (), self.san_cache)
-        san = pv[0] if pv else board.san(move)
+        san = pv[0]  # ``move``'s own SAN: the line starts with it
         board.push(move)
         verdict = self.adjudicator.on_ply(board, mover, score)
         self.emit(

@@ -77,11 +77,11 @@ class ThinkResult:
 
     ``started_ns``/``finished_ns`` are ``time.monotonic_ns()`` just before
     ``go`` is sent and just after ``bestmove`` is received; the game layer
-    uses them for the bestmove -> next ``go`` latency figures.
+    uses them for the bestmove -> next ``go`` latency figures. The reply the
+    engine expects (``ponder``) is not kept: the game layer takes it from the PV.
     """
 
     move: chess.Move | None
-    ponder: chess.Move | None
     info: Mapping[str, Any]
     used_ms: int
     started_ns: int
@@ -185,7 +185,7 @@ class _UciProtocol(chess.engine.UciProtocol):
     the last other line after them (counters), and :func:`read_info` parses
     them once, when ``bestmove`` has arrived. No python-chess command needs
     ``info`` lines besides the info collection of ``play``/``analysis``, and
-    tcecd calls ``play`` with ``INFO_NONE``.
+    tcecd plays through :meth:`play_move`, which collects none.
     """
 
     def __init__(self) -> None:
@@ -250,6 +250,13 @@ class _UciProtocol(chess.engine.UciProtocol):
         self._held_position = " ".join(self._position_words)
         self.board = board.copy(stack=False)
 
+    async def play_move(
+        self, board: chess.Board, limit: chess.engine.Limit, game: object
+    ) -> chess.engine.PlayResult:
+        """``play(board, limit, game=game)`` as tcecd calls it (no pondering, no
+        ``info`` collection), through :class:`_UciPlayCommand`."""
+        return await self.communicate(lambda _: _UciPlayCommand(self, board, limit, game))
+
     def send_line(self, line: str) -> None:
         held, self._held_position = self._held_position, None
         super().send_line(line if held is None else f"{held}\n{line}")
@@ -266,6 +273,104 @@ class _UciProtocol(chess.engine.UciProtocol):
                 self.info_tail = line
             return
         super()._line_received(line)
+
+
+class _UciPlayCommand(chess.engine.BaseCommand[chess.engine.PlayResult]):
+    """python-chess's UCI ``play`` command for the one kind tcecd sends: no
+    pondering, no extra options or opponent, no root moves, ``info`` lines not
+    collected (:class:`_UciProtocol` keeps them raw).
+
+    python-chess defines its play command as a new class inside every ``play()``
+    call, and creating a generic class costs more than the rest of sending a
+    move: a noticeable share of tcecd's CPU time per move. This is that class
+    defined once, doing what python-chess's does for these arguments, with its
+    own pieces: the option and new-game steps, ``_position``/``_go``, and the
+    board's ``parse_uci``, which checks the move's legality (an illegal or
+    malformed ``bestmove`` is an ``EngineError`` as before).
+    """
+
+    def __init__(
+        self, engine: _UciProtocol, board: chess.Board, limit: chess.engine.Limit, game: object
+    ) -> None:
+        super().__init__(engine)
+        self.engine = engine
+        self.board = board
+        self.limit = limit
+        self.game = game
+        self.info: chess.engine.InfoDict = {}
+        self.sent_isready = False
+        engine.may_ponderhit = None  # as python-chess's, without pondering
+
+    def start(self) -> None:
+        engine = self.engine
+        # No ``ponderhit``: only a pondering play command sets that flag.
+        options = engine.options
+        if "UCI_AnalyseMode" in options and "UCI_AnalyseMode" not in engine.target_config:
+            engine._setoption("UCI_AnalyseMode", False)
+        if "Ponder" in options:
+            engine._setoption("Ponder", False)
+        if "MultiPV" in options:
+            engine._setoption("MultiPV", options["MultiPV"].default)
+        new_opponent = engine.target_config.get("UCI_Opponent")
+        opponent_changed = new_opponent != engine.config.get("UCI_Opponent")
+        engine._configure({})
+        if engine.first_game or engine.game != self.game or opponent_changed:
+            engine.game = self.game
+            engine._ucinewgame()
+            self.sent_isready = True
+            engine._isready()
+        else:
+            self._readyok()
+
+    def line_received(self, line: str) -> None:
+        token, remaining = chess.engine._next_token(line)
+        if token == "info":
+            # Only an ``info`` line the protocol did not keep (leading blanks).
+            self.info.update(
+                chess.engine._parse_uci_info(remaining, self.engine.board, chess.engine.INFO_NONE)
+            )
+        elif token == "bestmove":
+            self._bestmove(remaining)
+        elif line.strip() == "readyok" and self.sent_isready:
+            self._readyok()
+        else:
+            chess.engine.LOGGER.warning("%s: Unexpected engine output: %r", self.engine, line)
+
+    def _readyok(self) -> None:
+        self.sent_isready = False
+        self.engine._position(self.board)
+        self.engine._go(self.limit)
+
+    def _bestmove(self, arg: str) -> None:
+        if not self.result.cancelled():
+            move = self._parse_bestmove(arg)
+            self.result.set_result(chess.engine.PlayResult(move, None, self.info))
+        self.engine.may_ponderhit = None
+        self.set_finished()
+
+    def _parse_bestmove(self, arg: str) -> chess.Move | None:
+        """The move of ``bestmove <move> [ponder <move>]``, read as python-chess's
+        ``_parse_uci_bestmove`` reads it (``(none)``/``NULL``: None; upper-case
+        promotions accepted; an illegal or malformed move is an ``EngineError``
+        wrapping python-chess's ``IllegalMoveError``/``InvalidMoveError``), but
+        without the ponder move: python-chess checks that one by making the
+        move on the board and taking it back, a third of the cost of receiving
+        ``bestmove``, for a reply tcecd reads from the PV instead."""
+        tokens = arg.split()
+        if not tokens or tokens[0] in ("(none)", "NULL"):
+            return None
+        try:
+            return self.engine.board.parse_uci(tokens[0].lower())
+        except ValueError as err:
+            raise chess.engine.EngineError(err) from None
+
+    def cancel(self) -> None:
+        self.engine.send_line("stop")
+
+    def engine_terminated(self, exc: Exception) -> None:
+        # As python-chess's: no error once a result was returned.
+        if not self.result.done():
+            super().engine_terminated(exc)
 
 
 def read_info(
@@ -373,6 +478,12 @@ class _StdoutProtocol(asyncio.Protocol):
     on the stdout pipe and calls ``pipe_data_received`` at once, in the same
     order; the end of the pipe still goes to the transport's protocol, so
     process exit is reported as before.
+
+    A chunk is mostly one whole line (the engine flushes each): that line goes
+    to the protocol's ``_line_received`` as python-chess would pass it, without
+    its buffer's extend, search and split. Anything else (a partial line, text
+    already buffered, several lines, bytes that are not UTF-8) takes
+    python-chess's own ``pipe_data_received``.
     """
 
     def __init__(self, inner: asyncio.BaseProtocol, protocol: chess.engine.Protocol) -> None:
@@ -380,6 +491,17 @@ class _StdoutProtocol(asyncio.Protocol):
         self.protocol = protocol
 
     def data_received(self, data: bytes) -> None:
+        # python-chess's stdout buffer (it replaces the bytearray as it splits).
+        pending = self.protocol.buffer[1]
+        if data and not pending and data.find(b"\n") == len(data) - 1:
+            try:
+                line = data[:-2] if data.endswith(b"\r\n") else data[:-1]
+                text = line.decode("utf-8")
+            except UnicodeDecodeError:
+                pass  # python-chess logs it
+            else:
+                self.protocol._line_received(text)
+                return
         self.protocol.pipe_data_received(1, data)
 
     def eof_received(self) -> bool | None:
@@ -671,14 +793,12 @@ class EngineSession:
         started = time.monotonic_ns()
         try:
             async with asyncio.timeout(None if timeout_ms is None else timeout_ms / 1000):
-                played = await protocol.play(
-                    board,
-                    limit,
-                    # UCI: nothing (read_info parses the kept lines once).
-                    info=chess.engine.INFO_NONE if uci is not None else chess.engine.INFO_ALL,
-                    ponder=False,
-                    game=self._game,
-                )
+                if uci is not None:  # info: read_info parses the kept lines once
+                    played = await uci.play_move(board, limit, self._game)
+                else:
+                    played = await protocol.play(
+                        board, limit, info=chess.engine.INFO_ALL, ponder=False, game=self._game
+                    )
         except TimeoutError:
             waited = (time.monotonic_ns() - started) // 1_000_000
             raise self._fault(FaultKind.STALL, f"no move after {waited} ms") from None
@@ -704,7 +824,6 @@ class EngineSession:
             info = read_info(board, uci.last_info, uci.last_pv_line, uci.info_tail)
         return ThinkResult(
             move=played.move,
-            ponder=played.ponder,
             info=info,
             used_ms=(finished - started) // 1_000_000,
             started_ns=started,

@@ -422,3 +422,27 @@ def test_verdicts_match_a_windowed_oracle(
         if rd >= 0:
             # Active: the rule fires after exactly rd more qualifying plies.
             assert rd >= 1
+
+
+@given(st.data())
+@settings(max_examples=200, deadline=None)
+def test_repetition_verdict_is_python_chess_threefold(data: st.DataObject) -> None:
+    """The fifty-move counter shortcut never hides a threefold repetition:
+    random games that mostly shuffle pieces (many repetitions), from the start
+    or from a FEN whose counter is not zero."""
+    fen = data.draw(
+        st.sampled_from([chess.STARTING_FEN, "4k3/2n5/8/8/8/8/5N2/R3K2R w KQ - 7 40"])
+    )
+    board = chess.Board(fen)
+    for _ in range(data.draw(st.integers(0, 60))):
+        moves = list(board.legal_moves)
+        quiet = [m for m in moves if not board.is_zeroing(m)]
+        pool = quiet if quiet and data.draw(st.integers(0, 9)) else moves
+        if not pool:
+            break
+        board.push(data.draw(st.sampled_from(pool)))
+        verdict = rules_verdict(board)
+        if verdict is None or verdict.detail == "3-Fold repetition":
+            assert (verdict is not None) == board.is_repetition(3)
+        if verdict is not None:
+            break

@@ -3,11 +3,14 @@ classification, limits, fault verdicts and score conversion."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import itertools
+from collections.abc import Callable, Hashable
 
 import chess
 import chess.engine
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tcecd.domain import Color, Result, Termination
 from tcecd.game.clock import GoLimits
@@ -254,3 +257,109 @@ def test_pv_san_with_the_game_cache_matches_a_fresh_conversion() -> None:
     rook = moves("a1a8")
     assert _pv_san(mate, rook[0], rook, cache) == ("Ra8#",)
     assert _pv_san(mate, rook[0], rook, cache) == ("Ra8#",)
+
+
+class _Lines(chess.engine.UciProtocol):
+    """A protocol that records the stdout lines and stderr lines it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def _line_received(self, line: str) -> None:
+        self.lines.append(line)
+
+    def error_line_received(self, line: str) -> None:  # pragma: no cover - stdout only
+        self.lines.append("stderr: " + line)
+
+
+_OUTPUT = st.lists(
+    st.sampled_from(
+        [
+            b"info depth 1 score cp 20 pv e2e4\n",
+            b"info string caf\xc3\xa9\r\n",
+            b"bestmove e2e4 ponder e7e5\n",
+            b"readyok\n",
+            b"\n",
+            b"\r\n",
+            b"\xff\xfe not utf-8\n",
+            b"id name T\xc3",  # a line cut inside a character
+            b"\xa9st\n",
+        ]
+    ),
+    max_size=12,
+)
+
+
+@given(_OUTPUT, st.lists(st.integers(0, 60), max_size=8), st.data())
+@settings(max_examples=300, deadline=None)
+def test_stdout_lines_reach_the_protocol_as_python_chess_splits_them(
+    parts: list[bytes], cuts: list[int], data: st.DataObject
+) -> None:
+    """:class:`_StdoutProtocol` hands on the same lines, in the same order, as
+    python-chess's ``pipe_data_received`` given the same chunks (whole lines,
+    lines cut anywhere, several lines at once, ``\\r\\n``, bad UTF-8)."""
+    import asyncio
+
+    from tcecd.runner.session import _StdoutProtocol
+
+    stream = b"".join(parts)
+    points = sorted({min(cut, len(stream)) for cut in cuts} | {0, len(stream)})
+    if data.draw(st.booleans()):  # mostly one line a chunk, as engines write
+        points = sorted({0, *(i + 1 for i, byte in enumerate(stream) if byte == 10)})
+        points += [] if points[-1] == len(stream) else [len(stream)]
+    chunks = [stream[a:b] for a, b in itertools.pairwise(points) if b > a]
+
+    async def feed() -> tuple[list[str], list[str]]:
+        mine, ref = _Lines(), _Lines()
+        pipe = _StdoutProtocol(asyncio.Protocol(), mine)
+        for chunk in chunks:
+            pipe.data_received(chunk)
+            ref.pipe_data_received(1, chunk)
+        assert bytes(mine.buffer[1]) == bytes(ref.buffer[1])
+        return mine.lines, ref.lines
+
+    got, want = asyncio.run(feed())
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    "arg",
+    [
+        "e2e4",
+        "e2e4 ponder e7e5",
+        "e2e4 ponder e2e4",  # an illegal ponder move: the move stands
+        "e2e4 ponder xyz",
+        "E2E4",
+        "(none)",
+        "NULL",
+        "",
+        "0000",
+        "e2e5",  # illegal
+        "e9e4",  # malformed
+        "e1g1",  # castling, illegal here
+    ],
+)
+def test_bestmove_is_read_as_python_chess_reads_it(arg: str) -> None:
+    """The move of a ``bestmove`` line (or the error it raises) is python-chess's."""
+    import asyncio
+
+    from tcecd.runner.session import _UciPlayCommand, _UciProtocol
+
+    def outcome(read: Callable[[chess.Board, str], chess.Move | None]) -> object:
+        board = chess.Board()
+        try:
+            return read(board, arg)
+        except chess.engine.EngineError as exc:
+            cause = exc.args[0]
+            return type(exc), type(cause), str(cause)
+
+    async def compare() -> None:
+        protocol = _UciProtocol()
+        protocol.board = chess.Board()
+        command = _UciPlayCommand(protocol, chess.Board(), chess.engine.Limit(nodes=1), None)
+        mine = outcome(lambda _, text: command._parse_bestmove(text))
+        ref = outcome(lambda board, text: chess.engine._parse_uci_bestmove(board, text).move)
+        assert mine == ref
+
+    asyncio.run(compare())
