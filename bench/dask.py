@@ -23,17 +23,20 @@ overhead under 50 ms on loopback. Usage: ``.venv/bin/python bench/dask.py
 24 players, one round, so all 12 games are ready at once) is played by
 ``tcecd run`` on a real ``dask scheduler`` with first one ``dask worker`` (one
 task thread, ``engine_slots=1``), then two such workers. ``concurrency: 3``
-(``--concurrency``): the workers' slots let two games run at once, and the
-third permit keeps both busy while a game that ended early waits for an
-earlier one to be recorded (the daemon records games in playing order and a
-game keeps its permit until it is recorded; with ``concurrency: 2`` a worker
-idles meanwhile, the printed in-order model shows what that costs). Printed: each event's time (the
+(``--concurrency``): the workers' slots let two games run at once, and a
+third game waits in Dask's queue for the first free worker (a game that ended
+early waits for an earlier one to be recorded without holding its place; the
+printed in-order model shows what recording in order still costs). The
+workers and the scheduler run with ``ENGINE_CLUSTER_ENV``, as the systemd
+units of docs/operations.md. Printed: each event's time (the
 daemon's ``new event`` to ``event finished`` log lines, so the daemon's own
 start-up is left out; the process wall time too), the ratio two/one (target:
 at most 0.55), whether both played the same games (fixed nodes, one thread:
 they must), and the load average. The machine needs two free cores for the
 ratio to mean anything. Usage: ``.venv/bin/python bench/dask.py --speed
-[--nodes 20000]``.
+[--nodes 100000]`` (about 85 ms of engine time a move; at 20,000 nodes, 24 ms, the
+daemon's, scheduler's and workers' Python per move is a larger share of the two
+cores the engines need).
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def _job(n: int) -> GameJob:
     )
 
 
-async def _one(player: GamePlayer, job: GameJob) -> tuple[float, float]:
+async def _one(player: GamePlayer, job: GameJob) -> tuple[float, float, float]:
     updates: asyncio.Queue[GameUpdate] = asyncio.Queue()
     began: list[float] = []
     last: list[float] = []
@@ -106,17 +109,18 @@ async def _one(player: GamePlayer, job: GameJob) -> tuple[float, float]:
     t1 = time.perf_counter()
     await asyncio.sleep(0)
     follower.cancel()
-    return (began[0] - t0) * 1000, (t1 - last[0]) * 1000
+    return (began[0] - t0) * 1000, (t1 - last[0]) * 1000, (t1 - t0) * 1000
 
 
-async def _bench(player: GamePlayer, games: int) -> tuple[list[float], list[float]]:
-    starts, ends = [], []
+async def _bench(player: GamePlayer, games: int) -> tuple[list[float], list[float], list[float]]:
+    starts, ends, wholes = [], [], []
     await _one(player, _job(games + 1))  # warm-up (imports, worker start)
     for n in range(1, games + 1):
-        s, e = await _one(player, _job(n))
+        s, e, w = await _one(player, _job(n))
         starts.append(s)
         ends.append(e)
-    return starts, ends
+        wholes.append(w)
+    return starts, ends, wholes
 
 
 def _line(name: str, values: list[float]) -> str:
@@ -127,7 +131,7 @@ async def overhead(games: int) -> None:
     from distributed import LocalCluster
 
     local = await open_player(ExecutionSettings())
-    l_start, l_end = await _bench(local, games)
+    l_start, l_end, l_whole = await _bench(local, games)
     await local.aclose()
     async with LocalCluster(
         n_workers=1, threads_per_worker=1, processes=True, resources={"engine_slots": 1},
@@ -135,7 +139,7 @@ async def overhead(games: int) -> None:
     ) as cluster:  # fmt: skip
         settings = ExecutionSettings(backend="dask", scheduler=cluster.scheduler_address)
         dask = await open_player(settings)
-        d_start, d_end = await _bench(dask, games)
+        d_start, d_end, d_whole = await _bench(dask, games)
         await dask.aclose()
     print(f"{games} games, ab-d1 vs ab-d1-noisy, 10 plies")
     print("local:")
@@ -148,6 +152,13 @@ async def overhead(games: int) -> None:
         statistics.median(d_end) - statistics.median(l_end)
     )
     print(f"dask overhead per game (start + end, medians): {overhead:.1f} ms (target < 50 ms)")
+    # A game's last moves can reach the daemon up to BATCH_S after they were made
+    # (they go with the task's last event), which the "end" leg, timed from their
+    # arrival, does not see; the whole play() call does.
+    whole = statistics.median(d_whole) - statistics.median(l_whole)
+    print(f"whole game (play() called -> returned, medians): local "
+          f"{statistics.median(l_whole):.1f} ms, dask {statistics.median(d_whole):.1f} ms: "
+          f"{whole:+.1f} ms")
 
 
 # -- --speed: one worker against two ----------------------------------------------------
@@ -186,11 +197,26 @@ def _speed_config(directory: Path, scheduler: str, nodes: int, concurrency: int)
     return cfg
 
 
+#: Dask settings for an engine cluster, as docs/operations.md's systemd units set
+#: them: no statistical profiler (it samples a worker's threads every 10 ms), and
+#: the event loop, memory and system monitors every 1-2 s instead of 20-500 ms.
+#: An idle worker, its nanny and the scheduler then take about 0.7 % of a core
+#: instead of 5 %: CPU the engines of the same host want.
+ENGINE_CLUSTER_ENV = {
+    "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+    "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+    "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "2s",
+    "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s",
+}
+
+
 def _start_worker(address: str, log: object) -> subprocess.Popen[bytes]:
+    # As docs/operations.md's systemd unit: tcecd imported when the worker starts.
+    env = dict(os.environ, **ENGINE_CLUSTER_ENV)
     return subprocess.Popen(
         [str(DASK), "worker", address, "--nworkers", "1", "--nthreads", "1",
-         "--resources", "engine_slots=1", "--no-dashboard"],
-        stdout=log, stderr=subprocess.STDOUT,  # type: ignore[arg-type]
+         "--resources", "engine_slots=1", "--no-dashboard", "--preload", "tcecd.execution.dask"],
+        stdout=log, stderr=subprocess.STDOUT, env=env,  # type: ignore[arg-type]
     )  # fmt: skip
 
 
@@ -249,18 +275,21 @@ def _event(
 
 def _in_order_model(games: list[float], concurrency: int, workers: int) -> float:
     """When the last game is recorded if games took ``games`` seconds each, on
-    ``workers`` one-slot workers, under the daemon's rule that a game holds its
-    ``concurrency`` permit until it is recorded, and games are recorded in
-    playing order (so a game that ended early keeps its permit while an earlier
-    one still plays): game i starts once game i-concurrency is recorded and a
-    worker is free (Dask starts queued tasks in submission order)."""
+    ``workers`` one-slot workers, under the daemon's rules: at most
+    ``concurrency`` games playing (a game's place is free once it ends), at most
+    2 x ``concurrency`` started and not yet recorded, games recorded in playing
+    order, and Dask starting queued tasks in submission order on the first free
+    worker."""
     free = [0.0] * workers
+    finishes: list[float] = []
     commits: list[float] = []
     for i, seconds in enumerate(games):
-        permit = commits[i - concurrency] if i >= concurrency else 0.0
+        permit = sorted(finishes)[i - concurrency] if i >= concurrency else 0.0
+        window = commits[i - 2 * concurrency] if i >= 2 * concurrency else 0.0
         w = min(range(workers), key=free.__getitem__)
-        start = max(permit, free[w])
+        start = max(permit, window, free[w])
         free[w] = start + seconds
+        finishes.append(free[w])
         commits.append(max(free[w], commits[-1] if commits else 0.0))
     return commits[-1]
 
@@ -280,6 +309,7 @@ def speed(nodes: int, concurrency: int) -> None:
             subprocess.Popen(
                 [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
                  "--no-dashboard"], stdout=log, stderr=subprocess.STDOUT,
+                env=dict(os.environ, **ENGINE_CLUSTER_ENV),
             )
         ]  # fmt: skip
         try:
@@ -322,7 +352,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10, help="overhead: games per backend")
     parser.add_argument("--speed", action="store_true", help="one worker against two (Stockfish)")
-    parser.add_argument("--nodes", type=int, default=20000, help="--speed: nodes a move")
+    parser.add_argument("--nodes", type=int, default=100_000, help="--speed: nodes a move")
     parser.add_argument("--concurrency", type=int, default=3, help="--speed: the event's")
     args = parser.parse_args()
     if args.speed:

@@ -362,6 +362,9 @@ class OutputsConfig(_Section):
     """Write TCEC-format JSON files."""
     tcec_json_dir: Path = Path("tcec")
     """Folder of the TCEC-format JSON files, relative to state_dir unless absolute."""
+    live_interval_ms: Annotated[StrictInt, Field(ge=0, le=60_000)] = 100
+    """Least time between two rewrites of the JSON files (live.json, live.pgn, ...): at most ten a
+    second by default, however fast the moves come (0: after every move)."""
 
 
 

@@ -93,6 +93,47 @@ __all__ = [
 ]
 
 
+#: How many games of a round may be started and not yet recorded, in units of
+#: ``concurrency`` (see :class:`_Permits`).
+COMMIT_WINDOW = 2
+
+
+class _Permits:
+    """The round's game permits: at most ``playing`` games play at once, and
+    at most ``window`` have started and are not yet recorded.
+
+    Games are recorded in playing order, so a game that ends before an earlier
+    one waits for it. It no longer plays, so its playing permit goes back at
+    once (:meth:`finished`) and the next game starts: with ``concurrency: 2``
+    a short game no longer leaves its engine slot (or its Dask worker) idle
+    until a long one before it ends. A game that ends as the oldest one not
+    yet recorded keeps its permit until it is recorded, as before. The window
+    bounds how many finished games can wait: each is held in memory and, if
+    the daemon is killed, played again on resume (it was not recorded).
+    """
+
+    def __init__(self, playing: int, window: int) -> None:
+        self._playing = asyncio.Semaphore(playing)
+        self._window = asyncio.Semaphore(max(playing, window))
+
+    async def acquire(self) -> None:
+        """Before a game starts: a place in the window, then a playing permit."""
+        await self._window.acquire()
+        try:
+            await self._playing.acquire()
+        except BaseException:
+            self._window.release()
+            raise
+
+    def finished(self) -> None:
+        """The game is no longer playing (played, or not started)."""
+        self._playing.release()
+
+    def committed(self) -> None:
+        """The game is recorded (or will not be): its place in the window is free."""
+        self._window.release()
+
+
 @dataclass
 class _Slot:
     """One game being played: what it produced once done."""
@@ -134,7 +175,7 @@ class EventRunner:
             if self.crash.active
             else None,
         )
-        self.files = FileWriter()
+        self.files = FileWriter(interval_s=settings.live_interval_ms / 1000)
         #: Set by the first signal: start no new game.
         self.stopping = False
         self._game_tasks: set[asyncio.Task[None]] = set()
@@ -297,10 +338,10 @@ class EventRunner:
 
     def _write_live(self, live: LiveGame) -> None:
         if self.s.json_dir is not None:
-            text = json_text(live.document(), indent=None)
-            self.files.submit(self.s.json_dir / "live.json", text)
+            # Rendered when written (at most every FileWriter.interval_s).
+            self.files.submit(self.s.json_dir / "live.json", live.document_text)
             # TCEC's viewer fetches live.pgn first (PGN text with TCEC comments).
-            self.files.submit(self.s.json_dir / "live.pgn", live.pgn())
+            self.files.submit(self.s.json_dir / "live.pgn", live.pgn)
 
     # -- the event --------------------------------------------------------------------
 
@@ -484,7 +525,8 @@ class EventRunner:
         todo = self.book.unfinished(pairing)
         if not todo:
             return
-        sem = asyncio.Semaphore(max(1, self.s.concurrency))
+        concurrency = max(1, self.s.concurrency)
+        sem = _Permits(concurrency, COMMIT_WINDOW * concurrency)
         broken = [False]  # an earlier slot ended without committing: later ones must not
         try:
             await self._start_slots(pairing, todo, sem, broken)
@@ -503,7 +545,7 @@ class EventRunner:
         self,
         pairing: RoundPairing,
         todo: list[ScheduledGame],
-        sem: asyncio.Semaphore,
+        sem: _Permits,
         broken: list[bool],
     ) -> None:
         previous: asyncio.Event | None = None
@@ -514,7 +556,8 @@ class EventRunner:
                     break
                 await sem.acquire()
                 if self.stop_requested():
-                    sem.release()
+                    sem.finished()
+                    sem.committed()
                     break
                 mine = asyncio.Event()
                 turn = StartTurn(turn)
@@ -532,16 +575,24 @@ class EventRunner:
         game: ScheduledGame,
         previous: asyncio.Event | None,
         mine: asyncio.Event,
-        sem: asyncio.Semaphore,
+        sem: _Permits,
         broken: list[bool],
         turn: StartTurn | None = None,
     ) -> None:
         committed = False
+        playing = True
         # This task's own context: every log line of the game says which game.
         structlog.contextvars.bind_contextvars(game=f"{pairing.round}.{game.number}")
         try:
             try:
                 slot = await self._produce(pairing, game, turn)
+                if previous is not None and not previous.is_set():
+                    # Played, and waiting for an earlier game: the next game may
+                    # start meanwhile (see _Permits). The oldest game keeps its
+                    # permit until it is recorded, so with concurrency 1 a game
+                    # still starts only once the one before it is recorded.
+                    playing = False
+                    sem.finished()
             except StoppedBeforeStart:
                 self.log.info("game not started: stopping", game=f"{pairing.round}.{game.number}")
                 if previous is not None:
@@ -560,7 +611,9 @@ class EventRunner:
             if not committed:
                 broken[0] = True
             mine.set()
-            sem.release()
+            if playing:
+                sem.finished()
+            sem.committed()
 
     # -- one game ----------------------------------------------------------------------
 
@@ -762,7 +815,7 @@ class EventRunner:
             self._announce_disqualified(engine, why, gid.round)
         self._write_outputs()
         if self._live_owner == gid:
-            self._write_live(LiveGame.finished(record, pgn))
+            self._write_live(LiveGame.finished(record, pgn, known=self._live.get(gid)))
             self._live_owner = None
         self._live.pop(gid, None)
         self._started.pop(gid, None)

@@ -8,14 +8,19 @@
   and go back to it with their row ids.
 * :class:`FileWriter` is the single writer of the TCEC JSON files
   (``schedule.json``, ``crosstable.json``, ``live.json``). The event loop only
-  serialises a document and hands the text over (:meth:`FileWriter.submit`,
-  a plain call, so that the per-move hook stays synchronous); one task writes
-  it atomically (temp file + rename) in a worker thread. Writes to the same
-  file are coalesced: a file is always written with the newest text handed
-  over for it, so a slow disk delays ``live.json`` but never makes it go
-  backwards, and never stalls a game. :meth:`FileWriter.flush` waits until
-  everything handed over is on disk (the daemon flushes after each game, so
-  a finished game's JSON files are written before the next game starts).
+  hands a document over, as text or as a function that renders it
+  (:meth:`FileWriter.submit`, a plain call, so that the per-move hook stays
+  synchronous); one task writes it atomically (temp file + rename) in a
+  worker thread. Writes to the same file are coalesced: a file is always
+  written with the newest document handed over for it, so a slow disk delays
+  ``live.json`` but never makes it go backwards, and never stalls a game.
+  The writer writes at most once every ``interval_s`` (0.1 s), and renders a
+  document only when it writes it: when moves come faster than that (fast
+  games, many at once), the documents of the moves in between are never
+  made, instead of being made and thrown away. :meth:`FileWriter.flush`
+  waits until everything handed over is on disk (the daemon flushes after
+  each game, so a finished game's JSON files are written before the next
+  game starts).
 
 The PGN append and the store commits are not here: they are awaited in order
 by the commit step itself (see :mod:`tcecd.daemon.core` and docs/state.md).
@@ -26,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
@@ -89,6 +94,13 @@ def json_text(value: Any, *, indent: int | None = 1) -> str:
     return json.dumps(value, indent=indent, ensure_ascii=False) + "\n"
 
 
+#: A document for :meth:`FileWriter.submit`: its text, or a function that makes it.
+Document = str | Callable[[], str]
+
+#: The least time between two writes of the JSON files (see the module docstring).
+WRITE_INTERVAL_S = 0.1
+
+
 def _write_all(batch: dict[Path, str]) -> None:
     for path, text in batch.items():
         atomic_write_text(path, text)
@@ -105,8 +117,9 @@ class FileWriter:
     stops the event as loudly as it did when the loop wrote the files itself.
     """
 
-    def __init__(self) -> None:
-        self._pending: dict[Path, str] = {}
+    def __init__(self, interval_s: float = WRITE_INTERVAL_S) -> None:
+        self.interval_s = interval_s
+        self._pending: dict[Path, Document] = {}
         self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -118,13 +131,15 @@ class FileWriter:
             error, self._error = self._error, None
             raise error
 
-    def submit(self, path: Path, text: str) -> None:
-        """Have ``path`` replaced by ``text`` (atomically); returns at once."""
+    def submit(self, path: Path, document: Document) -> None:
+        """Have ``path`` replaced (atomically) by ``document``: a text, or a
+        function called on the event loop when the file is written; returns
+        at once."""
         self._raise_error()
         if self._task is None:
-            atomic_write_text(path, text)
+            atomic_write_text(path, document if isinstance(document, str) else document())
             return
-        self._pending[path] = text
+        self._pending[path] = document
         self._idle.clear()
         self._wake.set()
 
@@ -138,14 +153,21 @@ class FileWriter:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            batch, self._pending = self._pending, {}
-            if batch:
+            pending, self._pending = self._pending, {}
+            if pending:
                 try:
+                    # Rendered here, on the loop: the documents' owners change them there.
+                    batch = {
+                        path: doc if isinstance(doc, str) else doc()
+                        for path, doc in pending.items()
+                    }
                     await asyncio.to_thread(_write_all, batch)
                 except Exception as exc:  # re-raised by submit/flush
                     self._error = exc
             if not self._pending:
                 self._idle.set()
+            if pending and self.interval_s > 0:
+                await asyncio.sleep(self.interval_s)
 
     async def __aenter__(self) -> FileWriter:
         self._task = asyncio.create_task(self._run(), name="tcecd-file-writer")

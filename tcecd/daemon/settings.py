@@ -38,6 +38,8 @@ class RunSettings:
     pgn_path: Path
     #: Where schedule.json, crosstable.json and live.json go (None: not written).
     json_dir: Path | None = None
+    #: Least time between two writes of the JSON files (FileWriter.interval_s), ms.
+    live_interval_ms: int = 100
     seeding: str = "explicit"
     seeding_groups: int | None = None
     seeding_seed: int | None = None
@@ -95,6 +97,7 @@ def from_config(config: EventConfig) -> RunSettings:
         state_dir=config.state_dir,
         pgn_path=config.pgn_path,
         json_dir=config.tcec_json_dir,
+        live_interval_ms=config.outputs.live_interval_ms,
         seeding=config.seeding_method,
         seeding_groups=seeding.groups,
         seeding_seed=seeding.seed,

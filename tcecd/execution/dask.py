@@ -5,7 +5,7 @@ The daemon is a Dask client (``execution.scheduler``); each game is one task,
 :func:`tcecd.execution.job.game_slots`), so a worker started with
 ``--resources engine_slots=4`` plays at most four slots' worth of games at
 once, and a worker without the resource gets none. The task runs
-:func:`tcecd.execution.local.play_job` on the worker, in its own event loop:
+:func:`tcecd.execution.local.play_job` on the worker's event loop:
 engines are started there (engine programs and tablebases are worker paths),
 fresh for every game (``keep-alive`` does not carry across tasks).
 
@@ -13,10 +13,28 @@ What crosses the network is the job's and the result's versioned JSON
 encoding (:mod:`tcecd.execution.job`), never a pickled tcecd object; the
 worker needs the same tcecd version installed (it imports this module).
 
-Live moves come back over Dask's structured events: the task logs each
-update with ``Worker.log_event`` under a topic of its own (one per game
+:func:`run_job` is a coroutine function, so Dask runs it on the worker's own
+event loop rather than in a task thread (``Worker.execute``: a coroutine
+task is awaited there). The game's engine pipes are then read by the loop
+that also sends the live moves: a move's update goes straight onto the
+worker's batched stream to the scheduler, with no hand-over between a task
+thread with an event loop of its own and the worker's loop (one
+``add_callback`` and a contended GIL per move), which cost the worker more
+CPU per move than playing the move did. Everything the game does is
+non-blocking (engines are asyncio subprocesses), so the worker's heartbeats
+and transfers carry on while it plays; the resource ``engine_slots`` still
+bounds how many games a worker plays at once.
+
+Live moves come back over Dask's structured events: the task logs its
+updates with ``Worker.log_event`` under a topic of its own (one per game
 attempt), the daemon's client subscribes to it (``Client.subscribe_topic``)
-and puts the updates on the game's queue. The task's last event is ``done``;
+and puts the updates on the game's queue. An update goes out at once unless
+the game's previous event left less than :data:`BATCH_S` ago; then it waits
+for the rest of that time and goes with the updates made meanwhile, in one
+event. Each event costs the worker, the scheduler and the daemon's client a
+message of their own whatever it carries, so fast games (many moves a second)
+send a few events a second instead of one per move; at a real event's pace
+(seconds a move) every move still goes out as it is made. The task's last event is ``done``;
 the daemon waits for it (bounded) before it takes the result, so no move of a
 game arrives after the game was recorded.
 
@@ -74,6 +92,8 @@ from tcecd.execution.job import (
 RESOURCE = "engine_slots"
 #: How long the daemon waits for a finished task's last events to arrive.
 DRAIN_TIMEOUT_S = 10.0
+#: The least time between two live-update events of one game (see the module docstring).
+BATCH_S = 0.05
 #: How often a running task checks whether it was cancelled.
 WATCH_INTERVAL_S = 0.5
 #: How often a game waiting for a lost scheduler tries again.
@@ -209,22 +229,28 @@ class DaskPlayer:
 
         def on_event(event: tuple[float, JsonDict]) -> None:
             msg = event[1]
-            if msg.get("kind") == "done":
+            kind = msg.get("kind")
+            if kind == "done":
                 done.set()
                 return
             try:
-                updates.put_nowait(update_from_dict(msg))
+                if kind != "batch":
+                    raise ExecutionError(f"game update is malformed: event kind {kind!r}")
+                for raw in msg.get("updates", ()):
+                    updates.put_nowait(update_from_dict(raw))
             except ExecutionError as exc:  # a worker running another tcecd version
                 bad.append(str(exc))
 
         future: Any = None
+        key = f"tcecd-game-{job.game_id}-{topic[-8:]}"
         try:
             client.subscribe_topic(topic, on_event)
             future = client.submit(
                 run_job,
                 job_to_dict(job),
                 topic,
-                key=f"tcecd-game-{job.game_id}-{topic[-8:]}",
+                key,
+                key=key,
                 resources={RESOURCE: job.slots},
                 pure=False,
             )
@@ -264,19 +290,35 @@ class DaskPlayer:
 # -- on the worker ------------------------------------------------------------------
 
 
-def run_job(job_dict: JsonDict, topic: str) -> JsonDict:
-    """The Dask task: play one game on this worker; returns the encoded result.
-
-    Runs in one of the worker's task threads, with an event loop of its own."""
+async def run_job(job_dict: JsonDict, topic: str, key: str) -> JsonDict:
+    """The Dask task ``key``: play one game on this worker; returns the encoded
+    result. Runs on the worker's event loop (see the module docstring)."""
     from distributed import get_worker
     from distributed.worker import WORKER_ANY_RUNNING
 
     worker = get_worker()
-    key = worker.get_current_task()
     job = job_from_dict(job_dict)
+    loop = asyncio.get_running_loop()
+    pending: list[JsonDict] = []
+    last_sent = [float("-inf")]
+    timer: list[asyncio.TimerHandle | None] = [None]
+
+    def send() -> None:
+        timer[0] = None
+        if pending:
+            # On the worker's loop thread: straight onto its batched stream.
+            worker.log_event(topic, {"kind": "batch", "updates": pending[:]})
+            pending.clear()
+            last_sent[0] = loop.time()
 
     def emit(update: GameUpdate) -> None:
-        worker.log_event(topic, update_to_dict(update))
+        pending.append(update_to_dict(update))
+        if timer[0] is None:
+            wait = last_sent[0] + BATCH_S - loop.time()
+            if wait <= 0:
+                send()
+            else:
+                timer[0] = loop.call_later(wait, send)
 
     def cancelled() -> bool:
         # Released by the scheduler (the daemon that wanted it is gone), or the
@@ -287,10 +329,23 @@ def run_job(job_dict: JsonDict, topic: str) -> JsonDict:
         return ts is None or ts.state in ("cancelled", "released", "forgotten")
 
     try:
-        result = asyncio.run(_play(job, emit, cancelled, where=str(worker.address)))
+        result = await _play(job, emit, cancelled, where=str(worker.address))
     finally:
+        if timer[0] is not None:
+            timer[0].cancel()
+        send()  # the last moves, before "done"
         worker.log_event(topic, {"kind": "done"})
     return result_to_dict(result)
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask's preload hook: ``dask worker --preload tcecd.execution.dask``
+    imports the game player (python-chess, the runner) when the worker
+    starts, so the first game does not wait a second or two for it on the
+    worker's event loop (docs/operations.md)."""
+    del worker
+    import tcecd.execution.local
+    import tcecd.runner.session  # noqa: F401
 
 
 async def _play(job: GameJob, emit: Any, cancelled: Any, *, where: str) -> GameResult:

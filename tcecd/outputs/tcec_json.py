@@ -40,6 +40,7 @@ from typing import Any
 import chess
 
 from tcecd.domain import Color, GameId, PlayerId, Result, Termination
+from tcecd.game.material import fen_material_counts
 from tcecd.game.record import GameRecord, MoveRecord
 from tcecd.pairing.base import Player, RoundPairing, Standing
 
@@ -263,14 +264,6 @@ def crosstable_json(
     }
 
 
-def _material(board: chess.Board) -> JsonDict:
-    out: JsonDict = {}
-    for symbol, piece in (("p", chess.PAWN), ("n", chess.KNIGHT), ("b", chess.BISHOP),
-                          ("r", chess.ROOK), ("q", chess.QUEEN)):  # fmt: skip
-        out[symbol] = len(board.pieces(piece, chess.WHITE)) - len(board.pieces(piece, chess.BLACK))
-    return out
-
-
 def live_move_json(board_before: chess.Board, move: MoveRecord) -> JsonDict:
     """One entry of the live game JSON ``Moves`` list. ``board_before`` is the
     position before ``move`` (not modified)."""
@@ -291,7 +284,6 @@ def live_move_json(board_before: chess.Board, move: MoveRecord) -> JsonDict:
                 "to": chess.square_name(pv_move.to_square),
             }
         )
-    after = chess.Board(move.fen_after)
     # Unknown values are left out (a null prints as "null" or 0 in the viewer):
     # an xboard engine reports no nps, a book move no depth. ``pd``, ``h``,
     # ``ph`` and ``rem`` are not read by the viewer; ``pd`` and ``h`` stay for
@@ -313,7 +305,7 @@ def live_move_json(board_before: chess.Board, move: MoveRecord) -> JsonDict:
         "h": None if move.hashfull is None else round(move.hashfull / 10, 1),
         "wv": None if move.score is None else move.score.pgn(),
         "pv": {"San": " ".join(move.pv_san), "Moves": pv_moves} if move.pv_san else None,
-        "material": _material(after),
+        "material": fen_material_counts(move.fen_after),
         "adjudication": _without_none(
             {"FiftyMoves": move.r50, "Draw": move.rd, "ResignOrWin": move.rr}
         ) or None,

@@ -3,9 +3,11 @@ daemon's store commits, PGN appends and file writes actually run."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,49 @@ async def test_writer_writes_the_newest_text_of_each_file_off_the_loop(
     plies = [json.loads(text).get("ply", 99) for name, text, _ in writes if name == "live.json"]
     assert plies == sorted(plies)
     assert len(plies) <= 51
+
+
+async def test_documents_are_rendered_only_when_written_at_a_bounded_rate(
+    tmp_path: Path,
+) -> None:
+    """Moves faster than the writer's interval: the documents of the moves in
+    between are never made, and the file still ends with the newest one."""
+    rendered: list[int] = []
+
+    def document(ply: int) -> Any:
+        def render() -> str:
+            rendered.append(ply)
+            return json_text({"ply": ply})
+
+        return render
+
+    live = tmp_path / "live.json"
+    async with FileWriter(interval_s=0.05) as writer:
+        start = time.monotonic()
+        for ply in range(1, 41):
+            writer.submit(live, document(ply))
+            await asyncio.sleep(0.005)  # a move every 5 ms, ten times the writer's rate
+        elapsed = time.monotonic() - start
+        await writer.flush()
+        assert json.loads(live.read_text(encoding="utf-8")) == {"ply": 40}
+    assert rendered == sorted(rendered)
+    assert rendered[-1] == 40
+    # At most one write per 0.05 s while the moves came (about 0.2 s, more on
+    # a loaded machine), and the last one: a handful, not one per move.
+    assert len(rendered) <= elapsed / 0.05 + 2, (rendered, elapsed)
+
+
+async def test_a_failed_render_is_raised_by_the_next_flush(tmp_path: Path) -> None:
+    def broken() -> str:
+        raise ValueError("no document")
+
+    async with FileWriter() as writer:
+        writer.submit(tmp_path / "live.json", broken)
+        with pytest.raises(ValueError, match="no document"):
+            await writer.flush()
+        writer.submit(tmp_path / "live.json", lambda: "{}\n")
+        await writer.flush()
+    assert (tmp_path / "live.json").read_text(encoding="utf-8") == "{}\n"
 
 
 async def test_a_failed_write_is_raised_by_the_next_flush(tmp_path: Path) -> None:

@@ -198,3 +198,44 @@ async def test_a_user_error_in_a_game_surfaces_as_that_error(
     with EventStore(tmp_path) as store:
         assert store.games() == []
         assert store.pairing(1) is not None
+
+
+async def test_a_finished_game_waiting_for_an_earlier_one_frees_its_playing_permit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """concurrency 2, game 1.1 long, the others short: the games after 1.2
+    start while 1.1 still plays (a game waiting to be recorded does not hold
+    a permit), until 2 x concurrency games are started and unrecorded; all
+    are still recorded in playing order."""
+    engines = tuple(EngineConfig(name=f"e{n:02d}", command=("true",)) for n in range(12))
+    settings = _settings(tmp_path, engines=engines, rounds=1, concurrency=2)
+    loop = asyncio.get_running_loop()
+    started: dict[str, float] = {}
+    ended: dict[str, float] = {}
+
+    async def play(job: GameJob) -> GameResult:
+        gid = str(job.game_id)
+        started[gid] = loop.time()
+        await asyncio.sleep(0.5 if gid == "1.1" else 0.02)
+        ended[gid] = loop.time()
+        return GameResult(_record(job.game_id, _game(job)), ())
+
+    use_player(monkeypatch, play)
+    recorder = Recorder()
+    original_init = EventRunner.__init__
+
+    def init(self: EventRunner, *args: Any, **kw: Any) -> None:
+        original_init(self, *args, **kw)
+        self.pub = recorder
+
+    monkeypatch.setattr(EventRunner, "__init__", init)
+    rc = await run_event_async(settings, out=io.StringIO(), crash=CrashPoints(),
+                               install_signals=False)  # fmt: skip
+    assert rc == 0
+    # 1.3 and 1.4 ran while 1.1 played (each in the permit of a finished game) ...
+    assert started["1.3"] < ended["1.1"]
+    assert started["1.4"] < ended["1.1"]
+    # ... and 1.5 waited: 1.1 to 1.4 filled the window of 2 x 2 unrecorded games.
+    assert started["1.5"] >= ended["1.1"]
+    finished = [str(e.game_id) for e in recorder.events if isinstance(e, GameFinished)]
+    assert finished == ["1.1", "1.2", "1.3", "1.4", "1.5", "1.6"]

@@ -93,7 +93,8 @@ def _start_worker(address: str, bindir: Path, log: IO[bytes], *tls: str) -> subp
     (so that teardown can end the loop and the worker together)."""
     env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
     argv = [str(DASK), "worker", address, "--nworkers", "1", "--nthreads", "1",
-            "--resources", "engine_slots=1", "--no-dashboard", *tls]  # fmt: skip
+            "--resources", "engine_slots=1", "--no-dashboard",
+            "--preload", "tcecd.execution.dask", *tls]  # fmt: skip  (as docs/operations.md)
     return subprocess.Popen(
         ["sh", "-c", 'while :; do "$@"; sleep 0.2; done', "worker-loop", *argv],
         stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env, start_new_session=True,
