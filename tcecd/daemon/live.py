@@ -20,6 +20,7 @@ import chess
 import chess.pgn
 
 from tcecd.domain import Color
+from tcecd.game.fen import fen
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.outputs.tcec_json import live_game_json, live_move_json
 from tcecd.pgn.writer import LivePgn
@@ -138,7 +139,7 @@ def _book_plies(opening: Opening, plies: int) -> list[MoveRecord]:
         color = Color.WHITE if board.turn == chess.WHITE else Color.BLACK
         san = board.san(move)
         board.push(move)
-        out.append(MoveRecord(ply, color, uci, san, board.fen(), book=True))
+        out.append(MoveRecord(ply, color, uci, san, fen(board), book=True))
     return out
 
 

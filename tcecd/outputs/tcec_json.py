@@ -40,6 +40,7 @@ from typing import Any
 import chess
 
 from tcecd.domain import Color, GameId, PlayerId, Result, Termination
+from tcecd.game.fen import fen
 from tcecd.game.material import fen_material_counts
 from tcecd.game.record import GameRecord, MoveRecord
 from tcecd.pairing.base import Player, RoundPairing, Standing
@@ -97,7 +98,7 @@ def final_fen(record: GameRecord) -> str:
     board = chess.Board(record.opening.fen) if record.opening.fen else chess.Board()
     for uci in record.opening.moves:
         board.push_uci(uci)
-    return board.fen()
+    return fen(board)
 
 
 def schedule_json(
@@ -279,7 +280,7 @@ def live_move_json(board_before: chess.Board, move: MoveRecord) -> JsonDict:
         pv_moves.append(
             {
                 "m": san,
-                "fen": pv_board.fen(),
+                "fen": fen(pv_board),
                 "from": chess.square_name(pv_move.from_square),
                 "to": chess.square_name(pv_move.to_square),
             }

@@ -23,6 +23,7 @@ import chess
 import chess.pgn
 
 from tcecd.domain import Color, GameId, Result, Termination
+from tcecd.game.fen import fen
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 
 # Standard PGN commands ([%clk 0:56:31], [%eval 0.27]) may sit beside the fields.
@@ -155,7 +156,7 @@ def move_records(game: chess.pgn.Game) -> tuple[MoveRecord, ...]:
             c = parse_move_comment(node.comment)
         except ValueError as exc:
             raise ValueError(f"ply {ply} ({san}): {exc}") from None
-        plies.append((move, color, san, board.fen(), c))
+        plies.append((move, color, san, fen(board), c))
     records: list[MoveRecord] = []
     for index, (move, color, san, fen_after, c) in enumerate(plies):
         ply = index + 1

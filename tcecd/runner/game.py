@@ -23,7 +23,7 @@ forfeit. Without a clock (nodes/depth only) it gets ``stall_timeout_ms``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -35,8 +35,10 @@ from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import AdjudicationRules, Adjudicator, Verdict, rules_verdict
 from tcecd.game.clock import Clock
+from tcecd.game.fen import fen
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.game.timecontrol import TimeControl
+from tcecd.runner.pv import pv_san
 from tcecd.runner.session import EngineFault, EngineSession, FaultKind, ThinkResult
 
 #: ``on_move(move, white_clock_ms, black_clock_ms)``: called after every ply.
@@ -142,50 +144,6 @@ def score_white(info: dict[str, Any] | Any, board_turn: chess.Color) -> Score | 
     return Score(cp=white.score())
 
 
-def _pv_san(
-    board: chess.Board,
-    move: chess.Move,
-    pv: Sequence[chess.Move],
-    cache: dict[tuple[Hashable, chess.Move], tuple[str, Hashable]] | None = None,
-) -> tuple[str, ...]:
-    """The PV in SAN from before ``move`` (the PV starts with it when the engine
-    agrees with itself); stops at the first move that is not legal. ``move``
-    itself is legal (the engine's ``bestmove``, checked by python-chess).
-
-    This runs once per engine move over the whole PV, and the SAN of a move
-    (legality, disambiguation, check and mate) costs far more than a dictionary
-    look-up. The two engines' PVs of one game overlap a lot (each mostly
-    continues the line played), so ``cache`` maps (position, move) to the SAN
-    and the position after it, for the game: a cached move was legal in that
-    position. Positions are python-chess's repetition keys (pieces, side to
-    move, castling, en passant), which is all SAN depends on. A board is made
-    only for the moves past the cached part of the line."""
-    line = pv if pv and pv[0] == move else (move,)
-    out: list[str] = []
-    key: Hashable = board._transposition_key()
-    scratch: chess.Board | None = None  # the position before ``line[len(out)]``, once needed
-    for i, m in enumerate(line):
-        hit = cache.get((key, m)) if cache is not None else None
-        if hit is not None:
-            san, key = hit
-        else:
-            if scratch is None:
-                scratch = board.copy(stack=False)
-                for made in line[:i]:
-                    scratch.push(made)
-            if i and not scratch.is_legal(m):
-                break
-            san = scratch.san_and_push(m)  # makes the move once (san + push: twice)
-            after = scratch._transposition_key()
-            if cache is not None:
-                cache[(key, m)] = (san, after)
-            key = after
-        out.append(san)
-        if scratch is not None and hit is not None:
-            scratch.push(m)
-    return tuple(out)
-
-
 def _int(info: Any, key: str) -> int | None:
     value = info.get(key)
     return None if value is None else int(value)
@@ -209,7 +167,6 @@ class _Game:
         self.clock = game_clock(setup, white.config, black.config)
         self.adjudicator = Adjudicator(setup.adjudication, setup.probe)
         self.moves: list[MoveRecord] = []
-        self.san_cache: dict[tuple[Hashable, chess.Move], tuple[str, Hashable]] = {}
         self.faults: list[Fault] = []
         self.think_ms: list[int] = []
         self.think_ns: list[int] = []
@@ -252,7 +209,7 @@ class _Game:
             color=mover,
             uci=move.uci(),
             san=san,
-            fen_after=self.board.fen(),
+            fen_after=fen(self.board),
             book=book,
             r50=r50,
             rd=rd,
@@ -306,7 +263,7 @@ class _Game:
         board, move, info = self.board, answer.move, answer.info
         assert move is not None
         score = score_white(info, board.turn)
-        pv = _pv_san(board, move, info.get("pv") or (), self.san_cache)
+        pv = pv_san(board, move, info.get("pv") or ())
         san = pv[0]  # ``move``'s own SAN: the line starts with it
         board.push(move)
         verdict = self.adjudicator.on_ply(board, mover, score)

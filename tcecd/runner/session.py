@@ -26,7 +26,6 @@ import enum
 import logging
 import re
 import time
-from asyncio import base_subprocess
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -39,6 +38,7 @@ from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError, EngineError
 from tcecd.game.clock import GoLimits
 from tcecd.runner.options import option_problems
+from tcecd.runner.pipes import read_engine_stdout
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
 from tcecd.runner.reaper import EngineGroups, with_parent_death_signal
 
@@ -467,63 +467,6 @@ def classify_engine_error(exc: chess.engine.EngineError) -> tuple[FaultKind, str
     return FaultKind.GARBAGE, text[:200]
 
 
-class _StdoutProtocol(asyncio.Protocol):
-    """The engine's stdout pipe, handed to python-chess's protocol as it is read.
-
-    asyncio's subprocess transport passes each chunk read from a child's pipe
-    on through ``loop.call_soon``: one more turn of the event loop (and one
-    more ``epoll_wait``) for every chunk. An engine flushes each ``info`` line
-    on its own, so that turn was taken some ten times a move, a large share of
-    tcecd's CPU time per move. This protocol replaces the transport's own one
-    on the stdout pipe and calls ``pipe_data_received`` at once, in the same
-    order; the end of the pipe still goes to the transport's protocol, so
-    process exit is reported as before.
-
-    A chunk is mostly one whole line (the engine flushes each): that line goes
-    to the protocol's ``_line_received`` as python-chess would pass it, without
-    its buffer's extend, search and split. Anything else (a partial line, text
-    already buffered, several lines, bytes that are not UTF-8) takes
-    python-chess's own ``pipe_data_received``.
-    """
-
-    def __init__(self, inner: asyncio.BaseProtocol, protocol: chess.engine.Protocol) -> None:
-        self.inner = inner
-        self.protocol = protocol
-
-    def data_received(self, data: bytes) -> None:
-        # python-chess's stdout buffer (it replaces the bytearray as it splits).
-        pending = self.protocol.buffer[1]
-        if data and not pending and data.find(b"\n") == len(data) - 1:
-            try:
-                line = data[:-2] if data.endswith(b"\r\n") else data[:-1]
-                text = line.decode("utf-8")
-            except UnicodeDecodeError:
-                pass  # python-chess logs it
-            else:
-                self.protocol._line_received(text)
-                return
-        self.protocol.pipe_data_received(1, data)
-
-    def eof_received(self) -> bool | None:
-        return None  # as asyncio's pipe protocol: the transport then closes
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.inner.connection_lost(exc)
-
-
-def _deliver_stdout_directly(
-    transport: asyncio.SubprocessTransport, protocol: chess.engine.Protocol
-) -> None:
-    """Install :class:`_StdoutProtocol` on the engine's stdout when it is
-    asyncio's own pipe protocol (another event loop keeps its own)."""
-    pipe = transport.get_pipe_transport(1)
-    if pipe is None:
-        return
-    inner = pipe.get_protocol()
-    if type(inner) is base_subprocess.ReadSubprocessPipeProto:
-        pipe.set_protocol(_StdoutProtocol(inner, protocol))
-
-
 class EngineSession:
     """An engine process and its protocol, as an async context manager.
 
@@ -635,7 +578,7 @@ class EngineSession:
             raise self._fault(FaultKind.STARTUP, detail) from None
         self._transport, self._protocol = transport, protocol
         self.pid = transport.get_pid()
-        _deliver_stdout_directly(transport, protocol)
+        read_engine_stdout(transport, protocol)
         try:
             if self.groups is not None:
                 await asyncio.to_thread(self.groups.started, self.pid)

@@ -4,7 +4,7 @@ classification, limits, fault verdicts and score conversion."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 
 import chess
 import chess.engine
@@ -230,33 +230,48 @@ def test_read_info_reads_words_after_the_pv() -> None:
     assert [m.uci() for m in info["pv"]] == ["e2e4", "e7e5"]
 
 
-def test_pv_san_with_the_game_cache_matches_a_fresh_conversion() -> None:
-    from tcecd.runner.game import _pv_san
+def test_pv_san_with_a_memo_matches_a_fresh_conversion() -> None:
+    from tcecd.runner.pv import SanMemo, pv_san
 
     def moves(text: str) -> list[chess.Move]:
         return [chess.Move.from_uci(uci) for uci in text.split()]
 
-    cache: dict[tuple[Hashable, chess.Move], tuple[str, Hashable]] = {}
+    memo = SanMemo()
     start = chess.Board()
     pv = moves("e2e4 e7e5 g1f3 b8c6")
-    assert _pv_san(start, pv[0], pv, cache) == ("e4", "e5", "Nf3", "Nc6")
-    # The next PV starts with cached moves, goes on with new ones, and ends at
+    assert pv_san(start, pv[0], pv, memo) == ("e4", "e5", "Nf3", "Nc6")
+    # The next PV starts with known moves, goes on with new ones, and ends at
     # an illegal move (the king cannot go to e3): the SAN stops there.
     board = chess.Board()
     for move in moves("e2e4 e7e5"):
         board.push(move)
     line = moves("g1f3 b8c6 f1b5 a7a6 b5c6 d7c6 e1e3")
     expected = ("Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6")
-    assert _pv_san(board, line[0], line, None) == expected
-    assert _pv_san(board, line[0], line, cache) == expected
-    assert _pv_san(board, line[0], line, cache) == expected  # all cached
+    assert pv_san(board, line[0], line, None) == expected
+    assert pv_san(board, line[0], line, memo) == expected
+    assert pv_san(board, line[0], line, memo) == expected  # all known
+    # Known moves between new ones: the scratch board catches up before each new one.
+    gaps = SanMemo()
+    assert pv_san(board, line[0], line[:2], gaps) == expected[:2]
+    assert pv_san(board, line[0], line, gaps) == expected
     # A PV that does not start with the move played: the move alone.
-    assert _pv_san(board, chess.Move.from_uci("d2d4"), line, cache) == ("d4",)
-    # Check and mate signs come from the position, cached or not.
+    assert pv_san(board, chess.Move.from_uci("d2d4"), line, memo) == ("d4",)
+    # Check and mate signs come from the position, known or not.
     mate = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
     rook = moves("a1a8")
-    assert _pv_san(mate, rook[0], rook, cache) == ("Ra8#",)
-    assert _pv_san(mate, rook[0], rook, cache) == ("Ra8#",)
+    assert pv_san(mate, rook[0], rook, memo) == ("Ra8#",)
+    assert pv_san(mate, rook[0], rook, memo) == ("Ra8#",)
+    assert board.move_stack == moves("e2e4 e7e5")  # the caller's board is untouched
+
+
+def test_a_full_memo_starts_afresh() -> None:
+    from tcecd.runner.pv import SanMemo, pv_san
+
+    memo = SanMemo(max_entries=3)
+    line = [chess.Move.from_uci(uci) for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]]
+    assert pv_san(chess.Board(), line[0], line, memo) == ("e4", "e5", "Nf3", "Nc6", "Bb5")
+    assert len(memo.entries) <= 3
+    assert pv_san(chess.Board(), line[0], line, memo) == ("e4", "e5", "Nf3", "Nc6", "Bb5")
 
 
 class _Lines(chess.engine.UciProtocol):
@@ -296,12 +311,12 @@ _OUTPUT = st.lists(
 def test_stdout_lines_reach_the_protocol_as_python_chess_splits_them(
     parts: list[bytes], cuts: list[int], data: st.DataObject
 ) -> None:
-    """:class:`_StdoutProtocol` hands on the same lines, in the same order, as
+    """:class:`StdoutProtocol` hands on the same lines, in the same order, as
     python-chess's ``pipe_data_received`` given the same chunks (whole lines,
     lines cut anywhere, several lines at once, ``\\r\\n``, bad UTF-8)."""
     import asyncio
 
-    from tcecd.runner.session import _StdoutProtocol
+    from tcecd.runner.pipes import StdoutProtocol
 
     stream = b"".join(parts)
     points = sorted({min(cut, len(stream)) for cut in cuts} | {0, len(stream)})
@@ -312,7 +327,7 @@ def test_stdout_lines_reach_the_protocol_as_python_chess_splits_them(
 
     async def feed() -> tuple[list[str], list[str]]:
         mine, ref = _Lines(), _Lines()
-        pipe = _StdoutProtocol(asyncio.Protocol(), mine)
+        pipe = StdoutProtocol(asyncio.Protocol(), mine)
         for chunk in chunks:
             pipe.data_received(chunk)
             ref.pipe_data_received(1, chunk)

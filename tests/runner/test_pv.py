@@ -1,0 +1,64 @@
+"""A PV in SAN through the memo is python-chess's SAN of the same line, move by move."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcecd.runner.pv import SanMemo, pv_san
+
+
+def _reference(board: chess.Board, move: chess.Move, pv: list[chess.Move]) -> tuple[str, ...]:
+    """python-chess alone: the SAN of each move up to the first illegal one."""
+    line = pv if pv and pv[0] == move else [move]
+    scratch = board.copy()
+    out = []
+    for m in line:
+        if not scratch.is_legal(m):
+            break
+        out.append(scratch.san(m))
+        scratch.push(m)
+    return tuple(out)
+
+
+def _line(board: chess.Board, rng: random.Random, length: int) -> list[chess.Move]:
+    """A PV from ``board``: legal moves, now and then a stray one (an illegal move
+    or a move of the other side) as engines sometimes send."""
+    scratch = board.copy(stack=False)
+    out: list[chess.Move] = []
+    for _ in range(length):
+        legal = list(scratch.legal_moves)
+        if not legal or rng.random() < 0.05:
+            out.append(chess.Move(rng.randrange(64), rng.randrange(64)))
+            break
+        out.append(rng.choice(legal))
+        scratch.push(out[-1])
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), memo_size=st.sampled_from([4, 64, 50_000]))
+def test_memo_answers_are_python_chess_answers(seed: int, memo_size: int) -> None:
+    # One memo over two games of alternating "engines" whose PVs overlap: the
+    # position after each move played is often one a PV went through before.
+    rng = random.Random(seed)
+    memo = SanMemo(max_entries=memo_size)
+    for _ in range(2):
+        board = chess.Board()
+        pv: list[chess.Move] = []
+        while not board.is_game_over() and board.ply() < 80:
+            # The mover either continues the last PV (minus the move just made)
+            # or starts a new one.
+            keep = pv[1:] if len(pv) > 1 and rng.random() < 0.6 else []
+            if not keep or not board.is_legal(keep[0]):
+                keep = _line(board, rng, rng.randrange(1, 12))
+            pv = keep
+            move = pv[0] if board.is_legal(pv[0]) else rng.choice(list(board.legal_moves))
+            before = board.copy()
+            assert pv_san(board, move, pv, memo) == _reference(board, move, pv)
+            assert board == before
+            assert board.move_stack == before.move_stack
+            board.push(move)
