@@ -340,6 +340,17 @@ class MatchResult:
         return "\n".join(lines)
 
 
+def _start_pgn(path: Path) -> None:
+    """An empty PGN file at ``path`` (its folder made if needed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("", encoding="utf-8")
+
+
+def _append_text(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as pgn:
+        pgn.write(text)
+
+
 class Match:
     """Runs a :class:`MatchSpec`; ``progress`` receives one line per event."""
 
@@ -361,14 +372,14 @@ class Match:
         self.total = len(self.result.tallies) * spec.rounds * spec.games
         self.pool = SessionPool()
         self.stopped = False  # the SPRT has decided: start no new game
+        self._pgn_lock = asyncio.Lock()
 
     async def run(self) -> MatchResult:
         """Play every game (or until the SPRT decides); returns when all are
         done (engines closed)."""
         jobs = schedule(self.spec)
         if self.spec.pgn_path is not None:
-            self.spec.pgn_path.parent.mkdir(parents=True, exist_ok=True)
-            self.spec.pgn_path.write_text("", encoding="utf-8")
+            await asyncio.to_thread(_start_pgn, self.spec.pgn_path)
         try:
             async with asyncio.TaskGroup() as tg:
                 for i in range(max(1, self.spec.concurrency)):
@@ -396,10 +407,15 @@ class Match:
                 self._report(job, outcome, tally)
                 if not outcome.replay:
                     if self.spec.pgn_path is not None:
-                        with self.spec.pgn_path.open("a", encoding="utf-8") as pgn:
-                            pgn.write(game_pgn(outcome.record))
+                        await self._append_pgn(self.spec.pgn_path, game_pgn(outcome.record))
                     self._after_game(tally)
                     break
+
+    async def _append_pgn(self, path: Path, text: str) -> None:
+        """Append a finished game's PGN off the event loop, one game at a time
+        (the lock keeps games whole and in the order they finished)."""
+        async with self._pgn_lock:
+            await asyncio.to_thread(_append_text, path, text)
 
     def _after_game(self, tally: Tally | None) -> None:
         """The SPRT check and the periodic statistics (fastchess's rating interval)."""

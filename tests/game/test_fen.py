@@ -30,7 +30,7 @@ def _random_game(seed: int, chess960: bool, plies: int) -> list[chess.Board]:
     return seen
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), chess960=st.booleans(), plies=st.integers(0, 250))
 def test_every_position_of_a_random_game(seed: int, chess960: bool, plies: int) -> None:
     for board in _random_game(seed, chess960, plies):

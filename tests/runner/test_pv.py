@@ -39,7 +39,7 @@ def _line(board: chess.Board, rng: random.Random, length: int) -> list[chess.Mov
     return out
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), memo_size=st.sampled_from([4, 64, 50_000]))
 def test_memo_answers_are_python_chess_answers(seed: int, memo_size: int) -> None:
     # One memo over two games of alternating "engines" whose PVs overlap: the
