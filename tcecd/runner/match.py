@@ -406,9 +406,11 @@ class Match:
                 tally = self.result.add(outcome, job)
                 self._report(job, outcome, tally)
                 if not outcome.replay:
+                    # Before the first await: the count of finished games it reads
+                    # (SPRT stop, rating interval) is this game's own.
+                    self._after_game(tally)
                     if self.spec.pgn_path is not None:
                         await self._append_pgn(self.spec.pgn_path, game_pgn(outcome.record))
-                    self._after_game(tally)
                     break
 
     async def _append_pgn(self, path: Path, text: str) -> None:

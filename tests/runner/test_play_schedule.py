@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
+from pathlib import Path
 
 from tcecd.config.engines import EngineConfig
 from tcecd.game.record import Opening
@@ -105,3 +107,40 @@ def test_report_block_by_hand() -> None:
     assert result.report()[-1].endswith(" (-2.94, 2.94) [0.00, 5.00]")
 
 
+
+
+def test_concurrent_games_keep_the_rating_interval_and_whole_pgn_games(tmp_path: Path) -> None:
+    """Two games at a time, finishing together, with the PGN written off the event
+    loop: the statistics still come after every second game (the count is read
+    before the PGN write is awaited, else the other game's result is counted too
+    and the block is skipped) and every game is in the file, whole."""
+    from tcecd.domain import Color
+    from tcecd.runner.game import Fault, GameOutcome, startup_outcome
+    from tcecd.runner.match import Job, Match
+    from tcecd.runner.session import FaultKind
+
+    lines: list[str] = []
+    pgn = tmp_path / "games.pgn"
+    match = Match(
+        spec(engines=engines("a", "b"), rounds=4, concurrency=2, pgn_path=pgn, rating_interval=2),
+        progress=lines.append,
+    )
+
+    async def play(job: Job, fault_policy: object = None) -> GameOutcome:
+        await asyncio.sleep(0.01)  # the two running games end in the same turn of the loop
+        fault = Fault(job.white.name, Color.WHITE, FaultKind.STARTUP, "test")
+        return startup_outcome(match.setup(job), job.white.name, job.black.name, fault)
+
+    match.play = play  # type: ignore[method-assign]
+    result = asyncio.run(match.run())
+    assert len(result.outcomes) == 8
+    finished = [i for i, line in enumerate(lines) if line.startswith("Finished game")]
+    blocks = [i for i, line in enumerate(lines) if line.startswith("Results of ")]
+    # A block after the 2nd, 4th and 6th finished game (not after the 8th: the
+    # summary follows), each before the next game is reported.
+    assert len(blocks) == 3
+    for k, block in zip((1, 3, 5), blocks, strict=True):
+        assert finished[k] < block < finished[k + 1]
+    text = pgn.read_text(encoding="utf-8")
+    assert text.count('[Event "tcecd play"]') == 8
+    assert text.count("\n\n[Event ") == 7  # each game ends with a blank line before the next
