@@ -12,12 +12,14 @@ engines kept alive between games as fastchess and cutechess-cli do) and prints:
   and 99th percentile; target: median under 1 ms;
 - the match statistics as ``tcecd play`` prints them (Elo, nElo, pentanomial).
 
-If ``fastchess`` or ``cutechess-cli`` is on PATH, the same match is run with it
-and its wall time and its own CPU time per move are printed beside tcecd's
-(Stockfish with one thread at a fixed node count plays the same games, so
-tcecd's move count is used for both). Neither is packaged for Debian or PyPI
-(PyPI's "fastchess" is an unrelated chess library): build them from source to
-compare. The load average is printed too: on a loaded machine every figure,
+If ``fastchess`` or ``cutechess-cli`` is on PATH or in ``bench/peers/bin``, the
+same match is run with it and its wall time, its own CPU time per move and the
+ratio of tcecd's CPU per move to its own are printed beside tcecd's (each writes a PGN,
+as tcecd does, and its moves are counted from it). Neither is packaged for Debian or PyPI (PyPI's
+"fastchess" is an unrelated chess library): ``bash bench/peers.sh`` builds both
+from source at pinned commits. The ratio is the figure to compare across
+machines: what a wake-up costs differs by a factor of two between hosts and
+hours (docs/engines.md). The load average is printed too: on a loaded machine every figure,
 tcecd's CPU per move included, is larger. Usage: ``.venv/bin/python bench/match.py
 [--games 4] [--nodes 20000]``. Figures only, no assertions (see docs/engines.md).
 """
@@ -36,6 +38,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import chess.pgn
 
 from tcecd.config.load import find_executable, load_engine
 from tcecd.game.record import Opening
@@ -59,9 +63,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-async def tcecd_match(games: int, nodes: int) -> tuple[float, int]:
-    """Run the match with tcecd; prints the figures and returns the wall time (s)
-    and the number of engine moves."""
+async def tcecd_match(games: int, nodes: int) -> tuple[float, float, int]:
+    """Run the match with tcecd; prints the figures and returns the wall time (s),
+    tcecd's CPU time (s) and the number of engine moves."""
     stockfish = load_engine("stockfish").model_copy(
         update={"options": {"Threads": 1, "Hash": 16}, "restart": "keep-alive"}
     )
@@ -104,10 +108,14 @@ async def tcecd_match(games: int, nodes: int) -> tuple[float, int]:
     # The statistics tcecd play prints (fastchess's, see tcecd/runner/stats.py).
     for line in result.report():
         print(f"  {line}")
-    return wall, moves
+    return wall, cpu, moves
 
 
-def peer_commands(tool: str, stockfish: str, games: int, nodes: int, epd: Path) -> list[str]:
+def peer_commands(
+    tool: str, stockfish: str, games: int, nodes: int, epd: Path, pgn: Path
+) -> list[str]:
+    """The peer's command line for the bench's match, writing its games to
+    ``pgn`` (tcecd writes a PGN too)."""
     engine = ["cmd=" + stockfish, "option.Threads=1", "option.Hash=16"]
     if Path(tool).name.startswith("fastchess"):
         return [
@@ -132,6 +140,8 @@ def peer_commands(tool: str, stockfish: str, games: int, nodes: int, epd: Path) 
             "order=sequential",
             "-concurrency",
             "1",
+            "-pgnout",
+            f"file={pgn}",
         ]
     return [
         tool,
@@ -156,7 +166,19 @@ def peer_commands(tool: str, stockfish: str, games: int, nodes: int, epd: Path) 
         "order=sequential",
         "-concurrency",
         "1",
+        "-pgnout",
+        str(pgn),
     ]
+
+
+def pgn_moves(pgn: Path) -> int:
+    """The number of moves in a PGN file's games (the peers start from the EPD
+    positions, so every move is an engine's)."""
+    moves = 0
+    with pgn.open(encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            moves += sum(1 for _ in game.mainline_moves())
+    return moves
 
 
 def own_cpu_s(argv: list[str], cwd: str) -> tuple[float, float]:
@@ -173,27 +195,49 @@ def own_cpu_s(argv: list[str], cwd: str) -> tuple[float, float]:
     return wall, cpu
 
 
-def run_peers(games: int, nodes: int, tcecd_wall: float, moves: int) -> None:
+#: Where ``bench/peers.sh`` builds the peers (looked up after ``PATH``).
+PEERS_BIN = Path(__file__).resolve().parent / "peers" / "bin"
+
+
+def find_peer(name: str) -> str | None:
+    """A peer's program: on ``PATH``, else built by ``bench/peers.sh``."""
+    found = shutil.which(name)
+    if found is None and (PEERS_BIN / name).is_file():
+        found = str(PEERS_BIN / name)
+    return found
+
+
+def run_peers(games: int, nodes: int, tcecd_wall: float, tcecd_cpu: float, moves: int) -> None:
     stockfish = find_executable("stockfish")
     assert stockfish is not None
     found = False
     for name in ("fastchess", "cutechess-cli"):
-        tool = shutil.which(name)
+        tool = find_peer(name)
         if tool is None:
             continue
         found = True
         with tempfile.TemporaryDirectory() as tmp:
-            epd = Path(tmp) / "openings.epd"
+            epd, pgn = Path(tmp) / "openings.epd", Path(tmp) / "games.pgn"
             epd.write_text("\n".join(EPD_LINES) + "\n", encoding="utf-8")
-            wall, cpu = own_cpu_s(peer_commands(tool, str(stockfish), games, nodes, epd), tmp)
+            argv = peer_commands(tool, str(stockfish), games, nodes, epd, pgn)
+            wall, cpu = own_cpu_s(argv, tmp)
+            own_moves = pgn_moves(pgn) if pgn.exists() else 0
+        if not own_moves:
+            print(f"{name}: wrote no games ({' '.join(argv)})")
+            continue
+        # Its CPU is read in clock ticks (10 ms): the ratio is +-5% at 4 games.
+        per_move = cpu / own_moves * 1000
+        ratio = tcecd_cpu / moves * 1000 / per_move if cpu > 0 else float("nan")
         print(
-            f"{name}: wall {wall:.3f} s; tcecd/{name} = {tcecd_wall / wall:.3f}x;"
-            f" its own CPU {cpu:.3f} s = {cpu / moves * 1000:.3f} ms per move"
+            f"{name}: {own_moves} engine moves; wall {wall:.3f} s;"
+            f" tcecd/{name} = {tcecd_wall / wall:.3f}x; its own CPU {cpu:.3f} s ="
+            f" {per_move:.3f} ms per move; tcecd's CPU per move = {ratio:.2f}x {name}'s"
         )
     if not found:
         print(
-            "peers: neither fastchess nor cutechess-cli is on PATH (not run; neither is "
-            "packaged for Debian or PyPI: build them from source to compare)"
+            "peers: neither fastchess nor cutechess-cli is on PATH or in bench/peers/bin"
+            " (not run; neither is packaged for Debian or PyPI: bash bench/peers.sh builds"
+            " them from source)"
         )
 
 
@@ -207,8 +251,8 @@ def main() -> int:
         return 2
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"load average: {load} on {os.cpu_count()} CPUs")
-    wall, moves = asyncio.run(tcecd_match(args.games, args.nodes))
-    run_peers(args.games, args.nodes, wall, moves)
+    wall, cpu, moves = asyncio.run(tcecd_match(args.games, args.nodes))
+    run_peers(args.games, args.nodes, wall, cpu, moves)
     return 0
 
 
