@@ -2,8 +2,9 @@
 """What taking in an engine's output costs a Python process on this machine, with
 no chess work at all: the floor under ``bench/match.py``'s CPU per move.
 
-Stockfish (Threads=1, Hash=16) searches ``nodes=20000`` a move, again and again
-from two positions; the bench reads its lines and sends the next ``go`` as soon as
+Stockfish (Threads=1, Hash=16) plays games against itself at ``nodes=20000`` a move
+(the move it chose is appended to the next ``position``; a new game after 150 plies
+or a mate); the bench reads its lines and sends the next ``go`` as soon as
 ``bestmove`` arrives, and prints its own CPU time per move. Two ways to read:
 
 - ``loop``: an asyncio read pipe (the event loop wakes for every line the engine
@@ -32,10 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tcecd.config.load import find_executable
 
-GO = (
-    b"position startpos moves e2e4\ngo nodes 20000\n",
-    b"position startpos moves d2d4\ngo nodes 20000\n",
-)
+#: Plies before a new game starts.
+GAME_PLIES = 150
 
 
 async def run(stockfish: str, moves: int, mode: str) -> tuple[float, float]:
@@ -53,12 +52,14 @@ async def run(stockfish: str, moves: int, mode: str) -> tuple[float, float]:
     while b"readyok" not in seen:
         seen += os.read(fd, 65536)
     lines = 0
+    played: list[str] = []  # the game so far, in UCI
     bestmove: asyncio.Future[None] = loop.create_future()
 
     def on_lines(chunk: bytes) -> None:
         nonlocal lines
         lines += chunk.count(b"\n")
         if b"bestmove" in chunk and not bestmove.done():
+            played.append(chunk[chunk.index(b"bestmove") :].split()[1].decode())
             bestmove.set_result(None)
 
     class Reader(asyncio.Protocol):
@@ -82,9 +83,12 @@ async def run(stockfish: str, moves: int, mode: str) -> tuple[float, float]:
         transport.max_size = 65536  # type: ignore[attr-defined]
     else:
         threading.Thread(target=read_in_thread, daemon=True).start()
-    for index in range(moves):
+    for _ in range(moves):
+        if len(played) >= GAME_PLIES or (played and played[-1] == "(none)"):
+            played.clear()
+            engine.stdin.write(b"ucinewgame\n")
         bestmove = loop.create_future()
-        engine.stdin.write(GO[index % 2])
+        engine.stdin.write(f"position startpos moves {' '.join(played)}\ngo nodes 20000\n".encode())
         await bestmove
     cpu = time.process_time() - cpu
     engine.kill()
