@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the peers that bench/match.py measures tcecd against, fastchess and
 # cutechess-cli, from source at pinned commits, into bench/peers/bin (nothing is
-# installed system-wide; bench/peers/ is git-ignored). Neither is packaged for
+# installed system-wide; bench/peers/.gitignore keeps it all out of git). Neither is packaged for
 # Debian or PyPI (PyPI's "fastchess" is an unrelated library).
 #
 #   bash bench/peers.sh                 # both
