@@ -14,13 +14,14 @@ engines kept alive between games as fastchess and cutechess-cli do) and prints:
 
 If ``fastchess`` or ``cutechess-cli`` is on PATH or in ``bench/peers/bin``, the
 same match is run with it and its wall time, its own CPU time per move and the
-ratio of tcecd's CPU per move to its own are printed beside tcecd's (each writes a PGN,
-as tcecd does, and its moves are counted from it). Neither is packaged for Debian or PyPI (PyPI's
-"fastchess" is an unrelated chess library): ``bash bench/peers.sh`` builds both
-from source at pinned commits. The ratio is the figure to compare across
-machines: what a wake-up costs differs by a factor of two between hosts and
-hours (docs/engines.md). The load average is printed too: on a loaded machine every figure,
-tcecd's CPU per move included, is larger. Usage: ``.venv/bin/python bench/match.py
+ratio of tcecd's CPU per move to its own are printed beside tcecd's (each writes
+a PGN, as tcecd does, and its moves are counted from it). Neither is packaged
+for Debian or PyPI (PyPI's "fastchess" is an unrelated chess library): ``bash
+bench/peers.sh`` builds both from source at pinned commits. The ratio is the
+figure to compare across machines: what a wake-up costs differs by a factor of
+two between hosts and hours (docs/engines.md). The load average is printed too:
+on a loaded machine every figure, tcecd's CPU per move included, is larger.
+Usage: ``.venv/bin/python bench/match.py
 [--games 4] [--nodes 20000]``. Figures only, no assertions (see docs/engines.md).
 """
 
