@@ -55,6 +55,12 @@ class MoveRecord:
     r50: int | None = None
     rd: int | None = None
     rr: int | None = None
+    # The PV's moves in UCI, one per ``pv_san`` move, all legal, when the runner made
+    # the record (empty when it was rebuilt from a PGN, the store or the stream):
+    # ``live.json`` replays the PV from them instead of parsing each SAN again (a
+    # move generation a move). Derived data, so not compared: a record is the same
+    # with or without it, and neither the store nor the stream carries it.
+    pv_uci: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)

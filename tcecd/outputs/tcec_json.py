@@ -271,11 +271,17 @@ def live_move_json(board_before: chess.Board, move: MoveRecord) -> JsonDict:
     mv = chess.Move.from_uci(move.uci)
     pv_moves: list[JsonDict] = []
     pv_board = board_before.copy(stack=False)
-    for san in move.pv_san:
-        try:
-            pv_move = pv_board.parse_san(san)
-        except ValueError:
-            break  # a PV that does not replay is shown as far as it goes
+    # The runner's records carry the PV's moves (legal: it made them to write the
+    # SAN); others are parsed from the SAN, a move generation each.
+    known = move.pv_uci if len(move.pv_uci) == len(move.pv_san) else None
+    for i, san in enumerate(move.pv_san):
+        if known is not None:
+            pv_move = chess.Move.from_uci(known[i])
+        else:
+            try:
+                pv_move = pv_board.parse_san(san)
+            except ValueError:
+                break  # a PV that does not replay is shown as far as it goes
         pv_board.push(pv_move)
         pv_moves.append(
             {

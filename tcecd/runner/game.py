@@ -38,7 +38,7 @@ from tcecd.game.clock import Clock
 from tcecd.game.fen import fen
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.game.timecontrol import TimeControl
-from tcecd.runner.pv import pv_san
+from tcecd.runner.pv import pv_line, pv_san
 from tcecd.runner.session import EngineFault, EngineSession, FaultKind, ThinkResult
 
 #: ``on_move(move, white_clock_ms, black_clock_ms)``: called after every ply.
@@ -263,7 +263,8 @@ class _Game:
         board, move, info = self.board, answer.move, answer.info
         assert move is not None
         score = score_white(info, board.turn)
-        pv = pv_san(board, move, info.get("pv") or ())
+        line = pv_line(move, info.get("pv") or ())
+        pv = pv_san(board, move, line)  # stops before the first illegal move
         san = pv[0]  # ``move``'s own SAN: the line starts with it
         board.push(move)
         verdict = self.adjudicator.on_ply(board, mover, score)
@@ -280,6 +281,7 @@ class _Game:
                 nps=_int(info, "nps"),
                 score=score,
                 pv_san=pv,
+                pv_uci=tuple(m.uci() for m in line[: len(pv)]),
                 ponder_san=pv[1] if len(pv) > 1 else None,
                 tbhits=_int(info, "tbhits"),
                 hashfull=_int(info, "hashfull"),

@@ -49,6 +49,12 @@ class SanMemo:
 SHARED = SanMemo()
 
 
+def pv_line(move: chess.Move, pv: Sequence[chess.Move]) -> Sequence[chess.Move]:
+    """The line a move's record shows: the engine's PV when it starts with the
+    move played (the engine agrees with itself), else the move alone."""
+    return pv if pv and pv[0] == move else (move,)
+
+
 def pv_san(
     board: chess.Board,
     move: chess.Move,
@@ -60,7 +66,7 @@ def pv_san(
     that is not legal. ``move`` itself is legal (the engine's ``bestmove``, checked
     by python-chess). ``board`` is not changed; a scratch board is made only when a
     move is not in ``memo``, and the known moves before it are made on it then."""
-    line = pv if pv and pv[0] == move else (move,)
+    line = pv_line(move, pv)
     out: list[str] = []
     key: Hashable = board._transposition_key()
     scratch: chess.Board | None = None  # the position before ``line[len(out)]``, once needed

@@ -4,10 +4,13 @@ atomic / append-only file writers."""
 from __future__ import annotations
 
 import dataclasses
+import random
 from pathlib import Path
 
 import chess
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.errors import StateError
@@ -256,3 +259,42 @@ def test_pgn_append_crash_hook_sees_half_written_game(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError):
         pgn.append("ABCDEFGH", tag="1.1")
     assert seen == ["ABCD"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_live_moves_from_the_runners_pv_moves_are_those_parsed_from_san(seed: int) -> None:
+    """A record made by the runner carries its PV's moves (``pv_uci``), and
+    ``live.json`` replays the PV from them: every entry (SAN, squares, the FEN
+    after each move, counters included) is the one parsed from the SAN alone, for
+    random games and PVs with stray moves (which end the line), and the record
+    equals the same record without them."""
+    from tcecd.runner.pv import pv_line, pv_san
+
+    rng = random.Random(seed)
+    board = chess.Board()
+    while not board.is_game_over() and board.ply() < 60:
+        move = rng.choice(list(board.legal_moves))
+        raw: list[chess.Move] = [move] if rng.random() < 0.9 else []
+        scratch = board.copy(stack=False)
+        if raw:
+            scratch.push(move)
+        for _ in range(rng.randrange(12)):
+            legal = list(scratch.legal_moves)
+            if not legal or rng.random() < 0.05:
+                raw.append(chess.Move(rng.randrange(64), rng.randrange(64)))
+                break
+            raw.append(rng.choice(legal))
+            scratch.push(raw[-1])
+        line = pv_line(move, raw)
+        pv = pv_san(board, move, line, None)
+        after = board.copy()
+        after.push(move)
+        record = MoveRecord(
+            board.ply() + 1, Color.WHITE if board.turn else Color.BLACK, move.uci(), pv[0],
+            after.fen(), pv_san=pv, pv_uci=tuple(m.uci() for m in line[: len(pv)]),
+        )  # fmt: skip
+        from_san = dataclasses.replace(record, pv_uci=())
+        assert record == from_san
+        assert live_move_json(board, record) == live_move_json(board, from_san)
+        board.push(move)

@@ -96,6 +96,12 @@ async def test_stockfish_game_records_engine_output(stockfish_config: EngineConf
         assert move.score is not None
         assert move.pv_san
         assert move.pv_san[0] == move.san
+        # The PV's moves, for live.json: one per SAN, the same line.
+        assert len(move.pv_uci) == len(move.pv_san)
+        line = board.copy()
+        for uci, san in zip(move.pv_uci, move.pv_san, strict=True):
+            assert line.san(chess.Move.from_uci(uci)) == san
+            line.push_uci(uci)
         assert move.hashfull is not None
         assert move.move_time_ms is not None
         assert move.clock_left_ms is None
