@@ -23,6 +23,7 @@ from tcecd.outputs.tcec_json import (
     schedule_json,
 )
 from tcecd.pairing.base import Pair, Player, RoundPairing, ScheduledGame, Standing
+from tests.fixtures.pv_lines import random_pv
 
 A, B, C = Player("a", "Alpha", 1, 3000), Player("b", "Beta", 2), Player("c", "Gamma", 3)
 
@@ -275,21 +276,14 @@ def test_live_moves_from_the_runners_pv_moves_are_those_parsed_from_san(seed: in
     board = chess.Board()
     while not board.is_game_over() and board.ply() < 60:
         move = rng.choice(list(board.legal_moves))
-        raw: list[chess.Move] = [move] if rng.random() < 0.9 else []
-        scratch = board.copy(stack=False)
-        if raw:
-            scratch.push(move)
-        for _ in range(rng.randrange(12)):
-            legal = list(scratch.legal_moves)
-            if not legal or rng.random() < 0.05:
-                raw.append(chess.Move(rng.randrange(64), rng.randrange(64)))
-                break
-            raw.append(rng.choice(legal))
-            scratch.push(raw[-1])
-        line = pv_line(move, raw)
-        pv = pv_san(board, move, line, None)
         after = board.copy()
         after.push(move)
+        if rng.random() < 0.9:  # the engine's PV starts with its move
+            raw = [move, *random_pv(after, rng, rng.randrange(12))]
+        else:
+            raw = random_pv(board, rng, rng.randrange(12))
+        line = pv_line(move, raw)
+        pv = pv_san(board, move, line, None)
         record = MoveRecord(
             board.ply() + 1, Color.WHITE if board.turn else Color.BLACK, move.uci(), pv[0],
             after.fen(), pv_san=pv, pv_uci=tuple(m.uci() for m in line[: len(pv)]),

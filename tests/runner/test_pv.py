@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tcecd.runner.pv import SanMemo, pv_san
+from tests.fixtures.pv_lines import random_pv
 
 
 def _reference(board: chess.Board, move: chess.Move, pv: list[chess.Move]) -> tuple[str, ...]:
@@ -22,21 +23,6 @@ def _reference(board: chess.Board, move: chess.Move, pv: list[chess.Move]) -> tu
         out.append(scratch.san(m))
         scratch.push(m)
     return tuple(out)
-
-
-def _line(board: chess.Board, rng: random.Random, length: int) -> list[chess.Move]:
-    """A PV from ``board``: legal moves, now and then a stray one (an illegal move
-    or a move of the other side) as engines sometimes send."""
-    scratch = board.copy(stack=False)
-    out: list[chess.Move] = []
-    for _ in range(length):
-        legal = list(scratch.legal_moves)
-        if not legal or rng.random() < 0.05:
-            out.append(chess.Move(rng.randrange(64), rng.randrange(64)))
-            break
-        out.append(rng.choice(legal))
-        scratch.push(out[-1])
-    return out
 
 
 @settings(max_examples=25, deadline=None)
@@ -54,7 +40,7 @@ def test_memo_answers_are_python_chess_answers(seed: int, memo_size: int) -> Non
             # or starts a new one.
             keep = pv[1:] if len(pv) > 1 and rng.random() < 0.6 else []
             if not keep or not board.is_legal(keep[0]):
-                keep = _line(board, rng, rng.randrange(1, 12))
+                keep = random_pv(board, rng, rng.randrange(1, 12))
             pv = keep
             move = pv[0] if board.is_legal(pv[0]) else rng.choice(list(board.legal_moves))
             before = board.copy()
