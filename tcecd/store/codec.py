@@ -86,7 +86,7 @@ def move_to_dict(m: MoveRecord) -> JsonDict:
 
 
 def move_from_dict(d: JsonDict) -> MoveRecord:
-    counters: dict[str, Any] = {name: d.get(name) for name in _MOVE_FIELDS}
+    reported: dict[str, Any] = {name: d.get(name) for name in _MOVE_FIELDS}
     return MoveRecord(
         ply=int(d["ply"]),
         color=Color(d["color"]),
@@ -96,7 +96,7 @@ def move_from_dict(d: JsonDict) -> MoveRecord:
         book=bool(d.get("book", False)),
         score=_score_from(d.get("score")),
         pv_san=tuple(d.get("pv", ())),
-        **counters,
+        **reported,
     )
 
 
