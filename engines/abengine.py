@@ -118,6 +118,14 @@ def _tables() -> dict[tuple[bool, int], list[int]]:
 
 
 PST = _tables()
+_HASHER = chess.polyglot.ZobristHasher(chess.polyglot.POLYGLOT_RANDOM_ARRAY)
+_ZOBRIST = _HASHER.array
+#: (colour, piece type, its piece-square table, its first index in the polyglot
+#: key array: 64 x (2 x (type - 1) + 1 for White), as chess.polyglot numbers them).
+_PIECES = tuple(
+    (color, piece_type, table, 64 * (2 * (piece_type - 1) + int(color)))
+    for (color, piece_type), table in PST.items()
+)
 MATE = 100_000
 INF = 1_000_000
 QS_DEPTH = 6  # quiescence plies: bounded so Python search times stay predictable
@@ -136,12 +144,25 @@ class Search:
 
     def evaluate(self, board: chess.Board) -> int:
         """Static evaluation from the side to move's point of view."""
-        score = 0
-        for sq, piece in board.piece_map().items():
-            v = PST[(piece.color, piece.piece_type)][sq]
-            score += v if piece.color == chess.WHITE else -v
-        if self.noise:
-            key = chess.polyglot.zobrist_hash(board) ^ (self.seed * 0x9E3779B97F4A7C15)
+        # One walk over the piece bitboards gives the piece-square total and, with
+        # noise, the pieces' part of the position's polyglot Zobrist key: the same
+        # values as board.piece_map() and chess.polyglot.zobrist_hash(board), which
+        # would walk the board once more each (most of the engine's time).
+        noise = self.noise
+        score = key = 0
+        for color, piece_type, table, base in _PIECES:
+            mask = board.pieces_mask(piece_type, color)
+            if mask:
+                total = 0
+                for sq in chess.scan_forward(mask):
+                    total += table[sq]
+                    if noise:
+                        key ^= _ZOBRIST[base + sq]
+                score += total if color == chess.WHITE else -total
+        if noise:
+            key ^= _HASHER.hash_castling(board) ^ _HASHER.hash_ep_square(board)
+            key ^= _HASHER.hash_turn(board)
+            key ^= self.seed * 0x9E3779B97F4A7C15
             key = (key * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
             score += (key >> 20) % (2 * self.noise + 1) - self.noise
         return score if board.turn == chess.WHITE else -score
@@ -178,9 +199,11 @@ class Search:
         self, board: chess.Board, depth: int, alpha: int, beta: int, ply: int
     ) -> tuple[int, list[chess.Move]]:
         """Score from the side to move's view and the principal variation below."""
-        if board.is_checkmate():
-            return -MATE + ply, []
-        if board.is_stalemate() or board.is_insufficient_material() or (
+        # Mate and stalemate from one look for a legal move (python-chess's
+        # is_checkmate() and is_stalemate() would each look again).
+        if not any(board.generate_legal_moves()):
+            return (-MATE + ply if board.is_check() else 0), []
+        if board.is_insufficient_material() or (
             ply > 0 and (board.is_repetition(2) or board.halfmove_clock >= 100)
         ):
             return 0, []
