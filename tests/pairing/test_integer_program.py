@@ -79,6 +79,14 @@ def test_round_one_pairs_by_pairing_number_lower_number_white() -> None:
     assert [(g.white, g.black) for g in pairing.games] == [("P1", "P2"), ("P3", "P4")]
 
 
+def test_a_solve_writes_nothing_to_stdout(capfd: pytest.CaptureFixture[str]) -> None:
+    # HiGHS logs to the process's own stdout (fd 1, not sys.stdout), which carries
+    # `tcecd simulate`'s JSON and the daemon's output: not one byte of it from
+    # the solver (highspy 1.16.0 prints its banner before output_flag can be set).
+    SYSTEM.pair(field(6), [], double=False)
+    assert capfd.readouterr().out == ""
+
+
 def test_round_two_forced_colours_and_score_difference() -> None:
     # Round 1: P1-P2 1-0, P3-P4 1/2. P1 and P3 (W-B = +1) may only have black,
     # P2 and P4 (-1) only white (spec 8); 1-2 and 3-4 have met. The one perfect
