@@ -42,6 +42,10 @@ STATIC = Path(__file__).parent / "static"
 
 #: Messages queued for one page before it counts as stuck and is dropped.
 CLIENT_QUEUE = 1000
+#: How often the page's server looks for the event's embedded broker while its
+#: daemon has not started (a file read): steady, not backing off, so that a page
+#: opened before the daemon follows the event from its first move.
+EMBEDDED_POLL_S = 0.25
 
 
 def _client(settings: MqttSettings, identifier: str) -> aiomqtt.Client:
@@ -318,8 +322,7 @@ class WebServer:
             if settings is None:
                 self._link(False, "the event's embedded broker is not running "
                                   "(its daemon has not started)")
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
+                await asyncio.sleep(EMBEDDED_POLL_S)
                 continue
             try:
                 async with _client(settings, ident) as client:
