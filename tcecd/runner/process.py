@@ -90,7 +90,10 @@ async def wait_group_gone(pgid: int, timeout_s: float) -> bool:
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    while await asyncio.to_thread(group_members, pgid):
+    # The scan reads /proc in a worker thread; a group already empty needs none.
+    while group_exists(pgid):
+        if not await asyncio.to_thread(group_members, pgid):
+            break
         if loop.time() >= deadline:
             return False
         kill_group(pgid)
@@ -115,8 +118,27 @@ def group_members(pgid: int, *, include_zombies: bool = False) -> list[int]:
 
     Zombies (exited, not yet reaped by their parent) are left out unless asked
     for: they no longer run and init reaps orphans.
+
+    A group with no process at all, zombies included (the usual case once an
+    engine is killed and reaped), is known from one ``killpg(pgid, 0)`` without
+    the scan, which reads a file per process on the machine (some 6 ms of CPU
+    with 140 processes, paid at every engine's close).
     """
+    if pgid > 0 and not group_exists(pgid):
+        return []
     return list(_iter_group(pgid, include_zombies))
+
+
+def group_exists(pgid: int) -> bool:
+    """Whether any process, a zombie included, is in group ``pgid`` (> 0): one
+    ``killpg`` with signal 0, which delivers nothing."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # members exist, owned by someone else
+    return True
 
 
 def _iter_group(pgid: int, include_zombies: bool) -> Iterator[int]:
