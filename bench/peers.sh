@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Build the peers that bench/match.py measures tcecd against, fastchess and
-# cutechess-cli, from source at pinned commits, into bench/peers/bin (nothing is
-# installed system-wide; bench/peers/.gitignore keeps it all out of git). Neither is packaged for
-# Debian or PyPI (PyPI's "fastchess" is an unrelated library).
+# cutechess-cli, from source at pinned commits, into bench/peers/bin. Nothing is
+# installed system-wide but the build's Debian packages, and bench/peers/.gitignore
+# keeps the sources and programs out of git. Neither peer is packaged for Debian or
+# PyPI (PyPI's "fastchess" is an unrelated library).
 #
 #   bash bench/peers.sh                 # both
 #   bash bench/peers.sh fastchess       # one
 #
-# cutechess-cli needs Qt 6 (qt6-base-dev, qt6-svg-dev: installed with apt-get when
-# missing, as root or through sudo). FASTCHESS_REPO / CUTECHESS_REPO may name a local clone
-# or mirror instead of GitHub. Only for benchmarks: tcecd never runs either.
+# Missing Debian packages (git, g++, make; for cutechess-cli also CMake and Qt 6)
+# are installed with apt-get, as root or through sudo. FASTCHESS_REPO /
+# CUTECHESS_REPO may name a local clone or mirror instead of GitHub. Only for
+# benchmarks: tcecd never runs either.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +29,20 @@ quietly() {
     "$@" >"$src/build.log" 2>&1 || { tail -n 40 "$src/build.log" >&2; exit 1; }
 }
 
+# ensure_packages PKG...: apt-get install the ones that are missing.
+ensure_packages() {
+    local missing=() p sudo=""
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    (( ${#missing[@]} )) || return 0
+    if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+    echo "peers.sh: installing Debian packages: ${missing[*]}"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
+}
+
 # checkout NAME REPO COMMIT: a clean tree of COMMIT in $src/NAME.
 checkout() {
     local name=$1 repo=$2 commit=$3 dir="$src/$1"
@@ -39,6 +55,7 @@ checkout() {
 }
 
 build_fastchess() {
+    ensure_packages git g++ make
     checkout fastchess "$FASTCHESS_REPO" "$FASTCHESS_COMMIT"
     quietly make -C "$src/fastchess" -j"$(nproc)"
     install -m 755 "$src/fastchess/fastchess" "$dest/bin/fastchess"
@@ -46,18 +63,7 @@ build_fastchess() {
 }
 
 build_cutechess() {
-    local pkgs=(qt6-base-dev qt6-svg-dev libgl-dev cmake g++ make) missing=() p
-    for p in "${pkgs[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-    done
-    if (( ${#missing[@]} )); then
-        local sudo=""
-        if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-        echo "peers.sh: installing Debian packages: ${missing[*]}"
-        $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-            "${missing[@]}" >/dev/null
-    fi
+    ensure_packages git g++ make cmake qt6-base-dev qt6-svg-dev libgl-dev
     checkout cutechess "$CUTECHESS_REPO" "$CUTECHESS_COMMIT"
     quietly cmake -S "$src/cutechess" -B "$src/cutechess/build" -DCMAKE_BUILD_TYPE=Release \
         -DWITH_TESTS=OFF

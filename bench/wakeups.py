@@ -4,7 +4,7 @@ no chess work at all: the floor under ``bench/match.py``'s CPU per move.
 
 Stockfish (Threads=1, Hash=16) plays games against itself at ``nodes=20000`` a move
 (the move it chose is appended to the next ``position``; a new game after 150 plies
-or a mate); the bench reads its lines and sends the next ``go`` as soon as
+or when it has no move); the bench reads its lines and sends the next ``go`` as soon as
 ``bestmove`` arrives, and prints its own CPU time per move. Two ways to read:
 
 - ``loop``: an asyncio read pipe (the event loop wakes for every line the engine
@@ -12,7 +12,7 @@ or a mate); the bench reads its lines and sends the next ``go`` as soon as
 - ``thread``: a thread blocked in ``os.read`` that wakes the loop only for
   ``bestmove``.
 
-Stockfish flushes about 12 lines a move at this node count, and each is a
+Stockfish flushes 12-16 lines a move at this node count, and each is a
 wake-up of this process after the engine ran. Usage: ``.venv/bin/python
 bench/wakeups.py [--moves 500] [--mode loop|thread|both]``. Figures only (see
 docs/engines.md).
@@ -56,6 +56,7 @@ async def run(stockfish: str, moves: int, mode: str) -> tuple[float, float]:
     bestmove: asyncio.Future[None] = loop.create_future()
 
     def on_lines(chunk: bytes) -> None:
+        """Whole lines (a ``bestmove`` line among them ends the search)."""
         nonlocal lines
         lines += chunk.count(b"\n")
         if b"bestmove" in chunk and not bestmove.done():
@@ -63,16 +64,20 @@ async def run(stockfish: str, moves: int, mode: str) -> tuple[float, float]:
             bestmove.set_result(None)
 
     class Reader(asyncio.Protocol):
+        held = b""
+
         def data_received(self, data: bytes) -> None:
-            on_lines(data)
+            whole, _, self.held = (self.held + data).rpartition(b"\n")
+            if whole:
+                on_lines(whole + b"\n")
 
     def read_in_thread() -> None:
         held = b""
         while data := os.read(fd, 65536):
             held += data
-            if b"bestmove" in held or len(held) > 1 << 16:
-                loop.call_soon_threadsafe(on_lines, held)
-                held = b""
+            if (b"bestmove" in held and held.endswith(b"\n")) or len(held) > 1 << 16:
+                whole, _, held = held.rpartition(b"\n")
+                loop.call_soon_threadsafe(on_lines, whole + b"\n")
 
     cpu = time.process_time()
     if mode == "loop":
