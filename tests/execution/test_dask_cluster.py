@@ -304,6 +304,15 @@ def _parent(pid: int) -> int:
     return int(stat.rsplit(")", 1)[1].split()[1])
 
 
+def _describe(pid: int) -> str:
+    """``"PID command line"``, for assertions that name processes."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return f"{pid} (gone)"
+    return f"{pid} " + " ".join(a.decode(errors="replace") for a in argv if a)
+
+
 # -- the daemon killed, the scheduler lost: a slower event, one local reference -----
 
 #: Four depth-1 players that wait 100 ms before each move: games of 6-8 s with
@@ -377,11 +386,12 @@ def _engines_running(names: tuple[str, ...]) -> dict[int, str]:
 
 
 def _wait_for_games(names: tuple[str, ...], *, timeout_s: float) -> dict[int, str]:
-    """Until all of ``names`` have an engine running (both games are on)."""
+    """Until each of ``names`` has exactly one engine running (both games are on,
+    and no engine of an earlier attempt at a game is still on its way out)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         running = _engines_running(names)
-        if set(running.values()) == set(names):
+        if sorted(running.values()) == sorted(names):
             return running
         time.sleep(0.1)
     raise AssertionError(f"the games never ran: {_engines_running(names)}")
@@ -419,6 +429,10 @@ def test_a_daemon_killed_mid_event_leaves_no_engine_and_resumes_identically(
     try:
         engines = _wait_for_games(SLOW_NAMES, timeout_s=120)
         time.sleep(0.5)  # a few moves into both games
+        # Read while the games run: once the daemon is killed, the workers stop the
+        # engines and a dying engine's parent is no longer a fact about the game.
+        parents = {pid: _parent(pid) for pid in engines}
+        nannies = {_describe(_parent(worker)) for worker in parents.values()}
         assert daemon.poll() is None
         daemon.kill()
         daemon.communicate(timeout=30)
@@ -427,11 +441,16 @@ def test_a_daemon_killed_mid_event_leaves_no_engine_and_resumes_identically(
             daemon.kill()
             daemon.communicate()
     # The engines were the workers' (the daemon's PATH lacks the program).
-    workers = {_parent(pid) for pid in engines}
-    assert len(workers) == 2  # one game on each worker
+    workers = set(parents.values())
+    assert len(workers) == 2, (parents, nannies)  # one game on each worker
     assert daemon.pid not in workers
-    # Several seconds of the games were left: gone this soon, they were stopped.
-    gone_after = _wait_gone(engines, timeout_s=3)
+    # Each worker process is the child of one of this cluster's `dask worker`s.
+    assert len(nannies) == 2, nannies
+    assert all(f"dask worker {cluster.address}" in n for n in nannies), nannies
+    # The games had some 7 s left (up to 80 plies at 100 ms each, killed about 0.5 s
+    # in): gone within 5 s, they were stopped, not played out. (3 s was too short for
+    # a loaded 2-core machine: the scheduler first has to notice the client is gone.)
+    gone_after = _wait_gone(engines, timeout_s=5)
     assert _engines_running(SLOW_NAMES) == {}  # no orphan, and nothing restarted them
     with EventStore(tmp_path / "state") as store:
         assert store.games() == []  # killed mid-game: nothing was recorded yet
