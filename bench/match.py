@@ -28,7 +28,6 @@ Usage: ``.venv/bin/python bench/match.py
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import statistics
@@ -42,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import chess.pgn
 
+from tcecd import eventloop
 from tcecd.config.load import find_executable, load_engine
 from tcecd.game.record import Opening
 from tcecd.game.timecontrol import TimeControl
@@ -252,7 +252,9 @@ def main() -> int:
         return 2
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"load average: {load} on {os.cpu_count()} CPUs")
-    wall, cpu, moves = asyncio.run(tcecd_match(args.games, args.nodes))
+    # On the loop tcecd play runs on (uvloop unless TCECD_EVENT_LOOP=asyncio).
+    print(f"event loop: {eventloop.name()}")
+    wall, cpu, moves = eventloop.run(tcecd_match(args.games, args.nodes))
     run_peers(args.games, args.nodes, wall, cpu, moves)
     return 0
 

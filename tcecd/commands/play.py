@@ -25,12 +25,12 @@ statistics are fastchess's (see docs/engines.md, "tcecd play").
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tcecd import eventloop
 from tcecd.config.engines import MANAGED_OPTIONS, EngineConfig, OptionValue
 from tcecd.errors import ConfigError
 from tcecd.game.adjudication import AdjudicationRules
@@ -452,7 +452,7 @@ def run(args: argparse.Namespace) -> int:
     # print a lot of chatter); a quick match only wants real errors on stderr.
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
     # Every engine once, before any game: a bad option is one line per engine.
-    reports = asyncio.run(check_engines(engines, soft_options=options))
+    reports = eventloop.run(check_engines(engines, soft_options=options))
     problems = failures(reports, soft_options=options)
     if problems:
         raise EngineCheckError(problems)
@@ -464,7 +464,7 @@ def run(args: argparse.Namespace) -> int:
     )
     progress = None if args.quiet else (lambda line: print(line, flush=True))
     try:
-        result = asyncio.run(run_match(spec, progress=progress))
+        result = eventloop.run(run_match(spec, progress=progress))
     finally:
         if close_probe is not None:
             close_probe()

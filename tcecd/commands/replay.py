@@ -20,12 +20,12 @@ numbers = seeds) for an arbiter to check with JaVaFo or bbpPairings.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tcecd import eventloop
 from tcecd.commands.mqtt_password import (
     add_password_file_option,
     command_line_password,
@@ -205,7 +205,7 @@ def _publish(args: argparse.Namespace, context: object, replayed: object) -> Non
         else context.mqtt or MqttSettings.from_url(DEFAULT_MQTT_URL)
     )
     settings = with_password(settings, command_line_password(args, os.environ))
-    count = asyncio.run(
+    count = eventloop.run(
         publish_replay(
             replayed,
             settings,

@@ -135,11 +135,11 @@ def check_event_engines(config: EventConfig) -> tuple[EngineReport, ...]:
     """Start every engine of the event once (``validate --engines``, ``run``);
     raises :class:`~tcecd.runner.check.EngineCheckError` (one line per engine
     that failed, naming its place in the config) when any did."""
-    import asyncio
 
+    from tcecd import eventloop
     from tcecd.runner.check import EngineCheckError, check_engines, failures
 
-    reports = asyncio.run(check_engines(config.engines))
+    reports = eventloop.run(check_engines(config.engines))
     where = [f"{config.source}: engines[{i}]: " for i in range(len(config.engines))]
     lines = failures(reports, where=where)
     if lines:

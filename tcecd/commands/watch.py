@@ -22,6 +22,7 @@ import uuid
 
 import aiomqtt
 
+from tcecd import eventloop
 from tcecd.bus.settings import MqttSettings
 from tcecd.commands.mqtt_password import (
     add_password_file_option,
@@ -65,10 +66,10 @@ def run(args: argparse.Namespace) -> int:
     settings = with_password(settings, command_line_password(args, os.environ))
     prefix: str | None = settings.topic_prefix if args.prefix else None
     if args.once:
-        frame = asyncio.run(_once(settings, prefix, args.event, args.wait))
+        frame = eventloop.run(_once(settings, prefix, args.event, args.wait))
         sys.stdout.write(frame)
         return 0
-    asyncio.run(_live(settings, prefix, args.event, sys.stdout.isatty()))
+    eventloop.run(_live(settings, prefix, args.event, sys.stdout.isatty()))
     return 0
 
 

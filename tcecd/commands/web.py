@@ -8,7 +8,6 @@ can follow a tcecd event too. See docs/web.md.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import os
 import sys
@@ -16,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tcecd import eventloop
 from tcecd.bus.settings import MqttSettings
 from tcecd.commands.mqtt_password import (
     add_password_file_option,
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
               else settings.redacted_url())
     print(f"tcecd web: http://{args.listen}/ following {source}", file=sys.stderr, flush=True)
     try:
-        asyncio.run(server.serve())
+        eventloop.run(server.serve())
     except OSError as exc:
         raise ConfigError(f"--listen {args.listen}: {exc.strerror or exc}") from None
     return 0

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
 
+from tcecd import eventloop
 from tcecd import signals as early_signals
 from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
@@ -190,4 +191,4 @@ def run_event(
     settings: RunSettings, *, out: TextIO | None = None, progress: ProgressDisplay | None = None
 ) -> int:
     """Synchronous entry point for the CLI."""
-    return asyncio.run(run_event_async(settings, out=out, progress=progress))
+    return eventloop.run(run_event_async(settings, out=out, progress=progress))

@@ -4,9 +4,9 @@ An engine flushes every ``info`` line on its own: Stockfish at 20,000 nodes a mo
 writes a dozen a move, and each is a separate wake-up of the event loop, entered with
 cold caches after the engine ran (some 35 µs of tcecd's CPU a line, measured in place
 with ``bench/match.py``). :class:`StdoutProtocol` keeps the loop's part of that small:
-it replaces asyncio's own protocol on the stdout pipe and hands each chunk to
-python-chess at once (asyncio would pass it on with ``call_soon``: one more turn of
-the loop per chunk), a whole line straight to ``_line_received``.
+it replaces the loop's own protocol on the stdout pipe and hands each chunk to
+python-chess at once (asyncio and uvloop alike would pass it on with ``call_soon``:
+one more turn of the loop per chunk), a whole line straight to ``_line_received``.
 
 Reading the pipe in a thread of its own (blocked in ``poll``, holding the ``info``
 lines back until ``bestmove``) was tried and measured: the wake-up itself, not the
@@ -64,14 +64,25 @@ class StdoutProtocol(asyncio.Protocol):
         self.inner.connection_lost(exc)
 
 
+def _is_loop_pipe_protocol(inner: asyncio.BaseProtocol) -> bool:
+    """Whether ``inner`` is the event loop's own protocol of a child's read pipe,
+    which hands each chunk on with ``call_soon``: asyncio's, or uvloop's class of
+    the same name and behaviour (``UVProcessTransport._pipe_data_received``)."""
+    kind = type(inner)
+    if kind is base_subprocess.ReadSubprocessPipeProto:
+        return True
+    return kind.__name__ == "ReadSubprocessPipeProto" and kind.__module__.startswith("uvloop")
+
+
 def read_engine_stdout(
     transport: asyncio.SubprocessTransport, protocol: chess.engine.Protocol
 ) -> None:
-    """Install :class:`StdoutProtocol` on the engine's stdout when it is asyncio's
-    own pipe protocol (another event loop keeps its own)."""
+    """Install :class:`StdoutProtocol` on the engine's stdout when it is the
+    event loop's own pipe protocol (asyncio's or uvloop's; another loop keeps
+    its own)."""
     pipe = transport.get_pipe_transport(1)
     if pipe is None:
         return
     inner = pipe.get_protocol()
-    if type(inner) is base_subprocess.ReadSubprocessPipeProto:
+    if _is_loop_pipe_protocol(inner):
         pipe.set_protocol(StdoutProtocol(inner, protocol))

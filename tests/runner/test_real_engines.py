@@ -18,13 +18,14 @@ import chess
 import chess.pgn
 import pytest
 
+from tcecd import eventloop
 from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import Opening
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameSetup, play_game
-from tcecd.runner.match import MatchSpec, run_match, unique_names
+from tcecd.runner.match import MatchResult, MatchSpec, run_match, unique_names
 from tcecd.runner.session import EngineSession, FaultKind
 
 ConfigFactory = Callable[..., EngineConfig]
@@ -35,8 +36,8 @@ ConfigFactory = Callable[..., EngineConfig]
 # Its promise is about a 2-core machine running the match (2 games at a time), not
 # one that a parallel test worker also loads: tests/run.sh runs it on its own.
 @pytest.mark.solo
-async def test_stockfish_40_games_no_time_forfeits(
-    stockfish_config: EngineConfig, tmp_path: Path
+def test_stockfish_40_games_no_time_forfeits(
+    stockfish_config: EngineConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = stockfish_config.model_copy(update={"options": {"Threads": 1, "Hash": 16}})
     pgn_path = tmp_path / "sf.pgn"
@@ -48,8 +49,14 @@ async def test_stockfish_40_games_no_time_forfeits(
         concurrency=2,
         # margin_ms left at its default (200): the promise holds with defaults.
     )
-    async with asyncio.timeout(600):
-        result = await run_match(spec)
+
+    async def match() -> MatchResult:
+        async with asyncio.timeout(600):
+            return await run_match(spec)
+
+    # On the loop `tcecd play` and the daemon run on (uvloop, tcecd/eventloop.py).
+    monkeypatch.delenv(eventloop.ENV, raising=False)
+    result = eventloop.run(match())
     assert len(result.outcomes) == 40
     forfeits = [o.faults for o in result.outcomes if o.faults]
     assert forfeits == []

@@ -1,0 +1,116 @@
+"""The event loop tcecd's commands run on (tcecd/eventloop.py): uvloop unless
+``TCECD_EVENT_LOOP=asyncio``, and the same games on both.
+
+The in-process tests elsewhere run on pytest-asyncio's loop (asyncio's); the
+commands run in subprocesses by the other tests run on uvloop. Here a real game of
+the bundled engine is played through :func:`tcecd.eventloop.run` on each loop: the
+engine's stdout is read by tcecd's own protocol on both (one loop turn a line, not
+two), every engine process is gone afterwards, and the two games are the same move
+for move, search report included (the engine is deterministic).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from tcecd import eventloop
+from tcecd.config.engines import EngineConfig
+from tcecd.domain import GameId
+from tcecd.errors import ConfigError
+from tcecd.game.adjudication import AdjudicationRules
+from tcecd.game.record import MoveRecord, Opening
+from tcecd.game.timecontrol import TimeControl
+from tcecd.runner.game import GameSetup, play_game
+from tcecd.runner.pipes import StdoutProtocol
+from tcecd.runner.session import EngineSession
+from tests.fixtures.engines import assert_group_gone
+
+ConfigFactory = Callable[..., EngineConfig]
+
+
+def test_uvloop_unless_asyncio_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvloop
+
+    monkeypatch.delenv(eventloop.ENV, raising=False)
+    assert eventloop.name() == f"uvloop {uvloop.__version__}"
+    assert eventloop.run(_loop_class()) == "uvloop.Loop"
+    monkeypatch.setenv(eventloop.ENV, "asyncio")
+    assert eventloop.name() == "asyncio"
+    assert eventloop.run(_loop_class()) == "asyncio.unix_events._UnixSelectorEventLoop"
+    monkeypatch.setenv(eventloop.ENV, " UVLOOP ")
+    assert eventloop.name().startswith("uvloop ")
+
+
+async def _loop_class() -> str:
+    kind = type(asyncio.get_running_loop())
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def test_an_unknown_loop_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(eventloop.ENV, "trio")
+    expected = r"^TCECD_EVENT_LOOP='trio': expected 'uvloop' or 'asyncio'$"
+    with pytest.raises(ConfigError, match=expected):
+        eventloop.run(_loop_class())
+
+
+def test_the_cli_says_so_with_exit_2() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tcecd", "play", "ab-d1", "ab-d1", "--games", "2", "--depth", "1"],
+        env={"TCECD_EVENT_LOOP": "tokio", "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "tcecd: error: TCECD_EVENT_LOOP='tokio': expected 'uvloop' or 'asyncio'"
+    ]
+
+
+async def _game(
+    white: EngineConfig, black: EngineConfig
+) -> tuple[tuple[MoveRecord, ...], list[str], list[int]]:
+    """A 30-move game, the protocol classes on the engines' stdout pipes, their pids."""
+    setup = GameSetup(
+        game_id=GameId(1, 1),
+        event="loops",
+        site="tests",
+        time_control=TimeControl.parse("60+1"),
+        opening=Opening(name="Italian", fen=None, moves=("e2e4", "e7e5", "g1f3", "b8c6", "f1c4")),
+        adjudication=AdjudicationRules(max_moves=30),
+    )
+    async with asyncio.timeout(120):
+        async with EngineSession(white) as w, EngineSession(black) as b:
+            readers = []
+            for session in (w, b):
+                transport = session._transport
+                assert transport is not None
+                pipe = transport.get_pipe_transport(1)
+                assert pipe is not None
+                readers.append(type(pipe.get_protocol()).__name__)
+            outcome = await play_game(setup, w, b)
+            pids = [p for p in (w.pid, b.pid) if p is not None]
+    return outcome.record.moves, readers, pids
+
+
+def test_the_same_game_on_either_loop(
+    engine_config: ConfigFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = {}
+    for loop in ("uvloop", "asyncio"):
+        monkeypatch.setenv(eventloop.ENV, loop)
+        moves, readers, pids = eventloop.run(
+            _game(engine_config("ab-d2"), engine_config("ab-d2-wild"))
+        )
+        assert readers == [StdoutProtocol.__name__] * 2, loop  # tcecd reads the lines
+        assert len(pids) == 2
+        for pid in pids:
+            assert_group_gone(pid)
+        assert len(moves) == 60, loop  # 30 moves: the maximum length
+        # Wall-clock fields aside, what the record says of every move.
+        games[loop] = [(m.uci, m.san, m.fen_after, m.depth, m.nodes, m.score, m.pv_san)
+                       for m in moves]  # fmt: skip
+    assert games["uvloop"] == games["asyncio"]
