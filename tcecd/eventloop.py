@@ -50,9 +50,9 @@ def name() -> str:
     factory = loop_factory()
     if factory is None:
         return "asyncio"
-    import uvloop
+    from importlib.metadata import version
 
-    return f"uvloop {uvloop.__version__}"
+    return f"uvloop {version('uvloop')}"
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:
