@@ -40,6 +40,7 @@ from tcecd.game.clock import GoLimits
 from tcecd.runner.options import option_problems
 from tcecd.runner.pipes import read_engine_stdout
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
+from tcecd.runner.pv import SHARED as SHARED_SAN
 from tcecd.runner.reaper import EngineGroups, with_parent_death_signal
 
 LOG = logging.getLogger(__name__)
@@ -359,8 +360,13 @@ class _UciPlayCommand(chess.engine.BaseCommand[chess.engine.PlayResult]):
         tokens = arg.split()
         if not tokens or tokens[0] in ("(none)", "NULL"):
             return None
+        text, board = tokens[0].lower(), self.engine.board
         try:
-            return self.engine.board.parse_uci(tokens[0].lower())
+            # python-chess's parse_uci reads the move the same way first.
+            move = chess.Move.from_uci(text)
+            if move and SHARED_SAN.known_legal(board, move):
+                return move  # what parse_uci returns for it, without the check
+            return board.parse_uci(text)
         except ValueError as err:
             raise chess.engine.EngineError(err) from None
 

@@ -47,4 +47,30 @@ def test_memo_answers_are_python_chess_answers(seed: int, memo_size: int) -> Non
             assert pv_san(board, move, pv, memo) == _reference(board, move, pv)
             assert board == before
             assert board.move_stack == before.move_stack
+            # A move the memo knows in this position is one python-chess reads
+            # there as itself (legal): the bestmove shortcut of the session.
+            assert memo.known_legal(board, move) or memo_size < 50_000
+            for candidate in _candidates(board, rng):
+                if memo.known_legal(board, candidate):
+                    assert board.parse_uci(candidate.uci()) == candidate
             board.push(move)
+
+
+def _candidates(board: chess.Board, rng: random.Random) -> list[chess.Move]:
+    """Moves to ask the memo about: the legal ones, pseudo-legal ones that leave
+    the king in check, and a few arbitrary square pairs."""
+    out = list(board.pseudo_legal_moves)
+    out += [chess.Move(rng.randrange(64), rng.randrange(64)) for _ in range(8)]
+    return out
+
+
+def test_a_chess960_board_is_never_answered_from_the_memo() -> None:
+    # In Chess960 python-chess reads e1g1 as castling when a rook is not on g1,
+    # so a king move the memo saw elsewhere must not stand for it.
+    memo = SanMemo()
+    board = chess.Board("rn2k1r1/ppp1pppp/8/8/8/8/PPP1PPPP/RN2K2R w HQq - 0 1")
+    move = chess.Move.from_uci("e1f1")
+    pv_san(board, move, [move], memo)
+    assert memo.known_legal(board, move)
+    board960 = chess.Board(board.fen(), chess960=True)
+    assert not memo.known_legal(board960, move)

@@ -355,9 +355,23 @@ def test_stdout_lines_reach_the_protocol_as_python_chess_splits_them(
         "e1g1",  # castling, illegal here
     ],
 )
-def test_bestmove_is_read_as_python_chess_reads_it(arg: str) -> None:
-    """The move of a ``bestmove`` line (or the error it raises) is python-chess's."""
+@pytest.mark.parametrize("known", [False, True])
+def test_bestmove_is_read_as_python_chess_reads_it(
+    arg: str, known: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move of a ``bestmove`` line (or the error it raises) is python-chess's,
+    also when an earlier PV made the move there (``known``: the session then
+    takes its legality from the SAN memo instead of checking it again)."""
     import asyncio
+
+    from tcecd.runner import pv
+
+    memo = pv.SanMemo()
+    if known:  # an earlier PV from the start position: e2e4 is known legal there
+        line = [chess.Move.from_uci(u) for u in ("e2e4", "e7e5", "g1f3")]
+        pv.pv_san(chess.Board(), line[0], line, memo)
+        assert memo.known_legal(chess.Board(), line[0])
+    monkeypatch.setattr(pv.SHARED, "entries", memo.entries)
 
     from tcecd.runner.session import _UciPlayCommand, _UciProtocol
 
