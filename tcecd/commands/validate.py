@@ -135,7 +135,6 @@ def check_event_engines(config: EventConfig) -> tuple[EngineReport, ...]:
     """Start every engine of the event once (``validate --engines``, ``run``);
     raises :class:`~tcecd.runner.check.EngineCheckError` (one line per engine
     that failed, naming its place in the config) when any did."""
-
     from tcecd import eventloop
     from tcecd.runner.check import EngineCheckError, check_engines, failures
 

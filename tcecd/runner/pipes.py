@@ -25,9 +25,9 @@ import chess.engine
 class StdoutProtocol(asyncio.Protocol):
     """The engine's stdout pipe, handed to python-chess's protocol as it is read.
 
-    asyncio's subprocess transport passes each chunk read from a child's pipe
-    on through ``loop.call_soon``: one more turn of the event loop (and one
-    more ``epoll_wait``) for every chunk. This protocol replaces the transport's
+    asyncio's subprocess transport (and uvloop's) passes each chunk read from a
+    child's pipe on through ``loop.call_soon``: one more turn of the event loop
+    (and one more ``epoll_wait``) for every chunk. This protocol replaces the transport's
     own one on the stdout pipe and calls ``pipe_data_received`` at once, in the
     same order; the end of the pipe still goes to the transport's protocol, so
     process exit is reported as before.
