@@ -263,7 +263,8 @@ class _Game:
         board, move, info = self.board, answer.move, answer.info
         assert move is not None
         score = score_white(info, board.turn)
-        line = pv_line(move, info.get("pv") or ())
+        uci = move.uci()
+        line = pv_line(uci, answer.pv)
         pv = pv_san(board, move, line)  # stops before the first illegal move
         san = pv[0]  # ``move``'s own SAN: the line starts with it
         board.push(move)
@@ -281,7 +282,7 @@ class _Game:
                 nps=_int(info, "nps"),
                 score=score,
                 pv_san=pv,
-                pv_uci=tuple(m.uci() for m in line[: len(pv)]),
+                pv_uci=tuple(line[: len(pv)]),
                 ponder_san=pv[1] if len(pv) > 1 else None,
                 tbhits=_int(info, "tbhits"),
                 hashfull=_int(info, "hashfull"),

@@ -2,11 +2,24 @@
 
 An engine flushes every ``info`` line on its own: Stockfish at 20,000 nodes a move
 writes a dozen a move, and each is a separate wake-up of the event loop, entered with
-cold caches after the engine ran (some 35 µs of tcecd's CPU a line, measured in place
-with ``bench/match.py``). :class:`StdoutProtocol` keeps the loop's part of that small:
-it replaces the loop's own protocol on the stdout pipe and hands each chunk to
-python-chess at once (asyncio and uvloop alike would pass it on with ``call_soon``:
-one more turn of the loop per chunk), a whole line straight to ``_line_received``.
+cold caches after the engine ran. What a wake-up costs in tcecd's CPU is mostly the
+memory it touches (every object is a cache miss then), so :class:`StdoutProtocol`
+keeps the loop's part small:
+
+- it replaces the loop's own protocol on the stdout pipe and handles each chunk at
+  once (asyncio and uvloop alike would pass it on with ``call_soon``: one more turn
+  of the loop per chunk);
+- an ``info`` line of a UCI engine, a whole line in a chunk of its own (the usual
+  case), is kept as it came, in a :class:`KeptInfo`, without decoding it and
+  without python-chess: tcecd reads only the last lines of a move, once, when its
+  ``bestmove`` has arrived (``session.read_info``). Measured in place with
+  ``bench/match.py``: 33 -> N us of thread CPU an ``info`` line;
+- any other whole line goes straight to python-chess's ``_line_received``, without
+  its buffer's extend, search and split. Anything else (a partial line, text already
+  buffered, several lines, bytes that are not ASCII) takes python-chess's own
+  ``pipe_data_received``, whose lines come back through the protocol's
+  ``_line_received`` (``session._UciProtocol`` keeps the ``info`` ones in the same
+  :class:`KeptInfo`).
 
 Reading the pipe in a thread of its own (blocked in ``poll``, holding the ``info``
 lines back until ``bestmove``) was tried and measured: the wake-up itself, not the
@@ -22,40 +35,96 @@ from asyncio import base_subprocess
 import chess.engine
 
 
+class KeptInfo:
+    """The ``info`` lines of a UCI engine's current search that tcecd reads: the
+    last one with a score or a PV, the last one with a PV, and the last other one
+    after them (counters), each as it came (``bytes`` from :class:`StdoutProtocol`,
+    ``str`` from python-chess's split, the line end included or not)."""
+
+    __slots__ = ("last", "pv", "tail")
+
+    def __init__(self) -> None:
+        self.last: bytes | str | None = None
+        self.pv: bytes | str | None = None
+        self.tail: bytes | str | None = None
+
+    def forget(self) -> None:
+        """Before a ``go``: nothing reported yet."""
+        self.last = self.pv = self.tail = None
+
+    def keep(self, line: str) -> None:
+        """Keep one decoded ``info`` line (the slow path's; the fast path of
+        :meth:`StdoutProtocol.data_received` does the same on bytes)."""
+        if " pv " in line:
+            self.last = self.pv = line
+            self.tail = None
+        elif " score " in line:
+            self.last = line
+            self.tail = None
+        elif not line.startswith("info string"):
+            self.tail = line
+
+    def lines(self) -> tuple[str | None, str | None, str | None]:
+        """The kept lines as text without their line ends: (last, PV, tail), the
+        first two the same object when the last line is the PV's (as
+        ``session.read_info`` takes them)."""
+        last = _text(self.last)
+        pv = last if self.pv is self.last else _text(self.pv)
+        return last, pv, _text(self.tail)
+
+
+def _text(line: bytes | str | None) -> str | None:
+    if line is None or isinstance(line, str):
+        return line
+    return line.decode("ascii").rstrip("\r\n")
+
+
 class StdoutProtocol(asyncio.Protocol):
     """The engine's stdout pipe, handed to python-chess's protocol as it is read.
 
     asyncio's subprocess transport (and uvloop's) passes each chunk read from a
     child's pipe on through ``loop.call_soon``: one more turn of the event loop
     (and one more ``epoll_wait``) for every chunk. This protocol replaces the transport's
-    own one on the stdout pipe and calls ``pipe_data_received`` at once, in the
-    same order; the end of the pipe still goes to the transport's protocol, so
-    process exit is reported as before.
-
-    A chunk is mostly one whole line (the engine flushes each): that line goes
-    to the protocol's ``_line_received`` as python-chess would pass it, without
-    its buffer's extend, search and split. Anything else (a partial line, text
-    already buffered, several lines, bytes that are not UTF-8) takes
-    python-chess's own ``pipe_data_received``.
+    own one on the stdout pipe and handles the chunk at once, in the same order;
+    the end of the pipe still goes to the transport's protocol, so process exit is
+    reported as before. See the module docstring for the three paths a chunk takes.
     """
 
-    def __init__(self, inner: asyncio.BaseProtocol, protocol: chess.engine.Protocol) -> None:
+    __slots__ = ("clean", "inner", "kept", "protocol")
+
+    def __init__(
+        self,
+        inner: asyncio.BaseProtocol,
+        protocol: chess.engine.Protocol,
+        kept: KeptInfo | None = None,
+    ) -> None:
         self.inner = inner
         self.protocol = protocol
+        self.kept = kept
+        # Whether python-chess's stdout buffer is empty: it holds the text after a
+        # chunk's last newline, so it is empty after a chunk that ends with one.
+        self.clean = not protocol.buffer[1]
 
     def data_received(self, data: bytes) -> None:
-        # python-chess's stdout buffer (it replaces the bytearray as it splits).
-        pending = self.protocol.buffer[1]
-        if data and not pending and data.find(b"\n") == len(data) - 1:
-            try:
+        if self.clean and data.find(b"\n") == len(data) - 1 and data.isascii():
+            kept = self.kept
+            if kept is not None and data.startswith(b"info "):
+                if b" pv " in data:
+                    kept.last = kept.pv = data
+                    kept.tail = None
+                elif b" score " in data:
+                    kept.last = data
+                    kept.tail = None
+                elif not data.startswith(b"info string"):
+                    kept.tail = data
+                return
+            if data:
                 line = data[:-2] if data.endswith(b"\r\n") else data[:-1]
-                text = line.decode("utf-8")
-            except UnicodeDecodeError:
-                pass  # python-chess logs it
-            else:
-                self.protocol._line_received(text)
+                self.protocol._line_received(line.decode("ascii"))
                 return
         self.protocol.pipe_data_received(1, data)
+        if data:
+            self.clean = data.endswith(b"\n")
 
     def eof_received(self) -> bool | None:
         return None  # as asyncio's pipe protocol: the transport then closes
@@ -75,14 +144,16 @@ def _is_loop_pipe_protocol(inner: asyncio.BaseProtocol) -> bool:
 
 
 def read_engine_stdout(
-    transport: asyncio.SubprocessTransport, protocol: chess.engine.Protocol
+    transport: asyncio.SubprocessTransport,
+    protocol: chess.engine.Protocol,
+    kept: KeptInfo | None = None,
 ) -> None:
     """Install :class:`StdoutProtocol` on the engine's stdout when it is the
     event loop's own pipe protocol (asyncio's or uvloop's; another loop keeps
-    its own)."""
+    its own), keeping a UCI engine's ``info`` lines in ``kept``."""
     pipe = transport.get_pipe_transport(1)
     if pipe is None:
         return
     inner = pipe.get_protocol()
     if _is_loop_pipe_protocol(inner):
-        pipe.set_protocol(StdoutProtocol(inner, protocol))
+        pipe.set_protocol(StdoutProtocol(inner, protocol, kept))

@@ -11,6 +11,14 @@ so the same (position, move) pairs come back within a game and across games. A
 a PV is converted by walking it through the memo, and python-chess is asked only for
 the moves it has not seen, from the first one on.
 
+The PV is walked as the engine wrote it, in UCI words: a known word needs no parse
+into a ``chess.Move`` (python-chess's ``Move.from_uci``), no hashing of a ``Move``
+(its dataclass ``__hash__`` runs in Python), and is already the text the record
+keeps (``MoveRecord.pv_uci``); positions are small integers given out by the memo,
+so a step of the walk is one dictionary probe with a string whose hash Python keeps.
+A word is read as a move (and checked legal) once, the first time it is met in a
+position.
+
 The memo holds the answers of a pure function (SAN depends on the position and the
 move only), so sharing one between games and sessions cannot change a result; it is
 bounded and starts afresh when full.
@@ -27,23 +35,36 @@ import chess
 MAX_ENTRIES = 50_000
 
 
+def position_key(board: chess.Board) -> Hashable:
+    """What a move's SAN and legality depend on: python-chess's repetition key
+    (pieces, side to move, castling, en passant), with the board's kind (a
+    variant's class, Chess960 or not: the same word can be another move there)."""
+    return (type(board), board.chess960, board._transposition_key())
+
+
 class SanMemo:
-    """(position, move) -> (SAN, position after) for moves known to be legal
-    there. Positions are python-chess's repetition keys (pieces, side to move,
-    castling, en passant), which is all a move's SAN depends on."""
+    """(position, move in UCI) -> (SAN, position after) for moves known to be
+    legal there. Positions are numbered by the memo (:func:`position_key` -> a
+    small integer) so a walk along a PV carries integers, not keys."""
 
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries
-        self.entries: dict[tuple[Hashable, chess.Move], tuple[str, Hashable]] = {}
+        self.positions: dict[Hashable, int] = {}
+        self.entries: dict[tuple[int, str], tuple[str, int]] = {}
 
-    def get(self, key: Hashable, move: chess.Move) -> tuple[str, Hashable] | None:
-        return self.entries.get((key, move))
+    def position(self, key: Hashable) -> int:
+        """The number of a position (given out on first sight)."""
+        number = self.positions.get(key)
+        if number is None:
+            number = self.positions[key] = len(self.positions)
+        return number
 
-    def known_legal(self, board: chess.Board, move: chess.Move) -> bool:
-        """Whether ``move`` is known to be legal in ``board``'s position: it is in
-        the memo, which holds legal moves only, and the board plays standard chess
-        (in Chess960 and the variants python-chess reads some king moves as castling
-        and legality differs, so those boards are never answered from the memo).
+    def known_legal(self, board: chess.Board, uci: str) -> bool:
+        """Whether the move written ``uci`` is known to be legal in ``board``'s
+        position: it is in the memo, which holds legal moves only, and the board
+        plays standard chess (in Chess960 and the variants python-chess's
+        ``parse_uci`` reads some king moves as castling, so those boards are never
+        answered from the memo).
 
         Lets a ``bestmove`` skip python-chess's legality check when an earlier PV
         already made that move there (the engine's expected reply, or a game
@@ -52,58 +73,74 @@ class SanMemo:
         one costs 52 instead of 71 us (cold caches after the engine ran)."""
         if board.chess960 or type(board) is not chess.Board:
             return False
-        return (board._transposition_key(), move) in self.entries
+        number = self.positions.get(position_key(board))
+        return number is not None and (number, uci) in self.entries
 
-    def put(self, key: Hashable, move: chess.Move, san: str, after: Hashable) -> None:
+    def make_room(self) -> None:
+        """Start afresh when full (before a walk, never during one: the walk
+        holds position numbers)."""
         if len(self.entries) >= self.max_entries:
             self.entries.clear()
-        self.entries[(key, move)] = (san, after)
+            self.positions.clear()
 
 
 #: The memo of this process: the runner's games share it (see the module docstring).
 SHARED = SanMemo()
 
 
-def pv_line(move: chess.Move, pv: Sequence[chess.Move]) -> Sequence[chess.Move]:
-    """The line a move's record shows: the engine's PV when it starts with the
-    move played (the engine agrees with itself), else the move alone."""
+def pv_line(move: str, pv: Sequence[str]) -> Sequence[str]:
+    """The line a move's record shows, in UCI words: the engine's PV when it
+    starts with the move played (``move``, the engine agrees with itself), else
+    the move alone."""
     return pv if pv and pv[0] == move else (move,)
 
 
 def pv_san(
     board: chess.Board,
     move: chess.Move,
-    pv: Sequence[chess.Move],
+    pv: Sequence[str],
     memo: SanMemo | None = SHARED,
 ) -> tuple[str, ...]:
-    """The PV in SAN from before ``move`` (the PV starts with it when the engine
-    agrees with itself, else the line is ``move`` alone); stops at the first move
-    that is not legal. ``move`` itself is legal (the engine's ``bestmove``, checked
-    by python-chess). ``board`` is not changed; a scratch board is made only when a
-    move is not in ``memo``, and the known moves before it are made on it then."""
-    line = pv_line(move, pv)
+    """The PV (UCI words) in SAN from before ``move`` (the PV starts with it when
+    the engine agrees with itself, else the line is ``move`` alone); stops at the
+    first word that is not a legal move. ``move`` itself is legal (the engine's
+    ``bestmove``, checked by python-chess). ``board`` is not changed; a scratch
+    board is made only when a move is not in ``memo``, and the known moves before
+    it are made on it then. The SANs are as many as the line's words kept:
+    ``pv_line(move.uci(), pv)[:len(result)]``."""
+    line = pv_line(move.uci(), pv)
+    if memo is None:
+        memo = SanMemo()
+    memo.make_room()
+    entries = memo.entries
     out: list[str] = []
-    key: Hashable = board._transposition_key()
+    here = memo.position(position_key(board))
     scratch: chess.Board | None = None  # the position before ``line[len(out)]``, once needed
-    for i, m in enumerate(line):
-        hit = memo.get(key, m) if memo is not None else None
+    for i, word in enumerate(line):
+        hit = entries.get((here, word))
         if hit is not None:
-            san, key = hit
+            san, here = hit
             out.append(san)
             continue
         if scratch is None:
             scratch = board.copy(stack=False)
             for made in line[:i]:
-                scratch.push(made)
+                scratch.push(chess.Move.from_uci(made))
         elif len(scratch.move_stack) < i:  # known moves since the last new one
             for made in line[len(scratch.move_stack) : i]:
-                scratch.push(made)
-        if i and not scratch.is_legal(m):
-            break
+                scratch.push(chess.Move.from_uci(made))
+        if i == 0:
+            m = move
+        else:
+            try:
+                m = chess.Move.from_uci(word)
+            except ValueError:
+                break
+            if not scratch.is_legal(m):
+                break
         san = scratch.san_and_push(m)  # makes the move once (san + push: twice)
-        after = scratch._transposition_key()
-        if memo is not None:
-            memo.put(key, m, san, after)
-        key = after
+        after = memo.position(position_key(scratch))
+        entries[here, word] = (san, after)
+        here = after
         out.append(san)
     return tuple(out)

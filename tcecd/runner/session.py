@@ -40,8 +40,8 @@ from tcecd.game.clock import GoLimits
 from tcecd.runner.options import option_problems
 from tcecd.runner.pipes import read_engine_stdout
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
-from tcecd.runner.pv import SHARED as SHARED_SAN
 from tcecd.runner.reaper import EngineGroups, with_parent_death_signal
+from tcecd.runner.uci import _UciProtocol, read_info
 
 LOG = logging.getLogger(__name__)
 
@@ -88,6 +88,8 @@ class ThinkResult:
     started_ns: int
     finished_ns: int
     resigned: bool = False
+    #: The engine's PV as UCI words (not yet read as moves or checked legal).
+    pv: tuple[str, ...] = ()
 
 
 def _retrieve(task: asyncio.Future[None]) -> None:
@@ -140,270 +142,6 @@ def to_limit(limits: GoLimits, clock_id: object) -> chess.engine.Limit:
 
 _QUOTED = re.compile(r"'([^']*)'")
 
-#: What tcecd keeps of the engine's search report: python-chess's parse of
-#: depth, seldepth, nodes, nps, time, hashfull, tbhits and the score, read from
-#: one line per move (see :class:`_UciProtocol`). The PV is read apart, by
-#: :func:`parse_pv` (syntax only; the game layer checks legality in SAN).
-UCI_INFO = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
-#: Fields of a later ``info`` line (one without score or PV) that update the
-#: kept line: counters that only grow while the search ends.
-_COUNTERS = ("nodes", "nps", "time", "hashfull", "tbhits")
-#: UCI ``info`` keywords that can follow a ``pv`` (ends the move list).
-_INFO_KEYWORDS = frozenset(
-    [
-        "depth",
-        "seldepth",
-        "time",
-        "nodes",
-        "pv",
-        "multipv",
-        "score",
-        "currmove",
-        "currmovenumber",
-        "hashfull",
-        "nps",
-        "tbhits",
-        "sbhits",
-        "cpuload",
-        "string",
-        "refutation",
-        "currline",
-        "lowerbound",
-        "upperbound",
-        "wdl",
-    ]
-)
-
-
-class _UciProtocol(chess.engine.UciProtocol):
-    """python-chess's UCI protocol, keeping ``info`` lines raw.
-
-    An engine sends many ``info`` lines per move (one per iteration, and more);
-    tcecd keeps only what the last one says. Parsing every line (python-chess
-    does when ``play()`` is given an info mask) was most of tcecd's CPU time
-    per move, so ``info`` lines never reach python-chess here: the protocol
-    remembers the last line with a score or a PV, the last line with a PV, and
-    the last other line after them (counters), and :func:`read_info` parses
-    them once, when ``bestmove`` has arrived. No python-chess command needs
-    ``info`` lines besides the info collection of ``play``/``analysis``, and
-    tcecd plays through :meth:`play_move`, which collects none.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.last_info: str | None = None
-        self.last_pv_line: str | None = None
-        self.info_tail: str | None = None
-        # The last ``position`` command, word by word, for the game it was sent in.
-        self._position_game: object = None
-        self._position_words: list[str] = []
-        self._position_moves: list[chess.Move] = []
-        self._held_position: str | None = None
-
-    def forget_info(self) -> None:
-        """Before a ``go``: nothing reported yet."""
-        self.last_info = self.last_pv_line = self.info_tail = None
-
-    def _position(self, board: chess.Board) -> None:
-        """Send ``position``, as python-chess does, but built incrementally.
-
-        python-chess rebuilds the whole command for every move (the root
-        position's FEN and every move of the game in UCI notation): the second
-        largest part of tcecd's CPU time per move. Within one game the board
-        only grows, so the words sent last time are kept and the new moves
-        appended. Anything else (another game, a board that is not a
-        continuation, Chess960, a variant, a null move) takes python-chess's
-        own path.
-        """
-        stack = board.move_stack
-        sent = self._position_moves
-        grows = (
-            self.game is not None
-            and self.game is self._position_game
-            and len(sent) <= len(stack)
-            and (not sent or stack[len(sent) - 1] == sent[-1])
-        )
-        new = stack[len(sent) :] if grows else stack
-        if board.chess960 or type(board).uci_variant != "chess" or not all(new):
-            self._position_game = None
-            self._position_words, self._position_moves = [], []
-            super()._position(board)
-            return
-        if not grows:
-            root = board.root()
-            fen = root.fen(en_passant="fen")
-            start = ["startpos"] if fen == chess.STARTING_FEN else ["fen", fen]
-            self._position_words = ["position", *start]
-            self._position_moves = []
-            self._position_game = self.game
-        if new:
-            if not self._position_moves:
-                self._position_words.append("moves")
-            self._position_words.extend(move.uci() for move in new)
-            self._position_moves.extend(new)
-        # As python-chess: UCI_Variant and UCI_Chess960 follow the board.
-        if "UCI_Variant" in self.options:
-            self._setoption("UCI_Variant", "chess")
-        if "UCI_Chess960" in self.options:
-            self._setoption("UCI_Chess960", False)
-        # Held and written together with the ``go`` that python-chess sends next
-        # (see send_line): one pipe write and one engine wake-up per move, not two.
-        self._held_position = " ".join(self._position_words)
-        self.board = board.copy(stack=False)
-
-    async def play_move(
-        self, board: chess.Board, limit: chess.engine.Limit, game: object
-    ) -> chess.engine.PlayResult:
-        """``play(board, limit, game=game)`` as tcecd calls it (no pondering, no
-        ``info`` collection), through :class:`_UciPlayCommand`."""
-        return await self.communicate(lambda _: _UciPlayCommand(self, board, limit, game))
-
-    def send_line(self, line: str) -> None:
-        held, self._held_position = self._held_position, None
-        super().send_line(line if held is None else f"{held}\n{line}")
-
-    def _line_received(self, line: str) -> None:
-        if line.startswith("info"):
-            if " pv " in line:
-                self.last_info = self.last_pv_line = line
-                self.info_tail = None
-            elif " score " in line:
-                self.last_info = line
-                self.info_tail = None
-            elif not line.startswith("info string"):
-                self.info_tail = line
-            return
-        super()._line_received(line)
-
-
-class _UciPlayCommand(chess.engine.BaseCommand[chess.engine.PlayResult]):
-    """python-chess's UCI ``play`` command for the one kind tcecd sends: no
-    pondering, no extra options or opponent, no root moves, ``info`` lines not
-    collected (:class:`_UciProtocol` keeps them raw).
-
-    python-chess defines its play command as a new class inside every ``play()``
-    call, and creating a generic class costs more than the rest of sending a
-    move: a noticeable share of tcecd's CPU time per move. This is that class
-    defined once, doing what python-chess's does for these arguments, with its
-    own pieces: the option and new-game steps, ``_position``/``_go``, and the
-    board's ``parse_uci``, which checks the move's legality (an illegal or
-    malformed ``bestmove`` is an ``EngineError`` as before).
-    """
-
-    def __init__(
-        self, engine: _UciProtocol, board: chess.Board, limit: chess.engine.Limit, game: object
-    ) -> None:
-        super().__init__(engine)
-        self.engine = engine
-        self.board = board
-        self.limit = limit
-        self.game = game
-        self.info: chess.engine.InfoDict = {}
-        self.sent_isready = False
-        engine.may_ponderhit = None  # as python-chess's, without pondering
-
-    def start(self) -> None:
-        engine = self.engine
-        # No ``ponderhit``: only a pondering play command sets that flag.
-        options = engine.options
-        if "UCI_AnalyseMode" in options and "UCI_AnalyseMode" not in engine.target_config:
-            engine._setoption("UCI_AnalyseMode", False)
-        if "Ponder" in options:
-            engine._setoption("Ponder", False)
-        if "MultiPV" in options:
-            engine._setoption("MultiPV", options["MultiPV"].default)
-        new_opponent = engine.target_config.get("UCI_Opponent")
-        opponent_changed = new_opponent != engine.config.get("UCI_Opponent")
-        engine._configure({})
-        if engine.first_game or engine.game != self.game or opponent_changed:
-            engine.game = self.game
-            engine._ucinewgame()
-            self.sent_isready = True
-            engine._isready()
-        else:
-            self._readyok()
-
-    def line_received(self, line: str) -> None:
-        token, remaining = chess.engine._next_token(line)
-        if token == "info":
-            # Only an ``info`` line the protocol did not keep (leading blanks).
-            self.info.update(
-                chess.engine._parse_uci_info(remaining, self.engine.board, chess.engine.INFO_NONE)
-            )
-        elif token == "bestmove":
-            self._bestmove(remaining)
-        elif line.strip() == "readyok" and self.sent_isready:
-            self._readyok()
-        else:
-            chess.engine.LOGGER.warning("%s: Unexpected engine output: %r", self.engine, line)
-
-    def _readyok(self) -> None:
-        self.sent_isready = False
-        self.engine._position(self.board)
-        self.engine._go(self.limit)
-
-    def _bestmove(self, arg: str) -> None:
-        if not self.result.cancelled():
-            move = self._parse_bestmove(arg)
-            self.result.set_result(chess.engine.PlayResult(move, None, self.info))
-        self.engine.may_ponderhit = None
-        self.set_finished()
-
-    def _parse_bestmove(self, arg: str) -> chess.Move | None:
-        """The move of ``bestmove <move> [ponder <move>]``, read as python-chess's
-        ``_parse_uci_bestmove`` reads it (``(none)``/``NULL``: None; upper-case
-        promotions accepted; an illegal or malformed move is an ``EngineError``
-        wrapping python-chess's ``IllegalMoveError``/``InvalidMoveError``), but
-        without the ponder move: python-chess checks that one by making the
-        move on the board and taking it back, a third of the cost of receiving
-        ``bestmove``, for a reply tcecd reads from the PV instead."""
-        tokens = arg.split()
-        if not tokens or tokens[0] in ("(none)", "NULL"):
-            return None
-        text, board = tokens[0].lower(), self.engine.board
-        try:
-            # python-chess's parse_uci reads the move the same way first.
-            move = chess.Move.from_uci(text)
-            if move and SHARED_SAN.known_legal(board, move):
-                return move  # what parse_uci returns for it, without the check
-            return board.parse_uci(text)
-        except ValueError as err:
-            raise chess.engine.EngineError(err) from None
-
-    def cancel(self) -> None:
-        self.engine.send_line("stop")
-
-    def engine_terminated(self, exc: Exception) -> None:
-        # As python-chess's: no error once a result was returned.
-        if not self.result.done():
-            super().engine_terminated(exc)
-
-
-def read_info(
-    board: chess.Board, last: str | None, pv_line: str | None, tail: str | None
-) -> dict[str, Any]:
-    """The search report of one move from the raw ``info`` lines kept by
-    :class:`_UciProtocol`: python-chess's parse of the last line with a score
-    or a PV (``board`` is the position searched: scores are from its side to
-    move), its counters updated from a later line, and the PV of the last
-    line that had one."""
-    info: dict[str, Any] = {}
-    pv: list[chess.Move] = []
-    if last is not None:
-        # The PV is read here (python-chess would only step over its moves).
-        rest, moves = _split_pv(last)
-        info.update(chess.engine._parse_uci_info(rest, board, UCI_INFO))
-        if last is pv_line:
-            pv, pv_line = moves, None
-    if tail is not None:
-        later: Mapping[str, Any] = chess.engine._parse_uci_info(
-            tail[4:], board, chess.engine.INFO_BASIC
-        )
-        info.update((key, later[key]) for key in _COUNTERS if key in later)
-    info["pv"] = pv if pv_line is None else parse_pv(pv_line)
-    return info
-
-
 _NO_SETBOARD = re.compile(r"(?<=\s)setboard=0(?=\s|$)")
 
 
@@ -425,34 +163,6 @@ class _XBoardProtocol(chess.engine.XBoardProtocol):
             self.lacks_setboard = True
             line = _NO_SETBOARD.sub("setboard=1", line)
         super()._line_received(line)
-
-
-def parse_pv(line: str | None) -> list[chess.Move]:
-    """The moves after ``pv`` in a raw UCI ``info`` line (syntax only; the game
-    layer checks legality when it converts them to SAN)."""
-    return [] if line is None else _split_pv(line)[1]
-
-
-def _split_pv(line: str) -> tuple[str, list[chess.Move]]:
-    """A raw ``info`` line cut in two: its words after ``info`` without the
-    ``pv`` and its moves, and those moves (up to the next keyword or the first
-    word that is not a move)."""
-    tokens = line.split()
-    try:
-        start = tokens.index("pv")
-    except ValueError:
-        return " ".join(tokens[1:]), []
-    moves: list[chess.Move] = []
-    end = start + 1
-    for token in tokens[start + 1 :]:
-        if token in _INFO_KEYWORDS:
-            break
-        try:
-            moves.append(chess.Move.from_uci(token))
-        except ValueError:
-            break
-        end += 1
-    return " ".join(tokens[1:start] + tokens[end:]), moves
 
 
 def classify_engine_error(exc: chess.engine.EngineError) -> tuple[FaultKind, str]:
@@ -584,7 +294,9 @@ class EngineSession:
             raise self._fault(FaultKind.STARTUP, detail) from None
         self._transport, self._protocol = transport, protocol
         self.pid = transport.get_pid()
-        read_engine_stdout(transport, protocol)
+        read_engine_stdout(
+            transport, protocol, protocol.kept if isinstance(protocol, _UciProtocol) else None
+        )
         try:
             if self.groups is not None:
                 await asyncio.to_thread(self.groups.started, self.pid)
@@ -737,7 +449,7 @@ class EngineSession:
         limit = to_limit(limits, self._game)
         uci = protocol if isinstance(protocol, _UciProtocol) else None
         if uci is not None:
-            uci.forget_info()
+            uci.kept.forget()
         self.state = SessionState.THINKING
         started = time.monotonic_ns()
         try:
@@ -770,7 +482,9 @@ class EngineSession:
             raise self._fault(FaultKind.ILLEGAL_MOVE, played.move.uci())
         info: Mapping[str, Any] = played.info
         if uci is not None:
-            info = read_info(board, uci.last_info, uci.last_pv_line, uci.info_tail)
+            info, pv = read_info(board, *uci.kept.lines())
+        else:  # python-chess read the xboard PV as moves
+            pv = tuple(move.uci() for move in info.get("pv", ()))
         return ThinkResult(
             move=played.move,
             info=info,
@@ -778,6 +492,7 @@ class EngineSession:
             started_ns=started,
             finished_ns=finished,
             resigned=played.resigned,
+            pv=pv,
         )
 
     async def abort(self) -> None:

@@ -211,8 +211,18 @@ def test_live_move_entry_leaves_unknown_values_out() -> None:
     board = chess.Board()
     after = board.copy()
     after.push_uci("e2e4")
-    xboard = MoveRecord(1, Color.WHITE, "e2e4", "e4", after.fen(), move_time_ms=900,
-                        clock_left_ms=59_100, depth=6, nodes=12_000, score=Score(cp=20))
+    xboard = MoveRecord(
+        1,
+        Color.WHITE,
+        "e2e4",
+        "e4",
+        after.fen(),
+        move_time_ms=900,
+        clock_left_ms=59_100,
+        depth=6,
+        nodes=12_000,
+        score=Score(cp=20),
+    )
     entry = live_move_json(board, xboard)
     assert entry["d"] == 6
     assert not {"sd", "s", "tb", "h", "pd", "pv"} & set(entry)
@@ -282,11 +292,11 @@ def test_live_moves_from_the_runners_pv_moves_are_those_parsed_from_san(seed: in
             raw = [move, *random_pv(after, rng, rng.randrange(12))]
         else:
             raw = random_pv(board, rng, rng.randrange(12))
-        line = pv_line(move, raw)
+        line = pv_line(move.uci(), [m.uci() for m in raw])
         pv = pv_san(board, move, line, None)
         record = MoveRecord(
             board.ply() + 1, Color.WHITE if board.turn else Color.BLACK, move.uci(), pv[0],
-            after.fen(), pv_san=pv, pv_uci=tuple(m.uci() for m in line[: len(pv)]),
+            after.fen(), pv_san=pv, pv_uci=tuple(line[: len(pv)]),
         )  # fmt: skip
         from_san = dataclasses.replace(record, pv_uci=())
         assert record == from_san

@@ -44,14 +44,15 @@ def test_memo_answers_are_python_chess_answers(seed: int, memo_size: int) -> Non
             pv = keep
             move = pv[0] if board.is_legal(pv[0]) else rng.choice(list(board.legal_moves))
             before = board.copy()
-            assert pv_san(board, move, pv, memo) == _reference(board, move, pv)
+            words = [m.uci() for m in pv]
+            assert pv_san(board, move, words, memo) == _reference(board, move, pv)
             assert board == before
             assert board.move_stack == before.move_stack
             # A move the memo knows in this position is one python-chess reads
             # there as itself (legal): the bestmove shortcut of the session.
-            assert memo.known_legal(board, move) or memo_size < 50_000
+            assert memo.known_legal(board, move.uci()) or memo_size < 50_000
             for candidate in _candidates(board, rng):
-                if memo.known_legal(board, candidate):
+                if memo.known_legal(board, candidate.uci()):
                     assert board.parse_uci(candidate.uci()) == candidate
             board.push(move)
 
@@ -70,7 +71,7 @@ def test_a_chess960_board_is_never_answered_from_the_memo() -> None:
     memo = SanMemo()
     board = chess.Board("rn2k1r1/ppp1pppp/8/8/8/8/PPP1PPPP/RN2K2R w HQq - 0 1")
     move = chess.Move.from_uci("e1f1")
-    pv_san(board, move, [move], memo)
-    assert memo.known_legal(board, move)
+    pv_san(board, move, [move.uci()], memo)
+    assert memo.known_legal(board, move.uci())
     board960 = chess.Board(board.fen(), chess960=True)
-    assert not memo.known_legal(board960, move)
+    assert not memo.known_legal(board960, move.uci())

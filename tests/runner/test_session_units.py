@@ -15,19 +15,26 @@ from hypothesis import strategies as st
 from tcecd.domain import Color, Result, Termination
 from tcecd.game.clock import GoLimits
 from tcecd.runner.game import Fault, fault_verdict, score_white
-from tcecd.runner.session import FaultKind, classify_engine_error, parse_pv, to_limit
+from tcecd.runner.session import FaultKind, classify_engine_error, to_limit
+from tcecd.runner.uci import parse_pv
 
 
 def test_parse_pv_reads_moves_after_pv() -> None:
     line = "info depth 12 seldepth 15 score cp 31 nodes 20000 nps 900000 pv e2e4 e7e5 g1f3"
-    assert [m.uci() for m in parse_pv(line)] == ["e2e4", "e7e5", "g1f3"]
+    assert parse_pv(line) == ("e2e4", "e7e5", "g1f3")
 
 
-def test_parse_pv_stops_at_a_keyword_or_bad_token() -> None:
-    assert [m.uci() for m in parse_pv("info pv e2e4 e7e5 string hello")] == ["e2e4", "e7e5"]
-    assert [m.uci() for m in parse_pv("info pv e2e4 banana e7e5")] == ["e2e4"]
-    assert parse_pv("info depth 3 nodes 10") == []
-    assert parse_pv(None) == []
+def test_parse_pv_stops_at_a_keyword_and_the_line_at_a_bad_word() -> None:
+    from tcecd.runner.pv import pv_san
+
+    assert parse_pv("info pv e2e4 e7e5 string hello") == ("e2e4", "e7e5")
+    assert parse_pv("info depth 3 nodes 10") == ()
+    assert parse_pv(None) == ()
+    # A word that is not a move ends the line the record shows (read as moves
+    # by the game layer), whatever follows it.
+    words = parse_pv("info pv e2e4 banana e7e5")
+    assert words == ("e2e4", "banana", "e7e5")
+    assert pv_san(chess.Board(), chess.Move.from_uci("e2e4"), words, None) == ("e4",)
 
 
 def _engine_error(uci: str) -> chess.engine.EngineError:
@@ -157,7 +164,7 @@ def test_position_is_built_as_python_chess_builds_it() -> None:
 
     import chess.engine
 
-    from tcecd.runner.session import _UciProtocol
+    from tcecd.runner.uci import _UciProtocol
 
     class Pipe:
         """Stands for the engine's stdin: records each write."""
@@ -198,7 +205,7 @@ def test_position_is_built_as_python_chess_builds_it() -> None:
 
 
 def test_read_info_keeps_the_last_line_and_later_counters() -> None:
-    from tcecd.runner.session import read_info
+    from tcecd.runner.uci import read_info
 
     board = chess.Board()
     last = (
@@ -206,28 +213,28 @@ def test_read_info_keeps_the_last_line_and_later_counters() -> None:
         "tbhits 0 time 20 pv e2e4 e7e5 g1f3"
     )
     tail = "info nodes 9100 nps 455000 hashfull 4 time 21"
-    info = read_info(board, last, last, tail)
+    info, pv = read_info(board, last, last, tail)
     assert (info["depth"], info["seldepth"]) == (9, 12)
     assert info["score"].white().score() == 31
     # Counters of the later line win: the search went on after the last PV.
     assert (info["nodes"], info["nps"], info["hashfull"], info["time"]) == (9100, 455000, 4, 0.021)
-    assert [m.uci() for m in info["pv"]] == ["e2e4", "e7e5", "g1f3"]
+    assert pv == ("e2e4", "e7e5", "g1f3")
     # Black to move: a score is from Black's side, as python-chess reads it.
     board.push_uci("e2e4")
-    black = read_info(board, "info depth 1 score cp -20 pv e7e5", None, None)
+    black, pv = read_info(board, "info depth 1 score cp -20 pv e7e5", None, None)
     assert black["score"].white().score() == 20
-    assert black["pv"] == []
-    assert read_info(board, None, None, None) == {"pv": []}
+    assert pv == ()
+    assert read_info(board, None, None, None) == ({}, ())
 
 
 def test_read_info_reads_words_after_the_pv() -> None:
-    from tcecd.runner.session import read_info
+    from tcecd.runner.uci import read_info
 
     # Some engines put counters after the PV: the PV ends at the next keyword.
     line = "info depth 5 score cp 10 pv e2e4 e7e5 nodes 500 time 3"
-    info = read_info(chess.Board(), line, line, None)
+    info, pv = read_info(chess.Board(), line, line, None)
     assert (info["depth"], info["nodes"], info["time"]) == (5, 500, 0.003)
-    assert [m.uci() for m in info["pv"]] == ["e2e4", "e7e5"]
+    assert pv == ("e2e4", "e7e5")
 
 
 def test_pv_san_with_a_memo_matches_a_fresh_conversion() -> None:
@@ -236,10 +243,13 @@ def test_pv_san_with_a_memo_matches_a_fresh_conversion() -> None:
     def moves(text: str) -> list[chess.Move]:
         return [chess.Move.from_uci(uci) for uci in text.split()]
 
+    def words(line: list[chess.Move]) -> list[str]:
+        return [m.uci() for m in line]
+
     memo = SanMemo()
     start = chess.Board()
     pv = moves("e2e4 e7e5 g1f3 b8c6")
-    assert pv_san(start, pv[0], pv, memo) == ("e4", "e5", "Nf3", "Nc6")
+    assert pv_san(start, pv[0], words(pv), memo) == ("e4", "e5", "Nf3", "Nc6")
     # The next PV starts with known moves, goes on with new ones, and ends at
     # an illegal move (the king cannot go to e3): the SAN stops there.
     board = chess.Board()
@@ -247,20 +257,20 @@ def test_pv_san_with_a_memo_matches_a_fresh_conversion() -> None:
         board.push(move)
     line = moves("g1f3 b8c6 f1b5 a7a6 b5c6 d7c6 e1e3")
     expected = ("Nf3", "Nc6", "Bb5", "a6", "Bxc6", "dxc6")
-    assert pv_san(board, line[0], line, None) == expected
-    assert pv_san(board, line[0], line, memo) == expected
-    assert pv_san(board, line[0], line, memo) == expected  # all known
+    assert pv_san(board, line[0], words(line), None) == expected
+    assert pv_san(board, line[0], words(line), memo) == expected
+    assert pv_san(board, line[0], words(line), memo) == expected  # all known
     # Known moves between new ones: the scratch board catches up before each new one.
     gaps = SanMemo()
-    assert pv_san(board, line[0], line[:2], gaps) == expected[:2]
-    assert pv_san(board, line[0], line, gaps) == expected
+    assert pv_san(board, line[0], words(line[:2]), gaps) == expected[:2]
+    assert pv_san(board, line[0], words(line), gaps) == expected
     # A PV that does not start with the move played: the move alone.
-    assert pv_san(board, chess.Move.from_uci("d2d4"), line, memo) == ("d4",)
+    assert pv_san(board, chess.Move.from_uci("d2d4"), words(line), memo) == ("d4",)
     # Check and mate signs come from the position, known or not.
     mate = chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
     rook = moves("a1a8")
-    assert pv_san(mate, rook[0], rook, memo) == ("Ra8#",)
-    assert pv_san(mate, rook[0], rook, memo) == ("Ra8#",)
+    assert pv_san(mate, rook[0], words(rook), memo) == ("Ra8#",)
+    assert pv_san(mate, rook[0], words(rook), memo) == ("Ra8#",)
     assert board.move_stack == moves("e2e4 e7e5")  # the caller's board is untouched
 
 
@@ -268,10 +278,15 @@ def test_a_full_memo_starts_afresh() -> None:
     from tcecd.runner.pv import SanMemo, pv_san
 
     memo = SanMemo(max_entries=3)
-    line = [chess.Move.from_uci(uci) for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]]
-    assert pv_san(chess.Board(), line[0], line, memo) == ("e4", "e5", "Nf3", "Nc6", "Bb5")
-    assert len(memo.entries) <= 3
-    assert pv_san(chess.Board(), line[0], line, memo) == ("e4", "e5", "Nf3", "Nc6", "Bb5")
+    line = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]
+    first = chess.Move.from_uci(line[0])
+    assert pv_san(chess.Board(), first, line, memo) == ("e4", "e5", "Nf3", "Nc6", "Bb5")
+    # It fills up during a walk and starts afresh before the next one.
+    assert len(memo.entries) == 5
+    assert pv_san(chess.Board(), first, line[:1], memo) == ("e4",)
+    assert len(memo.entries) == 1
+    assert len(memo.positions) == 2
+    assert pv_san(chess.Board(), first, line, memo) == ("e4", "e5", "Nf3", "Nc6", "Bb5")
 
 
 class _Lines(chess.engine.UciProtocol):
@@ -362,18 +377,17 @@ def test_bestmove_is_read_as_python_chess_reads_it(
     """The move of a ``bestmove`` line (or the error it raises) is python-chess's,
     also when an earlier PV made the move there (``known``: the session then
     takes its legality from the SAN memo instead of checking it again)."""
-    import asyncio
-
     from tcecd.runner import pv
 
     memo = pv.SanMemo()
     if known:  # an earlier PV from the start position: e2e4 is known legal there
-        line = [chess.Move.from_uci(u) for u in ("e2e4", "e7e5", "g1f3")]
-        pv.pv_san(chess.Board(), line[0], line, memo)
+        line = ["e2e4", "e7e5", "g1f3"]
+        pv.pv_san(chess.Board(), chess.Move.from_uci(line[0]), line, memo)
         assert memo.known_legal(chess.Board(), line[0])
     monkeypatch.setattr(pv.SHARED, "entries", memo.entries)
+    monkeypatch.setattr(pv.SHARED, "positions", memo.positions)
 
-    from tcecd.runner.session import _UciPlayCommand, _UciProtocol
+    from tcecd.runner.uci import parse_bestmove
 
     def outcome(read: Callable[[chess.Board, str], chess.Move | None]) -> object:
         board = chess.Board()
@@ -383,12 +397,6 @@ def test_bestmove_is_read_as_python_chess_reads_it(
             cause = exc.args[0]
             return type(exc), type(cause), str(cause)
 
-    async def compare() -> None:
-        protocol = _UciProtocol()
-        protocol.board = chess.Board()
-        command = _UciPlayCommand(protocol, chess.Board(), chess.engine.Limit(nodes=1), None)
-        mine = outcome(lambda _, text: command._parse_bestmove(text))
-        ref = outcome(lambda board, text: chess.engine._parse_uci_bestmove(board, text).move)
-        assert mine == ref
-
-    asyncio.run(compare())
+    mine = outcome(parse_bestmove)
+    ref = outcome(lambda board, text: chess.engine._parse_uci_bestmove(board, text).move)
+    assert mine == ref
