@@ -182,7 +182,8 @@ class _UciProtocol(chess.engine.UciProtocol):
             self._go(limit)
             arg = await waiter
         except asyncio.CancelledError:
-            if not waiter.done() and not self.returncode.done():
+            answered = waiter.done() and not waiter.cancelled()
+            if not answered and not self.returncode.done():
                 # As python-chess's play command: stop, and the late bestmove is
                 # not taken for the next move's.
                 self._stopped = self.loop.create_future()

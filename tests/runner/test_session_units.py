@@ -400,3 +400,80 @@ def test_bestmove_is_read_as_python_chess_reads_it(
     mine = outcome(parse_bestmove)
     ref = outcome(lambda board, text: chess.engine._parse_uci_bestmove(board, text).move)
     assert mine == ref
+
+
+class _Stdin:
+    """Stands for an engine's transport: records what is written to its stdin."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def get_pipe_transport(self, fd: int) -> _Stdin:
+        return self
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data.decode())
+
+    def get_returncode(self) -> int:
+        return 3
+
+    def get_pid(self) -> int:
+        return 0
+
+
+def test_settled_moves_wait_for_their_own_bestmove() -> None:
+    """After a game's first move (python-chess's play command), its later moves
+    write ``position`` + ``go`` and wait for ``bestmove`` themselves. A cancelled
+    one sends ``stop``, and its late ``bestmove`` is not taken for the next move's;
+    an option set sends the next move through python-chess's command again; the
+    engine's death fails the waiting move as python-chess's command would."""
+    import asyncio
+
+    from tcecd.runner.uci import _UciProtocol
+
+    async def scenario() -> None:
+        protocol, stdin = _UciProtocol(), _Stdin()
+        protocol.transport = stdin  # type: ignore[assignment]
+        game, board, limit = object(), chess.Board(), chess.engine.Limit(nodes=1)
+        protocol.game, protocol.first_game = game, False
+        protocol.initialized = True  # uci/uciok done
+        protocol._settled_game = game  # the first move was made
+
+        first = asyncio.create_task(protocol.play_move(board, limit, game))
+        await asyncio.sleep(0)
+        assert stdin.writes[-1] == "position startpos\ngo nodes 1\n"
+        assert protocol.command is None  # python-chess's queue is not used
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        assert stdin.writes[-1] == "stop\n"
+
+        second = asyncio.create_task(protocol.play_move(board, limit, game))
+        await asyncio.sleep(0)
+        assert stdin.writes[-1] == "stop\n"  # not sent before the late bestmove
+        protocol._line_received("bestmove e2e4")  # the cancelled move's answer
+        for _ in range(3):  # the shielded wait, then the task, resume
+            await asyncio.sleep(0)
+        assert stdin.writes[-1] == "position startpos\ngo nodes 1\n"
+        protocol._line_received("info depth 1 score cp 5 pv d2d4 d7d5")
+        protocol._line_received("bestmove d2d4 ponder d7d5")
+        assert (await second).move == chess.Move.from_uci("d2d4")
+        assert protocol.kept.lines()[0] == "info depth 1 score cp 5 pv d2d4 d7d5"
+
+        # An option set since: python-chess's play command makes the next move.
+        protocol._configure({})
+        third = asyncio.create_task(protocol.play_move(board, limit, game))
+        await asyncio.sleep(0)
+        assert protocol.command is not None
+        protocol._line_received("bestmove g1f3")
+        assert (await third).move == chess.Move.from_uci("g1f3")
+
+        # Settled again; the engine dies while the move is awaited.
+        fourth = asyncio.create_task(protocol.play_move(board, limit, game))
+        await asyncio.sleep(0)
+        assert protocol.command is None
+        protocol.connection_lost(None)
+        with pytest.raises(chess.engine.EngineTerminatedError, match="exit code: 3"):
+            await fourth
+
+    asyncio.run(scenario())
