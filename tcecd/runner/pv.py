@@ -17,7 +17,9 @@ into a ``chess.Move`` (python-chess's ``Move.from_uci``), no hashing of a ``Move
 keeps (``MoveRecord.pv_uci``); positions are small integers given out by the memo,
 so a step of the walk is one dictionary probe with a string whose hash Python keeps.
 A word is read as a move (and checked legal) once, the first time it is met in a
-position.
+position. A new word after known ones is read on a scratch board set straight to the
+position before it (from the position's key: pieces, side to move, castling, en
+passant, all that SAN and legality depend on), not by making the known moves again.
 
 The memo holds the answers of a pure function (SAN depends on the position and the
 move only), so sharing one between games and sessions cannot change a result; it is
@@ -27,6 +29,7 @@ bounded and starts afresh when full.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import Any, cast
 
 import chess
 
@@ -50,13 +53,16 @@ class SanMemo:
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self.max_entries = max_entries
         self.positions: dict[Hashable, int] = {}
+        #: The key of each numbered position (the same objects as ``positions``'s).
+        self.keys: list[Hashable] = []
         self.entries: dict[tuple[int, str], tuple[str, int]] = {}
 
     def position(self, key: Hashable) -> int:
         """The number of a position (given out on first sight)."""
         number = self.positions.get(key)
         if number is None:
-            number = self.positions[key] = len(self.positions)
+            number = self.positions[key] = len(self.keys)
+            self.keys.append(key)
         return number
 
     def known_legal(self, board: chess.Board, uci: str) -> bool:
@@ -82,6 +88,7 @@ class SanMemo:
         if len(self.entries) >= self.max_entries:
             self.entries.clear()
             self.positions.clear()
+            self.keys.clear()
 
 
 #: The memo of this process: the runner's games share it (see the module docstring).
@@ -115,7 +122,8 @@ def pv_san(
     entries = memo.entries
     out: list[str] = []
     here = memo.position(position_key(board))
-    scratch: chess.Board | None = None  # the position before ``line[len(out)]``, once needed
+    scratch: chess.Board | None = None  # a board for the new moves, once needed
+    at = -1  # the position on ``scratch`` (a number)
     for i, word in enumerate(line):
         hit = entries.get((here, word))
         if hit is not None:
@@ -123,12 +131,12 @@ def pv_san(
             out.append(san)
             continue
         if scratch is None:
-            scratch = board.copy(stack=False)
-            for made in line[:i]:
-                scratch.push(chess.Move.from_uci(made))
-        elif len(scratch.move_stack) < i:  # known moves since the last new one
-            for made in line[len(scratch.move_stack) : i]:
-                scratch.push(chess.Move.from_uci(made))
+            scratch, at = board.copy(stack=False), memo.position(position_key(board))
+        if at != here:  # known moves since: go straight to the position before ``word``
+            if not _set_position(scratch, memo.keys[here]):
+                for made in line[len(scratch.move_stack) : i]:
+                    scratch.push(chess.Move.from_uci(made))
+            at = here
         if i == 0:
             m = move
         else:
@@ -141,6 +149,26 @@ def pv_san(
         san = scratch.san_and_push(m)  # makes the move once (san + push: twice)
         after = memo.position(position_key(scratch))
         entries[here, word] = (san, after)
-        here = after
+        here = at = after
         out.append(san)
     return tuple(out)
+
+
+def _set_position(board: chess.Board, key: Hashable) -> bool:
+    """Set a standard-chess ``board`` to the position of ``key`` (a
+    :func:`position_key`), as python-chess's own ``_BoardState.restore`` sets a
+    board (its move counters are left as they are: neither SAN nor legality
+    depends on them). False, and the board untouched, for Chess960 and variant
+    boards (their keys may hold more: pockets, check counts), which are caught
+    up by making the known moves instead."""
+    kind, chess960, fields = cast(tuple[object, bool, Any], key)
+    if kind is not chess.Board or chess960 or board.chess960 or type(board) is not chess.Board:
+        return False
+    pawns, knights, bishops, rooks, queens, kings, white, black, turn, castling, ep = fields
+    board.pawns, board.knights, board.bishops = pawns, knights, bishops
+    board.rooks, board.queens, board.kings = rooks, queens, kings
+    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = white, black
+    board.occupied = white | black
+    board.promoted = chess.BB_EMPTY
+    board.turn, board.castling_rights, board.ep_square = turn, castling, ep
+    return True

@@ -75,3 +75,39 @@ def test_a_chess960_board_is_never_answered_from_the_memo() -> None:
     assert memo.known_legal(board, move.uci())
     board960 = chess.Board(board.fen(), chess960=True)
     assert not memo.known_legal(board960, move.uci())
+
+
+def test_a_new_move_after_known_ones_is_read_in_the_position_they_lead_to() -> None:
+    # The scratch board is set straight to the position after the known moves:
+    # its en passant square and castling rights must be that position's.
+    memo = SanMemo()
+    board = chess.Board("rnbqkbnr/pppppppp/8/4P3/8/8/PPPP1PPP/RNBQK2R b KQkq - 0 3")
+    d5 = chess.Move.from_uci("d7d5")
+    assert pv_san(board, d5, ["d7d5", "a2a3"], memo) == ("d5", "a3")
+    assert pv_san(board, d5, ["d7d5", "e5d6", "c7d6", "e1g1"], memo) == (
+        "d5",
+        "exd6",
+        "cxd6",
+        "O-O",
+    )
+    # Known up to the capture; castling is new (and legal: the rights came along).
+    assert pv_san(board, d5, ["d7d5", "e5d6", "e7d6", "e1g1"], memo) == (
+        "d5",
+        "exd6",
+        "exd6",
+        "O-O",
+    )
+    # The same words with the castling right gone: the castling is not legal there.
+    no_castling = chess.Board("rnbqkbnr/pppppppp/8/4P3/8/8/PPPP1PPP/RNBQK2R b Qkq - 0 3")
+    assert pv_san(no_castling, d5, ["d7d5", "e5d6", "e7d6", "e1g1"], memo) == ("d5", "exd6", "exd6")
+    # Known moves that gave up castling rights (a rook went and came back): the
+    # castling after them is not legal, though the pieces stand as before.
+    rooks = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    rg1 = chess.Move.from_uci("h1g1")
+    there_and_back = ["h1g1", "a8b8", "g1h1", "b8a8"]
+    assert pv_san(rooks, rg1, there_and_back, memo) == ("Rg1", "Rb8", "Rh1", "Ra8")
+    assert pv_san(rooks, rg1, [*there_and_back, "e1g1"], memo) == ("Rg1", "Rb8", "Rh1", "Ra8")
+    assert pv_san(rooks, rg1, [*there_and_back, "e1c1"], memo) == (
+        *("Rg1", "Rb8", "Rh1", "Ra8"),
+        "O-O-O",
+    )
