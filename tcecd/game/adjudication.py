@@ -114,15 +114,17 @@ def _color(turn: chess.Color) -> Color:
     return Color.WHITE if turn == chess.WHITE else Color.BLACK
 
 
-def rules_verdict(board: chess.Board) -> Verdict | None:
+def rules_verdict(board: chess.Board, *, has_legal_move: bool = False) -> Verdict | None:
     """The laws-of-chess ending of ``board`` (with its move stack), or None.
 
     Checked in cutechess's order: checkmate/stalemate, insufficient material,
-    fifty moves, threefold repetition.
+    fifty moves, threefold repetition. ``has_legal_move``: the caller knows a
+    legal move in this position (the engine's PV goes on with one, checked
+    legal), which rules out checkmate and stalemate without a move generation.
     """
     # No legal move: checkmate or stalemate (one move generation for both,
     # where is_checkmate() and is_stalemate() would each test for check first).
-    if not any(board.generate_legal_moves()):
+    if not has_legal_move and not any(board.generate_legal_moves()):
         if board.is_check():
             winner = _color(not board.turn)
             text = f"{_winner_text(winner)} mates"
@@ -188,11 +190,13 @@ class Adjudicator:
         score: Score | None,
         *,
         book: bool = False,
+        has_legal_move: bool = False,
     ) -> Verdict | None:
         """Update the counters for the ply just pushed and return a verdict if
         the game is over (laws of chess first, then tablebases, the draw rule,
-        the win rule and the maximum length)."""
-        verdict = rules_verdict(board)
+        the win rule and the maximum length). ``has_legal_move``: as for
+        :func:`rules_verdict`."""
+        verdict = rules_verdict(board, has_legal_move=has_legal_move)
         if verdict is not None:
             return verdict
         verdict = self._tablebase(board)

@@ -268,7 +268,9 @@ class _Game:
         pv = pv_san(board, move, line)  # stops before the first illegal move
         san = pv[0]  # ``move``'s own SAN: the line starts with it
         board.push(move)
-        verdict = self.adjudicator.on_ply(board, mover, score)
+        # A PV that goes on after the move names a legal reply (pv_san checked it):
+        # no checkmate or stalemate to look for.
+        verdict = self.adjudicator.on_ply(board, mover, score, has_legal_move=len(pv) > 1)
         self.emit(
             self._record(
                 mover,

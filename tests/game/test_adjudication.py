@@ -446,3 +446,25 @@ def test_repetition_verdict_is_python_chess_threefold(data: st.DataObject) -> No
             assert (verdict is not None) == board.is_repetition(3)
         if verdict is not None:
             break
+
+
+@given(st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None)
+def test_a_known_legal_move_changes_no_verdict(rng: object) -> None:
+    """Told that a legal move exists (an engine's PV goes on with one), the laws
+    give the same verdict as after their own move generation, ply by ply, in
+    random games that reach mates, stalemates, bare kings and repetitions."""
+    import random
+
+    assert isinstance(rng, random.Random)
+    board = chess.Board()
+    while True:
+        legal = list(board.legal_moves)
+        known = rules_verdict(board, has_legal_move=bool(legal))
+        assert known == rules_verdict(board)
+        if known is not None or not legal:
+            break
+        # Mostly captures and checks first: games that end by the laws.
+        sharp = [m for m in legal if board.is_capture(m) or board.gives_check(m)]
+        board.push(rng.choice(sharp if sharp and rng.random() < 0.7 else legal))
+    event(known.detail if known else "no verdict")
