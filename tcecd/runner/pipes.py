@@ -9,17 +9,16 @@ keeps the loop's part small:
 - it replaces the loop's own protocol on the stdout pipe and handles each chunk at
   once (asyncio and uvloop alike would pass it on with ``call_soon``: one more turn
   of the loop per chunk);
-- an ``info`` line of a UCI engine, a whole line in a chunk of its own (the usual
-  case), is kept as it came, in a :class:`KeptInfo`, without decoding it and
-  without python-chess: tcecd reads only the last lines of a move, once, when its
-  ``bestmove`` has arrived (``session.read_info``). Measured in place with
-  ``bench/match.py``: 33 -> N us of thread CPU an ``info`` line;
-- any other whole line goes straight to python-chess's ``_line_received``, without
-  its buffer's extend, search and split. Anything else (a partial line, text already
-  buffered, several lines, bytes that are not ASCII) takes python-chess's own
-  ``pipe_data_received``, whose lines come back through the protocol's
-  ``_line_received`` (``session._UciProtocol`` keeps the ``info`` ones in the same
-  :class:`KeptInfo`).
+- a chunk of whole ASCII lines (the usual case: one line, or the last ``info`` and
+  ``bestmove`` together) is split here: a UCI engine's ``info`` line is kept as it
+  came, in a :class:`KeptInfo`, without decoding it and without python-chess (tcecd
+  reads only the last lines of a move, once, when its ``bestmove`` has arrived:
+  ``uci.read_info``); any other line goes straight to python-chess's
+  ``_line_received``, without its buffer's extend, search and split;
+- anything else (a partial line, text already buffered, bytes that are not ASCII)
+  takes python-chess's own ``pipe_data_received``, whose lines come back through the
+  protocol's ``_line_received`` (``uci._UciProtocol`` keeps the ``info`` ones in the
+  same :class:`KeptInfo`).
 
 Reading the pipe in a thread of its own (blocked in ``poll``, holding the ``info``
 lines back until ``bestmove``) was tried and measured: the wake-up itself, not the
@@ -74,9 +73,15 @@ class KeptInfo:
 
 
 def _text(line: bytes | str | None) -> str | None:
+    """A kept line as python-chess's split gives it: without its newline and
+    one carriage return before it."""
     if line is None or isinstance(line, str):
         return line
-    return line.decode("ascii").rstrip("\r\n")
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    return line.decode("ascii")
 
 
 class StdoutProtocol(asyncio.Protocol):
@@ -106,25 +111,36 @@ class StdoutProtocol(asyncio.Protocol):
         self.clean = not protocol.buffer[1]
 
     def data_received(self, data: bytes) -> None:
-        if self.clean and data.find(b"\n") == len(data) - 1 and data.isascii():
-            kept = self.kept
-            if kept is not None and data.startswith(b"info "):
-                if b" pv " in data:
-                    kept.last = kept.pv = data
-                    kept.tail = None
-                elif b" score " in data:
-                    kept.last = data
-                    kept.tail = None
-                elif not data.startswith(b"info string"):
-                    kept.tail = data
-                return
-            if data:
-                line = data[:-2] if data.endswith(b"\r\n") else data[:-1]
-                self.protocol._line_received(line.decode("ascii"))
-                return
+        if self.clean and data.endswith(b"\n") and data.isascii():
+            if data.find(b"\n") == len(data) - 1:
+                self._line(data)
+            else:  # several lines (the last info and bestmove often come together)
+                for line in data.split(b"\n")[:-1]:
+                    self._line(line)
+            return
         self.protocol.pipe_data_received(1, data)
         if data:
             self.clean = data.endswith(b"\n")
+
+    def _line(self, line: bytes) -> None:
+        """One ASCII line, its line end included or not: kept if it is a UCI
+        ``info`` line, else handed to python-chess as its own split would."""
+        kept = self.kept
+        if kept is not None and line.startswith(b"info "):
+            if b" pv " in line:
+                kept.last = kept.pv = line
+                kept.tail = None
+            elif b" score " in line:
+                kept.last = line
+                kept.tail = None
+            elif not line.startswith(b"info string"):
+                kept.tail = line
+            return
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        self.protocol._line_received(line.decode("ascii"))
 
     def eof_received(self) -> bool | None:
         return None  # as asyncio's pipe protocol: the transport then closes

@@ -98,7 +98,7 @@ class _UciProtocol(chess.engine.UciProtocol):
         self._position_moves: list[chess.Move] = []
         self._held_position: str | None = None
 
-    def _position(self, board: chess.Board) -> None:
+    def _position(self, board: chess.Board, *, settled: bool = False) -> None:
         """Send ``position``, as python-chess does, but built incrementally.
 
         python-chess rebuilds the whole command for every move (the root
@@ -107,7 +107,9 @@ class _UciProtocol(chess.engine.UciProtocol):
         only grows, so the words sent last time are kept and the new moves
         appended. Anything else (another game, a board that is not a
         continuation, Chess960, a variant, a null move) takes python-chess's
-        own path.
+        own path. ``settled``: a later move of the game whose first move set the
+        options that follow the board (the board's kind is the game's), and the
+        bestmove is read against the caller's board: neither is done again.
         """
         stack = board.move_stack
         sent = self._position_moves
@@ -136,14 +138,15 @@ class _UciProtocol(chess.engine.UciProtocol):
             self._position_words.extend(move.uci() for move in new)
             self._position_moves.extend(new)
         # As python-chess: UCI_Variant and UCI_Chess960 follow the board.
-        if "UCI_Variant" in self.options:
+        if not settled and "UCI_Variant" in self.options:
             self._setoption("UCI_Variant", "chess")
-        if "UCI_Chess960" in self.options:
+        if not settled and "UCI_Chess960" in self.options:
             self._setoption("UCI_Chess960", False)
         # Held and written together with the ``go`` that python-chess sends next
         # (see send_line): one pipe write and one engine wake-up per move, not two.
         self._held_position = " ".join(self._position_words)
-        self.board = board.copy(stack=False)
+        if not settled:
+            self.board = board.copy(stack=False)
 
     def _configure(self, options: chess.engine.ConfigMapping) -> None:
         # Options may change: the next move goes through python-chess's command again.
@@ -178,7 +181,7 @@ class _UciProtocol(chess.engine.UciProtocol):
         waiter: asyncio.Future[str] = self.loop.create_future()
         self._waiter = waiter
         try:
-            self._position(board)
+            self._position(board, settled=True)
             self._go(limit)
             arg = await waiter
         except asyncio.CancelledError:
@@ -191,7 +194,8 @@ class _UciProtocol(chess.engine.UciProtocol):
             raise
         finally:
             self._waiter = None
-        return chess.engine.PlayResult(parse_bestmove(self.board, arg), None)
+        # The caller's board: the game waits for this move, its board stands still.
+        return chess.engine.PlayResult(parse_bestmove(board, arg), None)
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)

@@ -307,6 +307,9 @@ _OUTPUT = st.lists(
     st.sampled_from(
         [
             b"info depth 1 score cp 20 pv e2e4\n",
+            b"info depth 2 score cp 25\r\n",
+            b"info nodes 500 time 3\n",
+            b"info string hello pv\n",
             b"info string caf\xc3\xa9\r\n",
             b"bestmove e2e4 ponder e7e5\n",
             b"readyok\n",
@@ -321,14 +324,31 @@ _OUTPUT = st.lists(
 )
 
 
-@given(_OUTPUT, st.lists(st.integers(0, 60), max_size=8), st.data())
+class _KeptLines(_Lines):
+    """A UCI protocol as tcecd's: ``info`` lines kept, the others recorded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from tcecd.runner.pipes import KeptInfo
+
+        self.kept = KeptInfo()
+
+    def _line_received(self, line: str) -> None:
+        if line.startswith("info"):
+            self.kept.keep(line)
+        else:
+            self.lines.append(line)
+
+
+@given(_OUTPUT, st.lists(st.integers(0, 60), max_size=8), st.data(), st.booleans())
 @settings(max_examples=300, deadline=None)
 def test_stdout_lines_reach_the_protocol_as_python_chess_splits_them(
-    parts: list[bytes], cuts: list[int], data: st.DataObject
+    parts: list[bytes], cuts: list[int], data: st.DataObject, uci: bool
 ) -> None:
     """:class:`StdoutProtocol` hands on the same lines, in the same order, as
     python-chess's ``pipe_data_received`` given the same chunks (whole lines,
-    lines cut anywhere, several lines at once, ``\\r\\n``, bad UTF-8)."""
+    lines cut anywhere, several lines at once, ``\\r\\n``, bad UTF-8); for a UCI
+    engine (``uci``) it keeps the same ``info`` lines as the protocol would."""
     import asyncio
 
     from tcecd.runner.pipes import StdoutProtocol
@@ -340,13 +360,15 @@ def test_stdout_lines_reach_the_protocol_as_python_chess_splits_them(
         points += [] if points[-1] == len(stream) else [len(stream)]
     chunks = [stream[a:b] for a, b in itertools.pairwise(points) if b > a]
 
-    async def feed() -> tuple[list[str], list[str]]:
-        mine, ref = _Lines(), _Lines()
-        pipe = StdoutProtocol(asyncio.Protocol(), mine)
+    async def feed() -> tuple[object, object]:
+        mine, ref = (_KeptLines(), _KeptLines()) if uci else (_Lines(), _Lines())
+        pipe = StdoutProtocol(asyncio.Protocol(), mine, getattr(mine, "kept", None))
         for chunk in chunks:
             pipe.data_received(chunk)
             ref.pipe_data_received(1, chunk)
         assert bytes(mine.buffer[1]) == bytes(ref.buffer[1])
+        if isinstance(mine, _KeptLines) and isinstance(ref, _KeptLines):
+            assert mine.kept.lines() == ref.kept.lines()
         return mine.lines, ref.lines
 
     got, want = asyncio.run(feed())
