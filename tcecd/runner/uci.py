@@ -79,7 +79,9 @@ class _UciProtocol(chess.engine.UciProtocol):
     before they reach the protocol), and :func:`read_info` parses them once,
     when ``bestmove`` has arrived. No python-chess command needs
     ``info`` lines besides the info collection of ``play``/``analysis``, and
-    tcecd plays through :meth:`play_move`, which collects none.
+    tcecd plays through :meth:`play_move`, which collects none (and makes the
+    later moves of a game without python-chess's command queue: see the module
+    docstring).
     """
 
     def __init__(self) -> None:
@@ -88,8 +90,10 @@ class _UciProtocol(chess.engine.UciProtocol):
         # The game whose first move python-chess's play command made (options set,
         # new game sent): later moves of it take the settled path of play_move.
         self._settled_game: object = None
-        # A settled move's bestmove, while it is awaited.
+        # A settled move's bestmove, while it is awaited, and whether it came (also
+        # when the wait was cancelled in the same turn of the loop).
         self._waiter: asyncio.Future[str] | None = None
+        self._answered = False
         # After a settled move was cancelled (``stop`` sent): its bestmove is due.
         self._stopped: asyncio.Future[None] | None = None
         # The last ``position`` command, word by word, for the game it was sent in.
@@ -179,14 +183,13 @@ class _UciProtocol(chess.engine.UciProtocol):
         self, board: chess.Board, limit: chess.engine.Limit
     ) -> chess.engine.PlayResult:
         waiter: asyncio.Future[str] = self.loop.create_future()
-        self._waiter = waiter
+        self._waiter, self._answered = waiter, False
         try:
             self._position(board, settled=True)
             self._go(limit)
             arg = await waiter
         except asyncio.CancelledError:
-            answered = waiter.done() and not waiter.cancelled()
-            if not answered and not self.returncode.done():
+            if not self._answered and not self.returncode.done():
                 # As python-chess's play command: stop, and the late bestmove is
                 # not taken for the next move's.
                 self._stopped = self.loop.create_future()
@@ -224,6 +227,7 @@ class _UciProtocol(chess.engine.UciProtocol):
             waiter = self._waiter
             if token == "bestmove":
                 if waiter is not None:
+                    self._answered = True
                     if not waiter.done():
                         waiter.set_result(arg)
                 elif self._stopped is not None:

@@ -499,3 +499,32 @@ def test_settled_moves_wait_for_their_own_bestmove() -> None:
             await fourth
 
     asyncio.run(scenario())
+
+
+def test_a_bestmove_in_the_turn_of_its_cancellation_needs_no_stop() -> None:
+    """A settled move cancelled in the same turn of the loop as its ``bestmove``
+    arrived: nothing is stopped or awaited, and the next move waits only for
+    its own answer."""
+    import asyncio
+
+    from tcecd.runner.uci import _UciProtocol
+
+    async def scenario() -> None:
+        protocol, stdin = _UciProtocol(), _Stdin()
+        protocol.transport = stdin  # type: ignore[assignment]
+        game, board, limit = object(), chess.Board(), chess.engine.Limit(nodes=1)
+        protocol.game, protocol.first_game, protocol.initialized = game, False, True
+        protocol._settled_game = game
+        first = asyncio.create_task(protocol.play_move(board, limit, game))
+        await asyncio.sleep(0)
+        first.cancel()
+        protocol._line_received("bestmove e2e4")  # before the task sees its cancellation
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        assert "stop\n" not in stdin.writes
+        second = asyncio.create_task(protocol.play_move(board, limit, game))
+        await asyncio.sleep(0)
+        protocol._line_received("bestmove d2d4")
+        assert (await asyncio.wait_for(second, 5)).move == chess.Move.from_uci("d2d4")
+
+    asyncio.run(scenario())
