@@ -37,51 +37,50 @@ import chess.engine
 class KeptInfo:
     """The ``info`` lines of a UCI engine's current search that tcecd reads: the
     last one with a score or a PV, the last one with a PV, and the last other one
-    after them (counters), each as it came (``bytes`` from :class:`StdoutProtocol`,
-    ``str`` from python-chess's split, the line end included or not)."""
+    after them (counters), each as the engine wrote it (the line end included
+    or not)."""
 
     __slots__ = ("last", "pv", "tail")
 
     def __init__(self) -> None:
-        self.last: bytes | str | None = None
-        self.pv: bytes | str | None = None
-        self.tail: bytes | str | None = None
+        self.last: bytes | None = None
+        self.pv: bytes | None = None
+        self.tail: bytes | None = None
 
     def forget(self) -> None:
         """Before a ``go``: nothing reported yet."""
         self.last = self.pv = self.tail = None
 
-    def keep(self, line: str) -> None:
-        """Keep one decoded ``info`` line (the slow path's; the fast path of
-        :meth:`StdoutProtocol.data_received` does the same on bytes)."""
-        if " pv " in line:
+    def keep(self, line: bytes) -> None:
+        """Keep one ``info`` line if it is one of those read."""
+        if b" pv " in line:
             self.last = self.pv = line
             self.tail = None
-        elif " score " in line:
+        elif b" score " in line:
             self.last = line
             self.tail = None
-        elif not line.startswith("info string"):
+        elif not line.startswith(b"info string"):
             self.tail = line
 
     def lines(self) -> tuple[str | None, str | None, str | None]:
         """The kept lines as text without their line ends: (last, PV, tail), the
         first two the same object when the last line is the PV's (as
-        ``session.read_info`` takes them)."""
+        ``uci.read_info`` takes them)."""
         last = _text(self.last)
         pv = last if self.pv is self.last else _text(self.pv)
         return last, pv, _text(self.tail)
 
 
-def _text(line: bytes | str | None) -> str | None:
+def _text(line: bytes | None) -> str | None:
     """A kept line as python-chess's split gives it: without its newline and
-    one carriage return before it."""
-    if line is None or isinstance(line, str):
-        return line
+    one carriage return before it (decoded as python-chess decodes it)."""
+    if line is None:
+        return None
     if line.endswith(b"\n"):
         line = line[:-1]
     if line.endswith(b"\r"):
         line = line[:-1]
-    return line.decode("ascii")
+    return line.decode("utf-8")
 
 
 class StdoutProtocol(asyncio.Protocol):
@@ -127,14 +126,7 @@ class StdoutProtocol(asyncio.Protocol):
         ``info`` line, else handed to python-chess as its own split would."""
         kept = self.kept
         if kept is not None and line.startswith(b"info "):
-            if b" pv " in line:
-                kept.last = kept.pv = line
-                kept.tail = None
-            elif b" score " in line:
-                kept.last = line
-                kept.tail = None
-            elif not line.startswith(b"info string"):
-                kept.tail = line
+            kept.keep(line)
             return
         if line.endswith(b"\n"):
             line = line[:-1]

@@ -219,8 +219,8 @@ class _UciProtocol(chess.engine.UciProtocol):
         super().send_line(line if held is None else f"{held}\n{line}")
 
     def _line_received(self, line: str) -> None:
-        if line.startswith("info"):
-            self.kept.keep(line)
+        if line.startswith("info"):  # a line the stdout reader did not keep itself
+            self.kept.keep(line.encode("utf-8"))
             return
         if self._waiter is not None or self._stopped is not None:
             token, arg = chess.engine._next_token(line)

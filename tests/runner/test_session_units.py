@@ -335,7 +335,7 @@ class _KeptLines(_Lines):
 
     def _line_received(self, line: str) -> None:
         if line.startswith("info"):
-            self.kept.keep(line)
+            self.kept.keep(line.encode())
         else:
             self.lines.append(line)
 
