@@ -452,11 +452,12 @@ class EngineSession:
             uci.kept.forget()
         self.state = SessionState.THINKING
         started = time.monotonic_ns()
+        timeout_s = None if timeout_ms is None else timeout_ms / 1000
         try:
-            async with asyncio.timeout(None if timeout_ms is None else timeout_ms / 1000):
-                if uci is not None:  # info: read_info parses the kept lines once
-                    played = await uci.play_move(board, limit, self._game)
-                else:
+            if uci is not None:  # info: read_info parses the kept lines once
+                played = await uci.play_move(board, limit, self._game, timeout_s)
+            else:
+                async with asyncio.timeout(timeout_s):
                     played = await protocol.play(
                         board, limit, info=chess.engine.INFO_ALL, ponder=False, game=self._game
                     )

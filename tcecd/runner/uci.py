@@ -158,37 +158,47 @@ class _UciProtocol(chess.engine.UciProtocol):
         super()._configure(options)
 
     async def play_move(
-        self, board: chess.Board, limit: chess.engine.Limit, game: object
+        self,
+        board: chess.Board,
+        limit: chess.engine.Limit,
+        game: object,
+        timeout_s: float | None = None,
     ) -> chess.engine.PlayResult:
         """``play(board, limit, game=game)`` as tcecd calls it (no pondering, no
-        ``info`` collection): through :class:`_UciPlayCommand` for the first
-        move of a game, then, while python-chess has no command running and no
-        option was set since, by writing ``position`` + ``go`` and waiting for
-        ``bestmove`` (what the command would do then: its option and new-game
-        steps have nothing left to send)."""
-        if self._stopped is not None:  # a cancelled move's bestmove is still due
-            await asyncio.shield(self._stopped)
+        ``info`` collection), within ``timeout_s`` (``TimeoutError`` after it):
+        through :class:`_UciPlayCommand` for the first move of a game, then,
+        while python-chess has no command running and no option was set since,
+        by writing ``position`` + ``go`` and waiting for ``bestmove`` (what the
+        command would do then: its option and new-game steps have nothing left
+        to send)."""
         if (
             game is not None
             and game is self._settled_game
             and game is self.game
             and self.command is None
             and self.next_command is None
+            and self._stopped is None
             and not self.returncode.done()
         ):
-            return await self._play_settled(board, limit)
-        return await self.communicate(lambda _: _UciPlayCommand(self, board, limit, game))
+            return await self._play_settled(board, limit, timeout_s)
+        async with asyncio.timeout(timeout_s):
+            if self._stopped is not None:  # a cancelled move's bestmove is still due
+                await asyncio.shield(self._stopped)
+            return await self.communicate(lambda _: _UciPlayCommand(self, board, limit, game))
 
     async def _play_settled(
-        self, board: chess.Board, limit: chess.engine.Limit
+        self, board: chess.Board, limit: chess.engine.Limit, timeout_s: float | None
     ) -> chess.engine.PlayResult:
         waiter: asyncio.Future[str] = self.loop.create_future()
         self._waiter, self._answered = waiter, False
+        # A timer on the wait itself (asyncio.timeout's bookkeeping is a noticeable
+        # part of a move's CPU; the first move of a game still uses it).
+        timer = None if timeout_s is None else self.loop.call_later(timeout_s, _expire, waiter)
         try:
             self._position(board, settled=True)
             self._go(limit)
             arg = await waiter
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, TimeoutError):
             if not self._answered and not self.returncode.done():
                 # As python-chess's play command: stop, and the late bestmove is
                 # not taken for the next move's.
@@ -197,6 +207,8 @@ class _UciProtocol(chess.engine.UciProtocol):
             raise
         finally:
             self._waiter = None
+            if timer is not None:
+                timer.cancel()
         # The caller's board: the game waits for this move, its board stands still.
         return chess.engine.PlayResult(parse_bestmove(board, arg), None)
 
@@ -391,3 +403,9 @@ def parse_bestmove(board: chess.Board, arg: str) -> chess.Move | None:
         return board.parse_uci(text)
     except ValueError as err:
         raise chess.engine.EngineError(err) from None
+
+
+def _expire(waiter: asyncio.Future[str]) -> None:
+    """A settled move's time is up."""
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())

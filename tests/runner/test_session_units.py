@@ -446,9 +446,10 @@ class _Stdin:
 def test_settled_moves_wait_for_their_own_bestmove() -> None:
     """After a game's first move (python-chess's play command), its later moves
     write ``position`` + ``go`` and wait for ``bestmove`` themselves. A cancelled
-    one sends ``stop``, and its late ``bestmove`` is not taken for the next move's;
-    an option set sends the next move through python-chess's command again; the
-    engine's death fails the waiting move as python-chess's command would."""
+    one (or one out of time) sends ``stop``, and its late ``bestmove`` is not taken
+    for the next move's; an option set sends the next move through python-chess's
+    command again; the engine's death fails the waiting move as python-chess's
+    command would."""
     import asyncio
 
     from tcecd.runner.uci import _UciProtocol
@@ -489,6 +490,13 @@ def test_settled_moves_wait_for_their_own_bestmove() -> None:
         assert protocol.command is not None
         protocol._line_received("bestmove g1f3")
         assert (await third).move == chess.Move.from_uci("g1f3")
+
+        # A move out of time: TimeoutError, stop, and the late answer is no one's.
+        with pytest.raises(TimeoutError):
+            await protocol.play_move(board, limit, game, 0.01)
+        assert stdin.writes[-1] == "stop\n"
+        protocol._line_received("bestmove e2e4")
+        assert protocol._stopped is None
 
         # Settled again; the engine dies while the move is awaited.
         fourth = asyncio.create_task(protocol.play_move(board, limit, game))
