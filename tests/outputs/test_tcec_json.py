@@ -211,18 +211,8 @@ def test_live_move_entry_leaves_unknown_values_out() -> None:
     board = chess.Board()
     after = board.copy()
     after.push_uci("e2e4")
-    xboard = MoveRecord(
-        1,
-        Color.WHITE,
-        "e2e4",
-        "e4",
-        after.fen(),
-        move_time_ms=900,
-        clock_left_ms=59_100,
-        depth=6,
-        nodes=12_000,
-        score=Score(cp=20),
-    )
+    xboard = MoveRecord(1, Color.WHITE, "e2e4", "e4", after.fen(), move_time_ms=900,
+                        clock_left_ms=59_100, depth=6, nodes=12_000, score=Score(cp=20))
     entry = live_move_json(board, xboard)
     assert entry["d"] == 6
     assert not {"sd", "s", "tb", "h", "pd", "pv"} & set(entry)
