@@ -155,6 +155,25 @@ def test_remote_engine_workdir_is_on_the_far_host_not_local() -> None:
     assert "cd /srv/only-on-the-far-host" in remote_command(config)
 
 
+class _Stdin:
+    """Stands for an engine's transport: records what is written to its stdin."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def get_pipe_transport(self, fd: int) -> _Stdin:
+        return self
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data.decode())
+
+    def get_returncode(self) -> int:
+        return 3
+
+    def get_pid(self) -> int:
+        return 0
+
+
 def test_position_is_built_as_python_chess_builds_it() -> None:
     """The incremental ``position`` command (one game, the board only grows)
     is python-chess's, from the start position and from a FEN, and after a new
@@ -166,22 +185,10 @@ def test_position_is_built_as_python_chess_builds_it() -> None:
 
     from tcecd.runner.uci import _UciProtocol
 
-    class Pipe:
-        """Stands for the engine's stdin: records each write."""
-
-        def __init__(self) -> None:
-            self.writes: list[str] = []
-
-        def get_pipe_transport(self, fd: int) -> Pipe:
-            return self
-
-        def write(self, data: bytes) -> None:
-            self.writes.append(data.decode())
-
     async def compare() -> None:
         random.seed(7)
         mine, ref = _UciProtocol(), chess.engine.UciProtocol()
-        got, want = Pipe(), Pipe()
+        got, want = _Stdin(), _Stdin()
         mine.transport, ref.transport = got, want  # type: ignore[assignment]
         fens = (None, "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2")
         for fen in fens:
@@ -422,25 +429,6 @@ def test_bestmove_is_read_as_python_chess_reads_it(
     mine = outcome(parse_bestmove)
     ref = outcome(lambda board, text: chess.engine._parse_uci_bestmove(board, text).move)
     assert mine == ref
-
-
-class _Stdin:
-    """Stands for an engine's transport: records what is written to its stdin."""
-
-    def __init__(self) -> None:
-        self.writes: list[str] = []
-
-    def get_pipe_transport(self, fd: int) -> _Stdin:
-        return self
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(data.decode())
-
-    def get_returncode(self) -> int:
-        return 3
-
-    def get_pid(self) -> int:
-        return 0
 
 
 def test_settled_moves_wait_for_their_own_bestmove() -> None:
