@@ -66,16 +66,18 @@ class KeptInfo:
         """The kept lines as text without their line ends: (last, PV, tail), the
         first two the same object when the last line is the PV's (as
         ``uci.read_info`` takes them)."""
-        last = _text(self.last)
-        pv = last if self.pv is self.last else _text(self.pv)
-        return last, pv, _text(self.tail)
+
+        def text(line: bytes | None) -> str | None:
+            return None if line is None else line_text(line)
+
+        last = text(self.last)
+        pv = last if self.pv is self.last else text(self.pv)
+        return last, pv, text(self.tail)
 
 
-def _text(line: bytes | None) -> str | None:
-    """A kept line as python-chess's split gives it: without its newline and
-    one carriage return before it (decoded as python-chess decodes it)."""
-    if line is None:
-        return None
+def line_text(line: bytes) -> str:
+    """A line as python-chess's split gives it: without its newline and one
+    carriage return before it, decoded as python-chess decodes it."""
     if line.endswith(b"\n"):
         line = line[:-1]
     if line.endswith(b"\r"):
@@ -128,11 +130,7 @@ class StdoutProtocol(asyncio.Protocol):
         if kept is not None and line.startswith(b"info "):
             kept.keep(line)
             return
-        if line.endswith(b"\n"):
-            line = line[:-1]
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        self.protocol._line_received(line.decode("ascii"))
+        self.protocol._line_received(line_text(line))
 
     def eof_received(self) -> bool | None:
         return None  # as asyncio's pipe protocol: the transport then closes

@@ -121,9 +121,9 @@ def pv_san(
     memo.make_room()
     entries = memo.entries
     out: list[str] = []
-    here = memo.position(position_key(board))
+    here = start = memo.position(position_key(board))
     scratch: chess.Board | None = None  # a board for the new moves, once needed
-    at = -1  # the position on ``scratch`` (a number)
+    at = start  # the position on ``scratch`` (a number), once made
     for i, word in enumerate(line):
         hit = entries.get((here, word))
         if hit is not None:
@@ -131,7 +131,7 @@ def pv_san(
             out.append(san)
             continue
         if scratch is None:
-            scratch, at = board.copy(stack=False), memo.position(position_key(board))
+            scratch = board.copy(stack=False)
         if at != here:  # known moves since: go straight to the position before ``word``
             if not _set_position(scratch, memo.keys[here]):
                 for made in line[len(scratch.move_stack) : i]:
@@ -160,9 +160,10 @@ def _set_position(board: chess.Board, key: Hashable) -> bool:
     board (its move counters are left as they are: neither SAN nor legality
     depends on them). False, and the board untouched, for Chess960 and variant
     boards (their keys may hold more: pockets, check counts), which are caught
-    up by making the known moves instead."""
+    up by making the known moves instead. (The key comes from a walk that
+    started on ``board``: its kind is the board's.)"""
     kind, chess960, fields = cast(tuple[object, bool, Any], key)
-    if kind is not chess.Board or chess960 or board.chess960 or type(board) is not chess.Board:
+    if kind is not chess.Board or chess960:
         return False
     pawns, knights, bishops, rooks, queens, kings, white, black, turn, castling, ep = fields
     board.pawns, board.knights, board.bishops = pawns, knights, bishops
