@@ -10,7 +10,10 @@ engines kept alive between games as fastchess and cutechess-cli do) and prints:
 - tcecd's own CPU time per move (this process only, engines excluded);
 - the latency from receiving ``bestmove`` to sending the next ``go``: median
   and 99th percentile; target: median under 1 ms;
-- the match statistics as ``tcecd play`` prints them (Elo, nElo, pentanomial).
+- the match statistics as ``tcecd play`` prints them (Elo, nElo, pentanomial);
+- the floor under tcecd's figure: the same games replayed by a driver that only
+  reads the engines' lines and sends ``position`` + ``go`` (``bench/floor.py``),
+  its CPU per move and what is left of tcecd's above it (tcecd's own work).
 
 If ``fastchess`` or ``cutechess-cli`` is on PATH or in ``bench/peers/bin``, the
 same match is run with it and its wall time, its own CPU time per move and the
@@ -40,10 +43,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import chess.pgn
+from floor import replay
 
 from tcecd import eventloop
 from tcecd.config.load import find_executable, load_engine
-from tcecd.game.record import Opening
+from tcecd.game.record import GameRecord, Opening
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.match import MatchSpec, run_match, unique_names
 
@@ -64,9 +68,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-async def tcecd_match(games: int, nodes: int) -> tuple[float, float, int]:
+async def tcecd_match(games: int, nodes: int) -> tuple[float, float, int, list[GameRecord]]:
     """Run the match with tcecd; prints the figures and returns the wall time (s),
-    tcecd's CPU time (s) and the number of engine moves."""
+    tcecd's CPU time (s), the number of engine moves and the games."""
     stockfish = load_engine("stockfish").model_copy(
         update={"options": {"Threads": 1, "Hash": 16}, "restart": "keep-alive"}
     )
@@ -109,7 +113,24 @@ async def tcecd_match(games: int, nodes: int) -> tuple[float, float, int]:
     # The statistics tcecd play prints (fastchess's, see tcecd/runner/stats.py).
     for line in result.report():
         print(f"  {line}")
-    return wall, cpu, moves
+    return wall, cpu, moves, [o.record for o in outcomes]
+
+
+async def floor_match(records: list[GameRecord], nodes: int, tcecd_cpu: float, moves: int) -> None:
+    """Replay tcecd's games with a driver that only reads the engines' lines
+    (``bench/floor.py``) and print its CPU per move beside tcecd's."""
+    stockfish = find_executable("stockfish")
+    assert stockfish is not None
+    floor = await replay(str(stockfish), {"Threads": 1, "Hash": 16}, records, nodes)
+    per_move = floor.cpu_s / floor.moves * 1000
+    tcecd_per_move = tcecd_cpu / moves * 1000
+    print(
+        f"pipes only (bench/floor.py: tcecd's games replayed, nothing parsed or recorded):"
+        f" {floor.moves} engine moves ({floor.agreed} bestmoves as tcecd's),"
+        f" {floor.reads / floor.moves:.1f} reads a move; CPU {floor.cpu_s:.3f} s ="
+        f" {per_move:.3f} ms per move; tcecd's own work above it:"
+        f" {tcecd_per_move - per_move:.3f} ms per move"
+    )
 
 
 def peer_commands(
@@ -254,7 +275,8 @@ def main() -> int:
     print(f"load average: {load} on {os.cpu_count()} CPUs")
     # On the loop tcecd play runs on (uvloop unless TCECD_EVENT_LOOP=asyncio).
     print(f"event loop: {eventloop.name()}")
-    wall, cpu, moves = eventloop.run(tcecd_match(args.games, args.nodes))
+    wall, cpu, moves, records = eventloop.run(tcecd_match(args.games, args.nodes))
+    eventloop.run(floor_match(records, args.nodes, cpu, moves))
     run_peers(args.games, args.nodes, wall, cpu, moves)
     return 0
 
