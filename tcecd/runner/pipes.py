@@ -1,14 +1,16 @@
-"""An engine's stdout, handed to python-chess as it is read.
+"""An engine's pipes: made by tcecd, its stdout handed to python-chess as it is read.
 
 An engine flushes every ``info`` line on its own: Stockfish at 20,000 nodes a move
 writes a dozen a move, and each is a separate wake-up of the event loop, entered with
 cold caches after the engine ran. Most of a wake-up's cost is the kernel's and the
-loop's (docs/engines.md); :class:`StdoutProtocol` keeps tcecd's Python part of it
-small (about 15 us of thread CPU for an ``info`` line on the bench):
+loop's (docs/engines.md). :func:`popen_engine` starts the engine with its stdin and
+stdout on plain pipes (uvloop would make Unix socket pairs, dearer for the kernel a
+line), and :class:`StdoutProtocol` keeps tcecd's Python part of a line small (about
+15 us of thread CPU for an ``info`` line on the bench):
 
-- it replaces the loop's own protocol on the stdout pipe and handles each chunk at
-  once (asyncio and uvloop alike would pass it on with ``call_soon``: one more turn
-  of the loop per chunk);
+- it is the stdout pipe's protocol and handles each chunk at once (the loop's own
+  subprocess pipe protocol, asyncio's and uvloop's alike, would pass it on with
+  ``call_soon``: one more turn of the loop per chunk);
 - a chunk of whole ASCII lines (the usual case: one line, or the last ``info`` and
   ``bestmove`` together) is split here: a UCI engine's ``info`` line is kept as it
   came, in a :class:`KeptInfo`, without decoding it and without python-chess (tcecd
@@ -29,7 +31,8 @@ showed no difference (median -0.01 ms a move), so the loop reads the pipe.
 from __future__ import annotations
 
 import asyncio
-from asyncio import base_subprocess
+import os
+from typing import Any, TypeVar
 
 import chess.engine
 
@@ -88,12 +91,10 @@ def line_text(line: bytes) -> str:
 class StdoutProtocol(asyncio.Protocol):
     """The engine's stdout pipe, handed to python-chess's protocol as it is read.
 
-    asyncio's subprocess transport (and uvloop's) passes each chunk read from a
-    child's pipe on through ``loop.call_soon``: one more turn of the event loop
-    (and one more ``epoll_wait``) for every chunk. This protocol replaces the transport's
-    own one on the stdout pipe and handles the chunk at once, in the same order;
-    the end of the pipe still goes to the transport's protocol, so process exit is
-    reported as before. See the module docstring for the three paths a chunk takes.
+    Each chunk is handled at once, in order (see the module docstring for the three
+    paths a chunk takes); the end of the pipe goes to ``inner`` (in
+    :func:`popen_engine`, the join that tells the engine's protocol of the process's
+    end once its stdout has ended too).
     """
 
     __slots__ = ("clean", "inner", "kept", "protocol")
@@ -139,27 +140,151 @@ class StdoutProtocol(asyncio.Protocol):
         self.inner.connection_lost(exc)
 
 
-def _is_loop_pipe_protocol(inner: asyncio.BaseProtocol) -> bool:
-    """Whether ``inner`` is the event loop's own protocol of a child's read pipe,
-    which hands each chunk on with ``call_soon``: asyncio's, or uvloop's class of
-    the same name and behaviour (``UVProcessTransport._pipe_data_received``)."""
-    kind = type(inner)
-    if kind is base_subprocess.ReadSubprocessPipeProto:
-        return True
-    return kind.__name__ == "ReadSubprocessPipeProto" and kind.__module__.startswith("uvloop")
+class _Process(asyncio.SubprocessProtocol):
+    """The engine's process as the event loop reports it, handed on to the engine's
+    protocol: its stderr, its exit, and its end (``connection_lost``) only once
+    its stdout has ended too, so that every line the engine wrote reaches the
+    protocol before it hears of the end (as when the loop owns the stdout pipe:
+    a process transport reports the end once all its pipes are closed)."""
+
+    def __init__(self, engine: chess.engine.Protocol) -> None:
+        self.engine = engine
+        self.stdout_open = True
+        self.lost: tuple[Exception | None] | None = None
+        self.ended = False
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        self.engine.pipe_data_received(fd, data)
+
+    def process_exited(self) -> None:
+        self.engine.process_exited()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = (exc,)
+        self._end()
+
+    def stdout_closed(self) -> None:
+        self.stdout_open = False
+        self._end()
+
+    def _end(self) -> None:
+        if self.lost is not None and not self.stdout_open and not self.ended:
+            self.ended = True
+            self.engine.connection_lost(*self.lost)
 
 
-def read_engine_stdout(
-    transport: asyncio.SubprocessTransport,
-    protocol: chess.engine.Protocol,
-    kept: KeptInfo | None = None,
-) -> None:
-    """Install :class:`StdoutProtocol` on the engine's stdout when it is the
-    event loop's own pipe protocol (asyncio's or uvloop's; another loop keeps
-    its own), keeping a UCI engine's ``info`` lines in ``kept``."""
-    pipe = transport.get_pipe_transport(1)
-    if pipe is None:
-        return
-    inner = pipe.get_protocol()
-    if _is_loop_pipe_protocol(inner):
-        pipe.set_protocol(StdoutProtocol(inner, protocol, kept))
+class _StdoutEnd(asyncio.BaseProtocol):
+    """What :class:`StdoutProtocol` tells of the end of the stdout pipe."""
+
+    def __init__(self, process: _Process) -> None:
+        self.process = process
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.process.stdout_closed()
+
+
+class EngineTransport(asyncio.SubprocessTransport):
+    """The engine's process transport with tcecd's own stdin and stdout pipes
+    (see :func:`popen_engine`): what python-chess's protocol and tcecd's session
+    ask of a process transport, the pipes answered from here."""
+
+    def __init__(
+        self,
+        process: asyncio.SubprocessTransport,
+        stdin: asyncio.WriteTransport,
+        stdout: asyncio.ReadTransport,
+    ) -> None:
+        super().__init__()
+        self.process = process
+        self.stdin = stdin
+        self.stdout = stdout
+
+    def get_pid(self) -> int:
+        return self.process.get_pid()
+
+    def get_returncode(self) -> int | None:
+        return self.process.get_returncode()
+
+    def get_pipe_transport(self, fd: int) -> asyncio.BaseTransport | None:
+        if fd == 0:
+            return self.stdin
+        if fd == 1:
+            return self.stdout
+        return self.process.get_pipe_transport(fd)
+
+    def send_signal(self, signal: int) -> None:
+        self.process.send_signal(signal)
+
+    def terminate(self) -> None:
+        self.process.terminate()
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def is_closing(self) -> bool:
+        return self.process.is_closing()
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.stdout.close()
+        self.process.close()
+
+
+P = TypeVar("P", bound=chess.engine.Protocol)
+
+
+async def popen_engine(cls: type[P], argv: list[str], **kwargs: Any) -> tuple[EngineTransport, P]:
+    """Start an engine as python-chess's ``cls.popen(argv, **kwargs)`` does, but
+    with its stdin and stdout on pipes made here, the stdout read by
+    :class:`StdoutProtocol` (a UCI engine's ``info`` lines kept in the protocol's
+    ``kept``, a :class:`KeptInfo`, when it has one).
+
+    The event loop would make a child's stdio pipes itself: uvloop (libuv) makes
+    them Unix socket pairs, and a line through a Unix socket costs the kernel more
+    than through a pipe, on both sides, for every line an engine writes and every
+    ``go`` it is sent (``bench/match.py``: some 5-8% of tcecd's CPU per move, and
+    no more runs with a high system time; docs/engines.md, "A sixth round").
+    ``kwargs`` go to ``loop.subprocess_exec`` (not ``stdin``/``stdout``); stderr
+    stays the loop's."""
+    loop = asyncio.get_running_loop()
+    engine = cls()
+    kept = getattr(engine, "kept", None)
+    process_protocol = _Process(engine)
+    out_r, out_w = os.pipe()
+    in_r, in_w = os.pipe()
+    try:
+        try:
+            process, _ = await loop.subprocess_exec(
+                lambda: process_protocol, *argv, stdin=in_r, stdout=out_w, **kwargs
+            )
+        finally:
+            os.close(out_w)  # the child has its own copies now
+            os.close(in_r)
+    except BaseException:
+        os.close(out_r)
+        os.close(in_w)
+        raise
+    # Each pipe end is owned by its file, then by its transport (closed with them).
+    files = [os.fdopen(in_w, "wb", buffering=0), os.fdopen(out_r, "rb", buffering=0)]
+    pipes: list[asyncio.BaseTransport] = []
+    try:
+        stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, files[0])
+        pipes.append(stdin)
+        stdout, _ = await loop.connect_read_pipe(
+            lambda: StdoutProtocol(
+                _StdoutEnd(process_protocol),
+                engine,
+                kept if isinstance(kept, KeptInfo) else None,
+            ),
+            files[1],
+        )
+    except BaseException:  # cancelled, say: no one would own the process
+        for pipe in pipes:
+            pipe.close()
+        for file in files:
+            file.close()
+        process.close()  # kills it if it still runs
+        raise
+    transport = EngineTransport(process, stdin, stdout)
+    engine.connection_made(transport)
+    return transport, engine

@@ -38,7 +38,7 @@ from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError, EngineError
 from tcecd.game.clock import GoLimits
 from tcecd.runner.options import option_problems
-from tcecd.runner.pipes import read_engine_stdout
+from tcecd.runner.pipes import popen_engine
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
 from tcecd.runner.reaper import EngineGroups, with_parent_death_signal
 from tcecd.runner.uci import _UciProtocol, read_info
@@ -286,17 +286,14 @@ class EngineSession:
         mark = self.groups.env() if self.groups is not None else None
         try:
             # Killed by the kernel when tcecd dies (tcecd.runner.reaper).
-            transport, protocol = await cls.popen(
-                with_parent_death_signal(argv), **spawn_kwargs(self.config, mark)
+            transport, protocol = await popen_engine(
+                cls, with_parent_death_signal(argv), **spawn_kwargs(self.config, mark)
             )
         except OSError as exc:
             detail = f"cannot run {argv[0]!r}: {exc.strerror}"
             raise self._fault(FaultKind.STARTUP, detail) from None
         self._transport, self._protocol = transport, protocol
         self.pid = transport.get_pid()
-        read_engine_stdout(
-            transport, protocol, protocol.kept if isinstance(protocol, _UciProtocol) else None
-        )
         try:
             if self.groups is not None:
                 await asyncio.to_thread(self.groups.started, self.pid)

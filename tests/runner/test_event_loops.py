@@ -12,10 +12,13 @@ for move, search report included (the engine is deterministic).
 from __future__ import annotations
 
 import asyncio
+import os
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
 
+import chess.engine
 import pytest
 
 from tcecd import eventloop
@@ -26,7 +29,7 @@ from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import MoveRecord, Opening
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameSetup, play_game
-from tcecd.runner.pipes import StdoutProtocol
+from tcecd.runner.pipes import StdoutProtocol, popen_engine
 from tcecd.runner.session import EngineSession
 from tests.fixtures.engines import assert_group_gone
 
@@ -70,10 +73,16 @@ def test_the_cli_says_so_with_exit_2() -> None:
     ]
 
 
+def _is_pipe(pid: int, fd: int) -> bool:
+    return stat.S_ISFIFO(os.stat(f"/proc/{pid}/fd/{fd}").st_mode)
+
+
 async def _game(
     white: EngineConfig, black: EngineConfig
 ) -> tuple[tuple[MoveRecord, ...], list[str], list[int]]:
-    """A 30-move game, the protocol classes on the engines' stdout pipes, their pids."""
+    """A 30-move game, the protocol classes on the engines' stdout pipes, their
+    pids. The engines' stdin and stdout are pipes, not the Unix socket pairs
+    uvloop makes (tcecd.runner.pipes.popen_engine: cheaper a line)."""
     setup = GameSetup(
         game_id=GameId(1, 1),
         event="loops",
@@ -91,6 +100,9 @@ async def _game(
                 pipe = transport.get_pipe_transport(1)
                 assert pipe is not None
                 readers.append(type(pipe.get_protocol()).__name__)
+                assert session.pid is not None
+                assert _is_pipe(session.pid, 0)
+                assert _is_pipe(session.pid, 1)
             outcome = await play_game(setup, w, b)
             pids = [p for p in (w.pid, b.pid) if p is not None]
     return outcome.record.moves, readers, pids
@@ -114,3 +126,73 @@ def test_the_same_game_on_either_loop(
         games[loop] = [(m.uci, m.san, m.fen_after, m.depth, m.nodes, m.score, m.pv_san)
                        for m in moves]  # fmt: skip
     assert games["uvloop"] == games["asyncio"]
+
+
+class _Recorder(chess.engine.UciProtocol):
+    """The lines an engine wrote, and how many had come when its end was told."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+        self.lines_at_end = -1
+        self.ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def _line_received(self, line: str) -> None:
+        self.lines.append(line)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lines_at_end = len(self.lines)
+        super().connection_lost(exc)
+        self.ended.set_result(None)
+
+
+async def _last_words(count: int) -> tuple[int, list[str], int]:
+    # More than a pipe holds: the process exits while its last lines are in flight.
+    script = f"import sys; sys.stdout.write(''.join(f'line {{i}}\\n' for i in range({count})))"
+    transport, protocol = await popen_engine(_Recorder, [sys.executable, "-c", script])
+    try:
+        await asyncio.wait_for(protocol.ended, 60)
+    finally:
+        transport.close()
+    return protocol.lines_at_end, protocol.lines[-1:], protocol.returncode.result()
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_an_engine_s_last_lines_come_before_its_end(
+    loop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tcecd reads an engine's stdout on a pipe of its own (not the loop's): the
+    engine's end (python-chess's ``connection_lost``: a crash, an exit) is told
+    only after every line it wrote, as when the loop owned the pipe."""
+    monkeypatch.setenv(eventloop.ENV, loop)
+    assert eventloop.run(_last_words(50_000)) == (50_000, ["line 49999"], 0)
+
+
+def test_the_end_waits_for_the_end_of_stdout() -> None:
+    """However the loop orders them, the engine hears of the process's end once,
+    after its stdout has ended (the join in ``tcecd.runner.pipes._Process``)."""
+    from tcecd.runner.pipes import _Process
+
+    class Engine:
+        def __init__(self) -> None:
+            self.events: list[object] = []
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.events.append(("lost", exc))
+
+        def process_exited(self) -> None:
+            self.events.append("exited")
+
+    for exit_first in (True, False):
+        engine = Engine()
+        process = _Process(engine)  # type: ignore[arg-type]
+        if not exit_first:
+            process.stdout_closed()
+        process.process_exited()
+        process.connection_lost(None)
+        if exit_first:
+            assert engine.events == ["exited"]  # not yet: stdout is still open
+            process.stdout_closed()
+        assert engine.events == ["exited", ("lost", None)]
+        process.stdout_closed()
+        assert engine.events == ["exited", ("lost", None)]  # once
