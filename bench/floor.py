@@ -1,15 +1,16 @@
 """The floor under ``bench/match.py``'s CPU per move: the same games, the same engine
 output, taken in by a Python driver that does nothing else.
 
-:func:`replay` starts the engines as tcecd does (the same program and options, the
-same event loop, pipes made by the loop as tcecd's are) and plays tcecd's games
-again: for every engine move of the records, ``position`` + ``go`` in one write to
-the mover's engine and a wait for its ``bestmove``; then the record's move is
-appended. Nothing is parsed (a line is looked at only to find ``bestmove``,
-``uciok`` or ``readyok``), no rule is applied, nothing is recorded or written.
-Its CPU per move is what reading the engines' lines and waking them costs on this
-host, with Python and this event loop: what is left of tcecd's figure above it is
-tcecd's own work (the laws, the clock, the PV's SAN, the records, the PGN).
+:func:`replay` starts the engines as tcecd does (the same program and options,
+the same event loop, tcecd's pipes and stdout reader: ``tcecd.runner.pipes``) and
+plays tcecd's games again: for every engine move of the records, ``position`` +
+``go`` in one write to the mover's engine and a wait for its ``bestmove``; then
+the record's move is appended. Nothing is parsed (tcecd's reader splits the
+lines, and a line is looked at only to find ``bestmove``, ``uciok`` or
+``readyok``), no rule is applied, nothing is recorded or written. Its CPU per
+move is what reading the engines' lines and waking them costs on this host, with
+Python and this event loop: what is left of tcecd's figure above it is tcecd's
+own work (the laws, the clock, the PV's SAN, the records, the PGN).
 
 With fixed nodes and one thread, a search is a function of the position, the
 history sent and the hash (cleared by ``ucinewgame`` before each game, as tcecd
@@ -25,44 +26,39 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+import chess.engine
+
 from tcecd.domain import Color
 from tcecd.game.record import GameRecord
+from tcecd.runner.pipes import StdoutProtocol, popen_engine
 
 
-class _Engine(asyncio.SubprocessProtocol):
-    """One engine's pipes: counts the reads of its stdout and wakes the waiter
-    on the first line that starts with the awaited word."""
+class _Reads(StdoutProtocol):
+    """tcecd's stdout reader, counting its reads."""
+
+    reads = 0
+
+    def data_received(self, data: bytes) -> None:
+        self.reads += 1
+        super().data_received(data)
+
+
+class _Engine(chess.engine.UciProtocol):
+    """One engine, started as tcecd starts one (its pipes, its stdout reader):
+    wakes the waiter on the first line that starts with the awaited word, and
+    does nothing else with the lines."""
 
     def __init__(self) -> None:
-        self.transport: asyncio.SubprocessTransport | None = None
-        self.held = b""
-        self.reads = 0
-        self.word = b""
-        self.waiter: asyncio.Future[bytes] | None = None
-        self.exited: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        super().__init__()
+        self.word = ""
+        self.waiter: asyncio.Future[str] | None = None
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        # uvloop's process transport is one without subclassing asyncio's.
-        self.transport = cast(asyncio.SubprocessTransport, transport)
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        if fd != 1:
-            return
-        self.reads += 1
-        whole, _, self.held = (self.held + data).rpartition(b"\n")
+    def _line_received(self, line: str) -> None:
         waiter = self.waiter
-        if waiter is None or waiter.done() or self.word not in whole:
-            return
-        for line in whole.split(b"\n"):
-            if line.startswith(self.word):
-                waiter.set_result(line)
-                return
+        if waiter is not None and not waiter.done() and line.startswith(self.word):
+            waiter.set_result(line)
 
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-    async def ask(self, text: str, word: bytes) -> bytes:
+    async def ask(self, text: str, word: str) -> str:
         """Write ``text`` (whole lines) in one write; the line that starts with
         ``word``."""
         assert self.transport is not None
@@ -90,34 +86,40 @@ async def replay(
     ``Black`` tags, one process each, kept alive between games) at ``nodes`` a
     move with engines run as ``program`` with UCI ``options``; the CPU time
     counted from before the engines start to after they have exited."""
-    loop = asyncio.get_running_loop()
     names = sorted({name for record in records for name in (record.white, record.black)})
     setup = "".join(f"setoption name {k} value {v}\n" for k, v in options.items())
     cpu = time.process_time()
     engines: dict[str, _Engine] = {}
+    readers: list[_Reads] = []
     for name in names:
-        _, engine = await loop.subprocess_exec(_Engine, program, start_new_session=True)
-        await engine.ask("uci\n", b"uciok")
-        await engine.ask(setup + "isready\n", b"readyok")
+        transport, engine = await popen_engine(_Engine, [program], start_new_session=True)
+        # uvloop's pipe transports are asyncio's without subclassing them.
+        stdout = cast(asyncio.ReadTransport, transport.get_pipe_transport(1))
+        reader = stdout.get_protocol()
+        assert isinstance(reader, StdoutProtocol)
+        readers.append(_Reads(reader.inner, engine, None))
+        stdout.set_protocol(readers[-1])
+        await engine.ask("uci\n", "uciok")
+        await engine.ask(setup + "isready\n", "readyok")
         engines[name] = engine
     moves = agreed = 0
     for record in records:
         for engine in engines.values():
-            await engine.ask("ucinewgame\nisready\n", b"readyok")
+            await engine.ask("ucinewgame\nisready\n", "readyok")
         root = "startpos" if record.opening.fen is None else f"fen {record.opening.fen}"
         played: list[str] = []
         for move in record.moves:
             if not move.book:
                 engine = engines[record.white if move.color is Color.WHITE else record.black]
                 position = f"position {root}" + (" moves " + " ".join(played) if played else "")
-                answer = await engine.ask(f"{position}\ngo nodes {nodes}\n", b"bestmove")
-                agreed += answer.split()[1].decode() == move.uci
+                answer = await engine.ask(f"{position}\ngo nodes {nodes}\n", "bestmove")
+                agreed += answer.split()[1] == move.uci
                 moves += 1
             played.append(move.uci)
-    reads = sum(engine.reads for engine in engines.values())
+    reads = sum(reader.reads for reader in readers)
     for engine in engines.values():
         assert engine.transport is not None
         cast(asyncio.WriteTransport, engine.transport.get_pipe_transport(0)).write(b"quit\n")
-        await engine.exited
+        await engine.returncode
         engine.transport.close()
     return Floor(time.process_time() - cpu, moves, reads, agreed)

@@ -125,7 +125,8 @@ async def floor_match(records: list[GameRecord], nodes: int, tcecd_cpu: float, m
     per_move = floor.cpu_s / floor.moves * 1000
     tcecd_per_move = tcecd_cpu / moves * 1000
     print(
-        f"pipes only (bench/floor.py: tcecd's games replayed, nothing parsed or recorded):"
+        "pipes only (bench/floor.py: tcecd's games replayed on its pipes,"
+        " nothing parsed or recorded):"
         f" {floor.moves} engine moves ({floor.agreed} bestmoves as tcecd's),"
         f" {floor.reads / floor.moves:.1f} reads a move; CPU {floor.cpu_s:.3f} s ="
         f" {per_move:.3f} ms per move; tcecd's own work above it:"
