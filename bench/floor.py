@@ -59,13 +59,11 @@ class _Engine(chess.engine.UciProtocol):
             waiter.set_result(line)
 
     async def ask(self, text: str, word: str) -> str:
-        """Write ``text`` (whole lines) in one write; the line that starts with
-        ``word``."""
-        assert self.transport is not None
+        """Send ``text`` (lines, the last without its line end) in one write; the
+        line that starts with ``word``."""
         self.word = word
         self.waiter = asyncio.get_running_loop().create_future()
-        stdin = cast(asyncio.WriteTransport, self.transport.get_pipe_transport(0))
-        stdin.write(text.encode())
+        self.send_line(text)
         return await self.waiter
 
 
@@ -97,29 +95,29 @@ async def replay(
         stdout = cast(asyncio.ReadTransport, transport.get_pipe_transport(1))
         reader = stdout.get_protocol()
         assert isinstance(reader, StdoutProtocol)
-        readers.append(_Reads(reader.inner, engine, None))
+        readers.append(_Reads(reader.on_end, engine, None))
         stdout.set_protocol(readers[-1])
-        await engine.ask("uci\n", "uciok")
-        await engine.ask(setup + "isready\n", "readyok")
+        await engine.ask("uci", "uciok")
+        await engine.ask(setup + "isready", "readyok")
         engines[name] = engine
     moves = agreed = 0
     for record in records:
         for engine in engines.values():
-            await engine.ask("ucinewgame\nisready\n", "readyok")
+            await engine.ask("ucinewgame\nisready", "readyok")
         root = "startpos" if record.opening.fen is None else f"fen {record.opening.fen}"
         played: list[str] = []
         for move in record.moves:
             if not move.book:
                 engine = engines[record.white if move.color is Color.WHITE else record.black]
                 position = f"position {root}" + (" moves " + " ".join(played) if played else "")
-                answer = await engine.ask(f"{position}\ngo nodes {nodes}\n", "bestmove")
+                answer = await engine.ask(f"{position}\ngo nodes {nodes}", "bestmove")
                 agreed += answer.split()[1] == move.uci
                 moves += 1
             played.append(move.uci)
     reads = sum(reader.reads for reader in readers)
     for engine in engines.values():
-        assert engine.transport is not None
-        cast(asyncio.WriteTransport, engine.transport.get_pipe_transport(0)).write(b"quit\n")
+        engine.send_line("quit")
         await engine.returncode
+        assert engine.transport is not None
         engine.transport.close()
     return Floor(time.process_time() - cpu, moves, reads, agreed)

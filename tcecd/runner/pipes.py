@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import chess.engine
@@ -92,20 +93,20 @@ class StdoutProtocol(asyncio.Protocol):
     """The engine's stdout pipe, handed to python-chess's protocol as it is read.
 
     Each chunk is handled at once, in order (see the module docstring for the three
-    paths a chunk takes); the end of the pipe goes to ``inner`` (in
+    paths a chunk takes); the end of the pipe is told to ``on_end`` (in
     :func:`popen_engine`, the join that tells the engine's protocol of the process's
     end once its stdout has ended too).
     """
 
-    __slots__ = ("clean", "inner", "kept", "protocol")
+    __slots__ = ("clean", "kept", "on_end", "protocol")
 
     def __init__(
         self,
-        inner: asyncio.BaseProtocol,
+        on_end: Callable[[], None],
         protocol: chess.engine.Protocol,
         kept: KeptInfo | None = None,
     ) -> None:
-        self.inner = inner
+        self.on_end = on_end
         self.protocol = protocol
         self.kept = kept
         # Whether python-chess's stdout buffer is empty: it holds the text after a
@@ -137,7 +138,7 @@ class StdoutProtocol(asyncio.Protocol):
         return None  # as asyncio's pipe protocol: the transport then closes
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.inner.connection_lost(exc)
+        self.on_end()
 
 
 class _Process(asyncio.SubprocessProtocol):
@@ -171,16 +172,6 @@ class _Process(asyncio.SubprocessProtocol):
         if self.lost is not None and not self.stdout_open and not self.ended:
             self.ended = True
             self.engine.connection_lost(*self.lost)
-
-
-class _StdoutEnd(asyncio.BaseProtocol):
-    """What :class:`StdoutProtocol` tells of the end of the stdout pipe."""
-
-    def __init__(self, process: _Process) -> None:
-        self.process = process
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.process.stdout_closed()
 
 
 class EngineTransport(asyncio.SubprocessTransport):
@@ -272,7 +263,7 @@ async def popen_engine(cls: type[P], argv: list[str], **kwargs: Any) -> tuple[En
         pipes.append(stdin)
         stdout, _ = await loop.connect_read_pipe(
             lambda: StdoutProtocol(
-                _StdoutEnd(process_protocol),
+                process_protocol.stdout_closed,
                 engine,
                 kept if isinstance(kept, KeptInfo) else None,
             ),

@@ -369,7 +369,7 @@ def test_stdout_lines_reach_the_protocol_as_python_chess_splits_them(
 
     async def feed() -> tuple[object, object]:
         mine, ref = (_KeptLines(), _KeptLines()) if uci else (_Lines(), _Lines())
-        pipe = StdoutProtocol(asyncio.Protocol(), mine, getattr(mine, "kept", None))
+        pipe = StdoutProtocol(lambda: None, mine, getattr(mine, "kept", None))
         for chunk in chunks:
             pipe.data_received(chunk)
             ref.pipe_data_received(1, chunk)
