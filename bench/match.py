@@ -24,13 +24,16 @@ bench/peers.sh`` builds both from source at pinned commits. The ratio is the
 figure to compare across machines: what a wake-up costs differs by a factor of
 two between hosts and hours (docs/engines.md). The load average is printed too:
 on a loaded machine every figure, tcecd's CPU per move included, is larger.
-Usage: ``.venv/bin/python bench/match.py
-[--games 4] [--nodes 20000]``. Figures only, no assertions (see docs/engines.md).
+With ``--runs N`` everything is run N times and a table of the runs' figures
+with their medians ends the output (a single run's figure moves by 15-30% with
+the host's noise). Usage: ``.venv/bin/python bench/match.py [--games 4]
+[--nodes 20000] [--runs 1]``. Figures only, no assertions (see docs/engines.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import statistics
@@ -38,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -116,9 +120,9 @@ async def tcecd_match(games: int, nodes: int) -> tuple[float, float, int, list[G
     return wall, cpu, moves, [o.record for o in outcomes]
 
 
-async def floor_match(records: list[GameRecord], nodes: int, tcecd_cpu: float, moves: int) -> None:
+async def floor_match(records: list[GameRecord], nodes: int, tcecd_cpu: float, moves: int) -> float:
     """Replay tcecd's games with a driver that only reads the engines' lines
-    (``bench/floor.py``) and print its CPU per move beside tcecd's."""
+    (``bench/floor.py``), print its CPU per move beside tcecd's and return it (ms)."""
     stockfish = find_executable("stockfish")
     assert stockfish is not None
     floor = await replay(str(stockfish), {"Threads": 1, "Hash": 16}, records, nodes)
@@ -132,6 +136,7 @@ async def floor_match(records: list[GameRecord], nodes: int, tcecd_cpu: float, m
         f" {per_move:.3f} ms per move; tcecd's own work above it:"
         f" {tcecd_per_move - per_move:.3f} ms per move"
     )
+    return per_move
 
 
 def peer_commands(
@@ -230,11 +235,19 @@ def find_peer(name: str) -> str | None:
     return found
 
 
-def run_peers(games: int, nodes: int, tcecd_wall: float, tcecd_cpu: float, moves: int) -> None:
+PEERS = ("fastchess", "cutechess-cli")
+
+
+def run_peers(
+    games: int, nodes: int, tcecd_wall: float, tcecd_cpu: float, moves: int
+) -> dict[str, float]:
+    """Run the match with each peer found, print its figures, and return each
+    one's CPU per move (ms)."""
     stockfish = find_executable("stockfish")
     assert stockfish is not None
     found = False
-    for name in ("fastchess", "cutechess-cli"):
+    figures: dict[str, float] = {}
+    for name in PEERS:
         tool = find_peer(name)
         if tool is None:
             continue
@@ -256,18 +269,73 @@ def run_peers(games: int, nodes: int, tcecd_wall: float, tcecd_cpu: float, moves
             f" tcecd/{name} = {tcecd_wall / wall:.3f}x; its own CPU {cpu:.3f} s ="
             f" {per_move:.3f} ms per move; tcecd's CPU per move = {ratio:.2f}x {name}'s"
         )
+        figures[name] = per_move
     if not found:
         print(
             "peers: neither fastchess nor cutechess-cli is on PATH or in bench/peers/bin"
             " (not run; neither is packaged for Debian or PyPI: bash bench/peers.sh builds"
             " them from source)"
         )
+    return figures
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run's CPU per move (ms): tcecd, the floor, and each peer run."""
+
+    tcecd: float
+    floor: float
+    peers: dict[str, float]
+
+
+def summary(runs: list[Run]) -> list[str]:
+    """The runs as a Markdown table (CPU per move in ms, tcecd's own work is
+    tcecd less the floor, ratios are tcecd's figure over the peer's), the
+    medians, and in how many runs tcecd's figure was at most 1 ms. Host noise
+    moves a single run's figure by 15-30% (docs/engines.md): the medians of
+    several runs are the figures to compare."""
+    peers = [name for name in PEERS if any(name in run.peers for run in runs)]
+    head = ["run", "tcecd", "floor", "tcecd's own work"]
+    for name in peers:
+        head += [name, f"tcecd / {name}"]
+    rows: list[list[float | None]] = []
+    for run in runs:
+        row: list[float | None] = [run.tcecd, run.floor, run.tcecd - run.floor]
+        for name in peers:
+            peer = run.peers.get(name)
+            row += [peer, None if not peer else run.tcecd / peer]
+        rows.append(row)
+    columns = list(zip(*rows, strict=True))
+    medians: list[float | None] = [
+        statistics.median([v for v in column if v is not None] or [math.nan]) for column in columns
+    ]
+
+    def cells(row: list[float | None]) -> list[str]:
+        ratio = [False, False, False] + [False, True] * len(peers)
+        return [
+            "-" if v is None else f"{v:.2f}x" if is_ratio else f"{v:.3f}"
+            for v, is_ratio in zip(row, ratio, strict=True)
+        ]
+
+    lines = [
+        f"summary of {len(runs)} runs, CPU per move in ms:",
+        "| " + " | ".join(head) + " |",
+        "|" + " --- |" * len(head),
+    ]
+    lines += [f"| {i} | " + " | ".join(cells(row)) + " |" for i, row in enumerate(rows, 1)]
+    lines.append("| median | " + " | ".join(cells(medians)) + " |")
+    within = sum(run.tcecd <= 1.0 for run in runs)
+    lines.append(f"tcecd at most 1 ms per move in {within} of {len(runs)} runs")
+    return lines
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--nodes", type=int, default=20_000)
+    parser.add_argument(
+        "--runs", type=int, default=1, help="run everything N times and print a summary table"
+    )
     args = parser.parse_args()
     if find_executable("stockfish") is None:
         print("bench/match.py: stockfish not found (bash deploy/install.sh)", file=sys.stderr)
@@ -276,9 +344,16 @@ def main() -> int:
     print(f"load average: {load} on {os.cpu_count()} CPUs")
     # On the loop tcecd play runs on (uvloop unless TCECD_EVENT_LOOP=asyncio).
     print(f"event loop: {eventloop.name()}")
-    wall, cpu, moves, records = eventloop.run(tcecd_match(args.games, args.nodes))
-    eventloop.run(floor_match(records, args.nodes, cpu, moves))
-    run_peers(args.games, args.nodes, wall, cpu, moves)
+    runs: list[Run] = []
+    for number in range(1, args.runs + 1):
+        if args.runs > 1:
+            print(f"== run {number} of {args.runs}")
+        wall, cpu, moves, records = eventloop.run(tcecd_match(args.games, args.nodes))
+        floor = eventloop.run(floor_match(records, args.nodes, cpu, moves))
+        peers = run_peers(args.games, args.nodes, wall, cpu, moves)
+        runs.append(Run(cpu / moves * 1000, floor, peers))
+    if args.runs > 1:
+        print("\n".join(summary(runs)))
     return 0
 
 
