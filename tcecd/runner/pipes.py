@@ -269,7 +269,9 @@ async def popen_engine(cls: type[P], argv: list[str], **kwargs: Any) -> tuple[En
             ),
             files[1],
         )
-    except BaseException:  # cancelled, say: no one would own the process
+    # Cancelled, say: no one would own the process (tests/runner/test_event_loops.py
+    # cancels a start here and finds the process killed and reaped, no pipe end open).
+    except BaseException:
         for pipe in pipes:
             pipe.close()
         for file in files:

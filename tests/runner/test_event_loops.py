@@ -12,10 +12,13 @@ for move, search report included (the engine is deterministic).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 import stat
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable
 
 import chess.engine
@@ -196,3 +199,79 @@ def test_the_end_waits_for_the_end_of_stdout() -> None:
         assert engine.events == ["exited", ("lost", None)]
         process.stdout_closed()
         assert engine.events == ["exited", ("lost", None)]  # once
+
+
+def _open_pipes() -> set[str]:
+    """This process's open pipe ends (the descriptors' targets, e.g. ``pipe:[123]``)."""
+    targets = set()
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(FileNotFoundError):  # the listing's own descriptor
+            targets.add(os.readlink(f"/proc/self/fd/{fd}"))
+    return {target for target in targets if target.startswith("pipe:")}
+
+
+async def _start_cancelled_at_its_pipes() -> tuple[bool, int, int | None, set[str], set[str]]:
+    """Start a long-lived process with popen_engine, the start cancelled while its
+    stdout pipe is being connected (after the spawn: the window in which no one
+    else owns the process). (cancelled, pid, its exit code, the open pipe ends
+    before and after)."""
+    loop = asyncio.get_running_loop()
+    spawned: list[asyncio.SubprocessTransport] = []
+    real_exec, real_connect = loop.subprocess_exec, loop.connect_read_pipe
+
+    async def subprocess_exec(*args: object, **kwargs: object) -> object:
+        transport, protocol = await real_exec(*args, **kwargs)  # type: ignore[arg-type]
+        spawned.append(transport)
+        return transport, protocol
+
+    async def connect_read_pipe(*args: object) -> object:
+        if not spawned:  # asyncio's subprocess_exec connects the stderr pipe itself
+            return await real_connect(*args)  # type: ignore[arg-type]
+        raise asyncio.CancelledError  # popen_engine's stdout: as a cancel arriving here
+
+    pipes_before = _open_pipes()
+    loop.subprocess_exec = subprocess_exec  # type: ignore[method-assign,assignment]
+    loop.connect_read_pipe = connect_read_pipe  # type: ignore[method-assign,assignment]
+    cancelled = False
+    # A pipe end left to the garbage collector is closed by it too, with a warning.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        try:
+            await popen_engine(_Recorder, [sys.executable, "-c", "import time; time.sleep(60)"])
+        except asyncio.CancelledError:
+            cancelled = True
+        finally:
+            del loop.subprocess_exec, loop.connect_read_pipe  # the class's methods again
+        gc.collect()
+    unclosed = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    assert not unclosed, unclosed
+    (process,) = spawned
+    for _ in range(500):  # the loop's child watcher reaps it
+        if process.get_returncode() is not None:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0)  # the transports' closing callbacks
+    return (
+        cancelled,
+        process.get_pid(),
+        process.get_returncode(),
+        pipes_before,
+        _open_pipes(),
+    )
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_a_start_cancelled_before_its_pipes_are_connected_leaves_nothing(
+    loop: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancellation between the engine's spawn and its pipes' connects (two awaits
+    in popen_engine, where nothing owns the new process yet) kills the process, and
+    it is reaped; no pipe end is left open."""
+    monkeypatch.setenv(eventloop.ENV, loop)
+    cancelled, pid, returncode, pipes_before, pipes_after = eventloop.run(
+        _start_cancelled_at_its_pipes()
+    )
+    assert cancelled
+    assert returncode == -9  # killed (SIGKILL), not left to sleep its minute
+    assert not os.path.exists(f"/proc/{pid}")  # and reaped: no zombie left
+    assert pipes_after <= pipes_before  # the four ends of its stdin and stdout closed
