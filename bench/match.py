@@ -329,6 +329,11 @@ def summary(runs: list[Run]) -> list[str]:
     return lines
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages."""
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4)
@@ -340,14 +345,13 @@ def main() -> int:
     if find_executable("stockfish") is None:
         print("bench/match.py: stockfish not found (bash deploy/install.sh)", file=sys.stderr)
         return 2
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"load average: {load} on {os.cpu_count()} CPUs")
+    print(f"load average: {load_average()} on {os.cpu_count()} CPUs")
     # On the loop tcecd play runs on (uvloop unless TCECD_EVENT_LOOP=asyncio).
     print(f"event loop: {eventloop.name()}")
     runs: list[Run] = []
     for number in range(1, args.runs + 1):
         if args.runs > 1:
-            print(f"== run {number} of {args.runs}")
+            print(f"== run {number} of {args.runs} (load average {load_average()})")
         wall, cpu, moves, records = eventloop.run(tcecd_match(args.games, args.nodes))
         floor = eventloop.run(floor_match(records, args.nodes, cpu, moves))
         peers = run_peers(args.games, args.nodes, wall, cpu, moves)
