@@ -81,9 +81,11 @@ class Cluster:
 
 
 def _start_scheduler(port: int, log: IO[bytes], *tls: str) -> subprocess.Popen[bytes]:
+    # Without a dashboard the scheduler still serves HTTP (health, metrics), on 8787
+    # unless told: a free port, so that another cluster of the suite finds 8787 free.
     return subprocess.Popen(
         [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard",
-         *tls],
+         "--dashboard-address", "127.0.0.1:0", *tls],
         stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
     )  # fmt: skip
 

@@ -60,6 +60,9 @@ async def test_every_update_arrives_in_order_before_the_result(
     async with LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, resources={"engine_slots": 1},
         protocol="tcp", host="127.0.0.1", dashboard_address=None, asynchronous=True,
+        # No dashboard, but the scheduler's HTTP server (health, metrics) would take
+        # 8787, which the suite's other cluster may hold: a free port.
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
     ) as cluster:  # fmt: skip
         player = await open_player(
             ExecutionSettings(backend="dask", scheduler=cluster.scheduler_address)
