@@ -68,6 +68,7 @@ from tcecd.execution.gate import open_gate
 from tcecd.execution.job import GameBegan, GameJob, GameUpdate, MoveMade
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import Opening
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,9 +85,11 @@ def _job(n: int) -> GameJob:
         white=white,
         black=black,
         opening=Opening(name=None, fen=None),
-        time_control=TimeControl.parse("60+1"),
-        margin_ms=200,
-        adjudication=AdjudicationRules(max_moves=5),
+        rules=GameRules(
+            time_control=TimeControl.parse("60+1"),
+            margin_ms=200,
+            adjudication=AdjudicationRules(max_moves=5),
+        ),
     )
 
 

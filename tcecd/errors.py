@@ -8,6 +8,8 @@ and quote the bad value, in the style of python-chess (``f"invalid uci: {uci!r}"
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class TcecdError(Exception):
     """Root of every error tcecd reports to a user."""
@@ -48,3 +50,24 @@ class TrfError(TcecdError):
 
 class BusError(TcecdError):
     """The MQTT configuration is invalid (a broker being down is not an error)."""
+
+
+def first_leaf(
+    group: BaseExceptionGroup[BaseException],
+    wanted: Callable[[BaseException], bool] = lambda e: isinstance(e, TcecdError),
+) -> BaseException | None:
+    """The first exception in ``group`` (depth first, nested groups opened)
+    that ``wanted`` accepts; by default the first :class:`TcecdError`.
+
+    A task group wraps what its tasks raise; a user-facing error in one of
+    them (an engine that cannot be run at all, an option it lacks) should reach
+    the CLI as that one line, not as a group with a traceback. The one place
+    that unwraps them."""
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            found = first_leaf(exc, wanted)
+            if found is not None:
+                return found
+        elif wanted(exc):
+            return exc
+    return None

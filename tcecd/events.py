@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tcecd.domain import GameId, PlayerId, Result, Termination
 from tcecd.forecast.forecast import Forecast
-from tcecd.game.record import GameRecord, MoveRecord, Opening
+from tcecd.game.record import GameRecord, GameSummary, MoveRecord, Opening
 from tcecd.pairing.base import Player, RoundPairing, Standing
 
 
@@ -46,6 +46,11 @@ class GameStarted:
     start_time: str  # UTC ISO 8601
     white_clock_ms: int | None
     black_clock_ms: int | None
+    #: The game's PGN tags as known at its start (:func:`tcecd.pgn.writer.start_tags`):
+    #: what ``live.pgn`` shows while it runs.
+    headers: tuple[tuple[str, str], ...] = ()
+    white_options: tuple[tuple[str, str], ...] = ()
+    black_options: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +81,11 @@ class GameFinished:
     @property
     def termination(self) -> Termination:
         return self.record.termination
+
+    @property
+    def summary(self) -> GameSummary:
+        """What the event state keeps of the game (no moves)."""
+        return GameSummary.of(self.record)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +124,16 @@ class ForecastUpdated:
 
 
 @dataclass(frozen=True, slots=True)
+class BracketUpdated:
+    """A knockout event's bracket as it stands (rounds, encounters, scores,
+    who advanced): the body of the retained ``bracket`` topic
+    (docs/events.md). Derived from the state by the format, published after
+    every change; not part of the record."""
+
+    bracket: dict[str, object]
+
+
+@dataclass(frozen=True, slots=True)
 class EventFinished:
     standings: tuple[Standing, ...]
 
@@ -128,5 +148,6 @@ DomainEvent = (
     | EngineDisqualified
     | StandingsUpdated
     | ForecastUpdated
+    | BracketUpdated
     | EventFinished
 )

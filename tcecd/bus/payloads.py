@@ -22,6 +22,7 @@ from typing import Any
 
 from tcecd.domain import Color, GameId, Result
 from tcecd.events import (
+    BracketUpdated,
     DomainEvent,
     EngineDisqualified,
     EngineFault,
@@ -35,7 +36,7 @@ from tcecd.events import (
     StandingsUpdated,
 )
 from tcecd.forecast.forecast import Forecast
-from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
+from tcecd.game.record import GameRecord, GameSummary, MoveRecord, Opening, Score
 from tcecd.pairing.base import Standing
 
 #: Payload schema version, carried as ``"schema"`` in every payload.
@@ -281,7 +282,7 @@ class Projection:
         # QoS 0: a lost snapshot is replaced by the next move's one.
         return self._msg(("game", gid, "live"), doc, qos=0, kind=Kind.SNAPSHOT)
 
-    def restore_finished(self, rec: GameRecord) -> None:
+    def restore_finished(self, rec: GameRecord | GameSummary) -> None:
         """Record a game that finished before a resume, without publishing it
         again: the next ``schedule`` and simple ``crosstable`` include it."""
         gid = str(rec.game_id)
@@ -389,6 +390,9 @@ class Projection:
             if not self.external_crosstable:
                 out.append(self.crosstable_message(event.standings, ts))
             return out
+        if isinstance(event, BracketUpdated):
+            doc = self._doc("bracket", ts, **event.bracket)
+            return [self._msg(("bracket",), doc, kind=Kind.SNAPSHOT)]
         if isinstance(event, ForecastUpdated):
             doc = self._doc("forecast", ts, **forecast_fields(event.forecast))
             return [self._msg(("forecast",), doc, kind=Kind.SNAPSHOT)]

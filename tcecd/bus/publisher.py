@@ -60,7 +60,7 @@ from tcecd.bus.payloads import Kind, Message, Projection, encode, slugify
 from tcecd.bus.queue import OutQueue
 from tcecd.bus.settings import MqttSettings
 from tcecd.events import DomainEvent
-from tcecd.game.record import GameRecord
+from tcecd.game.record import GameRecord, GameSummary
 
 #: Seconds to wait for a CONNACK or a PUBACK before treating the broker as gone.
 _OP_TIMEOUT_S = 5.0
@@ -216,7 +216,7 @@ class Publisher:
         self._unacked.add(row_id)
         self.publish_raw(entry.message(self.root, row_id))
 
-    def restore_finished(self, records: Iterable[GameRecord]) -> None:
+    def restore_finished(self, records: Iterable[GameRecord | GameSummary]) -> None:
         """On resume: tell the publisher which games already finished (in
         playing order), so the retained ``schedule`` and simple crosstable it
         publishes next include their results. Publishes nothing by itself (the

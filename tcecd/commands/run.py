@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from tcecd.daemon.progress import ProgressDisplay
 
     # Live progress on a terminal only; off one (services, pipes, tests) the log is all.
-    progress = ProgressDisplay.for_terminal(settings.event, settings.rounds)
+    progress = ProgressDisplay.for_terminal(settings.event, config.rounds)
     configure(
         settings.log_level,
         settings.log_format,

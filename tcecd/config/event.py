@@ -35,12 +35,12 @@ from pydantic import (
 
 from tcecd.config.engines import EngineConfig, Frozen, time_control_of
 from tcecd.errors import ConfigError
-from tcecd.game.timecontrol import MAX_TIME_MS
+from tcecd.game.timecontrol import MAX_TIME_MS, TimeControl
 
 if TYPE_CHECKING:
     from tcecd.bus.settings import MqttSettings
+    from tcecd.formats.base import FormatSettings
     from tcecd.game.adjudication import AdjudicationRules
-    from tcecd.game.timecontrol import TimeControl
 
 PositiveInt = Annotated[StrictInt, Field(ge=1)]
 
@@ -132,12 +132,29 @@ class SeedingConfig(_Section):
 
 def _system_name(value: str) -> str:
     from tcecd.errors import PairingError
-    from tcecd.pairing.registry import canonical_name
+    from tcecd.formats.base import check_format_name
 
     try:
-        return canonical_name(value)
+        return check_format_name(value)
     except PairingError as exc:
         raise ValueError(str(exc)) from None
+
+
+class KnockoutTiebreakConfig(_Section):
+    """A cup's tiebreak games: played at their own time control once an
+    encounter's ``games`` are played and it is still level."""
+
+    time_control: str
+    """The tiebreak games' time control (cutechess style, as `time_control.tc`)."""
+    max_games: PositiveInt | None = None
+    """At most this many tiebreak games; still level after them, the higher seed advances
+    (null: until decided)."""
+
+    @field_validator("time_control")
+    @classmethod
+    def _a_time_control(cls, value: str) -> str:
+        TimeControl.parse(value)  # raises ValueError with a readable message
+        return value
 
 
 class PairingConfig(_Section):
@@ -159,6 +176,29 @@ class PairingConfig(_Section):
     time_limit_s: Annotated[float, Field(gt=0)] = 10.0
     """The integer-program model's solver limit per round, in seconds: a round not proven
     optimal within it is an error, never a worse pairing. Other systems ignore it."""
+    games: PositiveInt | None = None
+    """Knockout only: games per encounter (default 2), played with paired openings; an
+    encounter ends as soon as it is decided."""
+    tiebreak: KnockoutTiebreakConfig | None = None
+    """Knockout only: tiebreak games at their own time control (null: the encounter goes on at
+    the event's time control until decided)."""
+
+    @model_validator(mode="after")
+    def _knockout_keys(self) -> PairingConfig:
+        knockout = self.system == "knockout"
+        if not knockout:
+            for key in ("games", "tiebreak"):
+                if getattr(self, key) is not None:
+                    raise ValueError(
+                        f"{key}: only a knockout has it (system is {self.system!r})"
+                    )
+        elif self.double:
+            raise ValueError("double: a knockout's encounters set their games with 'games'")
+        elif self.rounds is not None:
+            raise ValueError(
+                f"rounds: {self.rounds!r}; a knockout's field fixes its rounds (leave it out)"
+            )
+        return self
 
     @field_validator("tiebreaks")
     @classmethod
@@ -187,6 +227,12 @@ class TimeControlConfig(_Section):
     """Fixed think time per move, in milliseconds (at most 24 hours)."""
     margin_ms: Annotated[StrictInt, Field(ge=0)] = 200
     """Tolerance before a flag falls (engine I/O and process scheduling), in milliseconds."""
+    stall_grace_ms: Annotated[StrictInt, Field(ge=0, le=MAX_TIME_MS)] = 2_000
+    """How long after its flag fell a silent engine is still waited for before it counts as
+    stalled (a stall is a fault; an answer within it is a loss on time), in milliseconds."""
+    stall_timeout_ms: Annotated[StrictInt, Field(ge=1, le=MAX_TIME_MS)] = 60_000
+    """Without a clock (nodes or depth only): how long one move is waited for before the engine
+    counts as stalled, in milliseconds."""
 
     @model_validator(mode="after")
     def _is_a_time_control(self) -> TimeControlConfig:
@@ -635,9 +681,34 @@ class EventConfig(_Section):
     # -- derived values -----------------------------------------------------
 
     def _fixed_rounds(self) -> int | None:
+        if self.pairing.system == "knockout":
+            # The bracket's size is the next power of two: one round per halving.
+            return (len(self.engines) - 1).bit_length()
         from tcecd.pairing.registry import get_system
 
         return get_system(self.pairing.system).rounds_for(len(self.engines))
+
+    def format_settings(self) -> FormatSettings:
+        """What the event's format is built with (:mod:`tcecd.formats`)."""
+        from tcecd.formats.base import FormatSettings
+
+        pairing = self.pairing
+        extra: dict[str, Any] = {}
+        if pairing.system == "knockout":
+            tiebreak = pairing.tiebreak
+            extra = {
+                "games": pairing.games or 2,
+                "tiebreak_time_control": None if tiebreak is None else tiebreak.time_control,
+                "tiebreak_max_games": None if tiebreak is None else tiebreak.max_games,
+            }
+        return FormatSettings(
+            system=pairing.system,
+            rounds=self.rounds,
+            double=pairing.double,
+            tiebreaks=tuple(pairing.tiebreaks),
+            time_limit_s=pairing.time_limit_s,
+            extra=extra,
+        )
 
     @property
     def rounds(self) -> int:
@@ -653,6 +724,8 @@ class EventConfig(_Section):
         """``pairing.seeding.method``, or the pairing system's default."""
         if self.pairing.seeding.method is not None:
             return self.pairing.seeding.method
+        if self.pairing.system == "knockout":
+            return "explicit"  # the config's order, as TCEC's Cup seeds by its list
         from tcecd.pairing.registry import system_info
 
         return system_info(self.pairing.system).default_seeding

@@ -1,11 +1,16 @@
-"""The daemon behind ``tcecd run``: a thin asyncio shell around :class:`EventRunner`.
+"""The daemon behind ``tcecd run``: the asyncio shell that wires the event's
+parts.
 
-:func:`run_event` owns every task (the event, the MQTT publisher) and the
-signals, uvicorn-style: the first SIGINT/SIGTERM drains (stops after the
-current game, or aborts it when ``shutdown.on_signal: abort``), persists and
-exits 0; a second signal aborts at once (the interrupted game is replayed from
-its start on resume). Every state change is already durable when it happens
-(see :mod:`tcecd.store`), so stopping is only a matter of not starting more.
+:func:`run_event_async` opens the state directory
+(:mod:`tcecd.daemon.state_dir`), builds the event stream's sinks
+(:mod:`tcecd.daemon.sinks`: TCEC's files, MQTT, the progress display,
+forecasts, the log), the recorder and the runner (:mod:`tcecd.daemon.runner`),
+and owns every task and the signals, uvicorn-style: the first SIGINT/SIGTERM
+drains (stops after the current game, or aborts it when ``shutdown.on_signal:
+abort``), persists and exits 0; a second signal aborts at once (the interrupted
+game is replayed from its start on resume). Every state change is already
+durable when it happens (see :mod:`tcecd.store`), so stopping is only a matter
+of not starting more.
 
 Before it exits, the daemon waits up to ``mqtt.delivery_timeout_s`` for the
 broker to acknowledge the results, pairings and standings still queued, and
@@ -19,17 +24,26 @@ import asyncio
 import contextlib
 import signal
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
 
 from tcecd import eventloop
 from tcecd import signals as early_signals
-from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
+from tcecd.daemon.recorder import Recorder
+from tcecd.daemon.runner import EventRunner
 from tcecd.daemon.settings import RunSettings
+from tcecd.daemon.sinks.log import LogSink
+from tcecd.daemon.state_dir import open_event
+from tcecd.daemon.stream import EventStream, Sink
 from tcecd.daemon.table import standings_table
+from tcecd.event.state import EventState
+from tcecd.events import EventStarted
 from tcecd.execution import GamePlayer, open_player
+from tcecd.formats.base import EventFormat, get_format
+from tcecd.outputs.files import PgnFile
 
 if TYPE_CHECKING:
     from tcecd.bus.publisher import Publisher
@@ -47,23 +61,40 @@ async def run_event_async(
     install_signals: bool = True,
     player: GamePlayer | None = None,
     progress: ProgressDisplay | None = None,
+    sinks: Sequence[Sink] = (),
 ) -> int:
     """Run (or resume) the event; returns the process exit code (0: finished or
-    stopped cleanly by a signal). ``progress``: a terminal display that sees the
-    event stream as one more sink (:mod:`tcecd.daemon.progress`)."""
+    stopped cleanly by a signal). ``progress``: a terminal display, one more
+    sink of the event stream (:mod:`tcecd.daemon.progress`); ``sinks``: more
+    sinks (:mod:`tcecd.daemon.stream`), after the daemon's own."""
     out = out if out is not None else sys.stdout
     structlog.contextvars.bind_contextvars(event_name=settings.event)
     log = structlog.get_logger("tcecd")
+    crash = crash or CrashPoints.from_env()
     if player is None:
         # First: an unreachable Dask scheduler is one line, before the state is touched.
         player = await open_player(settings.execution)
-    runner = EventRunner(settings, log=log, crash=crash or CrashPoints.from_env(), player=player)
     try:
-        runner.open()
+        fmt = get_format(settings.format)
+        opened = open_event(settings, log=log)
     except BaseException:
-        runner.close()
         await player.aclose()
         raise
+    store = opened.store
+    stream = EventStream()
+    pgn = PgnFile(
+        settings.pgn_path,
+        crash_hook=(lambda tag: crash.hit(f"mid-pgn-write:{tag}")) if crash.active else None,
+    )
+    recorder = Recorder(
+        store, pgn, stream, opened.state, strikes_max=settings.strikes_max, crash=crash,
+        outbox_keys=store.outbox_keys(),
+    )  # fmt: skip
+    runner = EventRunner(
+        settings, fmt, recorder, player, openings=opened.openings, log=log, crash=crash
+    )
+    player.use_engine_groups(opened.engine_groups)
+    _add_sinks(stream, settings, fmt, recorder, log)
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     signals_seen = [0]
@@ -106,6 +137,7 @@ async def run_event_async(
         for sig in early_signals.take():
             on_signal(sig)
     pub: Any = None
+    complete = False
     try:
         async with contextlib.AsyncExitStack() as stack:
             mqtt = settings.mqtt
@@ -119,6 +151,7 @@ async def run_event_async(
                 )
             if mqtt is not None:
                 from tcecd.bus.publisher import Publisher
+                from tcecd.daemon.sinks.mqtt import MqttSink
 
                 pub = await stack.enter_async_context(
                     Publisher(
@@ -128,27 +161,26 @@ async def run_event_async(
                         # No round paired yet: a new event (or one that died before
                         # pairing, whose retained state is all re-published): clear
                         # an earlier same-named event's retained messages first.
-                        fresh_event=not runner.pairings,
+                        fresh_event=not opened.state.schedule,
                         # Kept in the state: a resume publishes the same run_id.
-                        run_id=runner.store.run_id() if runner.store is not None else None,
+                        run_id=store.run_id(),
                         # Written in a worker thread; the store closes after the publisher.
-                        on_acked=runner.store.ack_outbox if runner.store is not None else None,
+                        on_acked=store.ack_outbox,
                     )
                 )
-                runner.pub = pub
+                stream.add(MqttSink(pub, settings.event, fmt))
             if progress is not None:
-                from tcecd.daemon.progress import TeeSink
+                from tcecd.daemon.sinks.progress import ProgressSink
 
-                progress.resume(
-                    {r: len(p.games) for r, p in runner.pairings.items()}, len(runner.finished)
-                )
-                runner.pub = TeeSink(runner.pub, [progress])
+                stream.add(ProgressSink(progress))
                 stack.enter_context(progress)
+            for sink in sinks:
+                stream.add(sink)
             try:
+                await runner.start(_event_started(settings, fmt, recorder.state))
                 complete = await runner.run()
             finally:
-                # The publisher's own exit flushes what it can while connected.
-                await runner.aclose_engines()
+                await _close(runner, stream, complete, opened.engine_groups, log)
             if pub is not None and settings.mqtt is not None:
                 await _settle(pub, settings.mqtt, log)
     except asyncio.CancelledError:
@@ -162,10 +194,10 @@ async def run_event_async(
             loop.remove_signal_handler(sig)
         if installed:
             early_signals.resume_deferring()
-        runner.close()
+        opened.close()
     if complete:
         table = standings_table(
-            runner.final_standings, settings, runner.players, runner.book.history()
+            runner.final_standings, settings, recorder.state.players, recorder.state.history()
         )
         print(table, file=out)
         log.info("event finished", pgn=str(settings.pgn_path))
@@ -173,6 +205,62 @@ async def run_event_async(
         log.warning("event stopped; run the same command again to resume",
                     state_dir=str(settings.state_dir))  # fmt: skip
     return 0
+
+
+def _event_started(settings: RunSettings, fmt: EventFormat, state: EventState) -> EventStarted:
+    return EventStarted(
+        event=settings.event,
+        site=settings.site,
+        system=fmt.name,
+        double=settings.format.double,
+        rounds=fmt.total_rounds(state) or 0,
+        time_control=settings.rules.time_control.pgn_tag(),
+        players=state.players,
+    )
+
+
+def _add_sinks(
+    stream: EventStream, settings: RunSettings, fmt: EventFormat, recorder: Recorder, log: Any
+) -> None:
+    """The daemon's own sinks: TCEC's files, forecasts, the log (MQTT and the
+    progress display join once they are up)."""
+    if settings.json_dir is not None:
+        from tcecd.bus.payloads import slugify
+        from tcecd.daemon.sinks.files import LiveFilesSink, TcecTablesSink
+
+        interval_s = settings.live_interval_ms / 1000
+        stream.add(TcecTablesSink(settings.json_dir, settings.event, slugify(settings.event),
+                                  fmt, interval_s=interval_s))  # fmt: skip
+        stream.add(LiveFilesSink(settings.json_dir, interval_s=interval_s))
+    if settings.forecast is not None:
+        from tcecd.daemon.forecast import ForecastSink
+
+        stream.add(ForecastSink(
+            settings.forecast, settings.format, fmt.total_rounds(recorder.state) or 0,
+            recorder.live, log=log, workers=settings.forecast_workers,
+        ))  # fmt: skip
+    stream.add(LogSink(log))
+
+
+async def _close(
+    runner: EventRunner, stream: EventStream, complete: bool, groups: Any, log: Any
+) -> None:
+    """After the run: the engines first (killed and reaped), then the sinks
+    (files written out, the forecast's workers stopped)."""
+    from tcecd.daemon.forecast import ForecastSink
+
+    try:
+        await runner.player.aclose()
+        if groups is not None:
+            # Helpers that escaped their engine's process group carry its mark.
+            killed = await asyncio.to_thread(groups.reap)
+            if killed:
+                log.warning("stray engine processes killed", pids=killed)
+    finally:
+        forecast = stream.find(ForecastSink)
+        if forecast is not None:
+            forecast.complete = complete
+        await stream.aclose()
 
 
 async def _settle(pub: Publisher, mqtt: MqttSettings, log: Any) -> None:

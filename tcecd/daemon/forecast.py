@@ -1,7 +1,8 @@
 """Live forecasts in the daemon: computed off the event loop, one at a time.
 
-After every finished game (and once at start-up) the runner hands
-:meth:`ForecastWorker.request` a snapshot of the event; the worker computes
+After every finished game (and once at start-up) the forecast sink
+(:class:`ForecastSink`) hands :meth:`ForecastWorker.request` a snapshot of
+the event; the worker computes
 the forecast (:func:`tcecd.forecast.forecast.forecast`) in low-priority worker
 processes (:mod:`tcecd.forecast.parallel`: the pairing system is pure Python,
 so a thread would hold the GIL against the event loop, and the engines come
@@ -20,30 +21,31 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
-from tcecd.daemon.book import EventBook
-from tcecd.daemon.settings import RunSettings
+from tcecd.daemon.stream import BaseSink, Committed
+from tcecd.event.state import EventState
+from tcecd.events import DomainEvent, ForecastUpdated, GameFinished
 from tcecd.forecast.forecast import Forecast, ForecastSettings, forecast
 from tcecd.forecast.montecarlo import EventSnapshot
 from tcecd.forecast.parallel import make_pool, simulate_in
+from tcecd.formats.base import FormatSettings
 
 
-def snapshot(book: EventBook, s: RunSettings) -> EventSnapshot:
+def snapshot(state: EventState, fs: FormatSettings, total_rounds: int) -> EventSnapshot:
     """The event as the forecast reads it: finished rounds, and the round being
     played with its games finished so far."""
-    history = book.history()
-    so_far = book.records_so_far()
-    current = book.pairings.get(len(history) + 1)
-    games = so_far[len(history)].games if current is not None and len(so_far) > len(history) else ()
+    history = state.history()
+    current = state.schedule.get(len(history) + 1)
+    games = state.round_record(current.round).games if current is not None else ()
     return EventSnapshot(
-        system=s.system,
-        players=book.players,
-        double=s.double,
+        system=fs.system,
+        players=state.players,
+        double=fs.double,
         rounds=tuple(history),
-        total_rounds=s.rounds,
-        tiebreaks=s.tiebreaks,
+        total_rounds=total_rounds,
+        tiebreaks=fs.tiebreaks,
         current=current,
         current_games=tuple(games),
-        time_limit_s=s.time_limit_s,
+        time_limit_s=fs.time_limit_s,
     )
 
 
@@ -57,7 +59,7 @@ class ForecastWorker:
         *,
         log: Any,
         workers: int = 1,
-        pool_factory: Callable[[int], Executor] = make_pool,
+        pool_factory: Callable[[int], Executor] | None = None,
     ) -> None:
         self.settings = settings
         self.publish = publish
@@ -79,7 +81,8 @@ class ForecastWorker:
         while self._pending is not None:
             snap, self._pending = self._pending, None
             if self._pool is None:
-                self._pool = self._pool_factory(self.workers)
+                factory = self._pool_factory or make_pool
+                self._pool = factory(self.workers)
             runner = functools.partial(simulate_in, self._pool)
             try:
                 # The thread only fits the model and waits for the pool's chunks.
@@ -104,3 +107,38 @@ class ForecastWorker:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+class ForecastSink(BaseSink):
+    """Forecasts as a sink: a request at start-up and after every finished
+    game; each forecast goes back into the stream (``emit``) as a
+    :class:`~tcecd.events.ForecastUpdated`."""
+
+    def __init__(
+        self,
+        worker_settings: ForecastSettings,
+        fs: FormatSettings,
+        total_rounds: int,
+        emit: Callable[[DomainEvent], None],
+        *,
+        log: Any,
+        workers: int = 1,
+    ) -> None:
+        self.fs = fs
+        self.total_rounds = total_rounds
+        self.worker = ForecastWorker(
+            worker_settings, lambda f: emit(ForecastUpdated(f)), log=log, workers=workers
+        )
+        #: Set once the event is complete: its last forecast is waited for.
+        self.complete = False
+
+    def start(self, state: EventState) -> None:
+        self.worker.request(snapshot(state, self.fs, self.total_rounds))
+
+    def handle(self, committed: Committed, state: EventState) -> None:
+        if isinstance(committed.event, GameFinished):
+            self.worker.request(snapshot(state, self.fs, self.total_rounds))
+
+    async def aclose(self) -> None:
+        # A finished event's last forecast (certain places) is quick.
+        await self.worker.aclose(wait_s=30.0 if self.complete else 0.0)

@@ -169,8 +169,18 @@ class FileWriter:
             if pending and self.interval_s > 0:
                 await asyncio.sleep(self.interval_s)
 
+    def start(self) -> None:
+        """Start the writing task (on the running loop); :meth:`stop` ends it."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="tcecd-file-writer")
+
+    async def stop(self) -> None:
+        """Write what was handed over, then end the writing task (as leaving
+        the ``async with`` block normally)."""
+        await self.__aexit__(None, None, None)
+
     async def __aenter__(self) -> FileWriter:
-        self._task = asyncio.create_task(self._run(), name="tcecd-file-writer")
+        self.start()
         return self
 
     async def __aexit__(

@@ -22,9 +22,9 @@ from __future__ import annotations
 import io
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import IO, Any, TextIO, cast
+from typing import IO, TextIO, cast
 
 from rich.ansi import AnsiDecoder
 from rich.console import Console, Group, RenderableType
@@ -33,7 +33,6 @@ from rich.table import Table
 from rich.text import Text
 
 from tcecd.bus.outbox import OutboxEntry
-from tcecd.daemon.outputs import EventSink
 from tcecd.domain import Color, GameId, Result
 from tcecd.events import (
     DomainEvent,
@@ -45,7 +44,7 @@ from tcecd.events import (
     RoundPaired,
     StandingsUpdated,
 )
-from tcecd.game.record import GameRecord, MoveRecord
+from tcecd.game.record import GameSummary, MoveRecord
 from tcecd.pairing.base import Standing
 from tcecd.watch.render import clock, move_number
 
@@ -111,10 +110,21 @@ class ProgressModel:
     def name(self, pid: str) -> str:
         return self.names.get(pid, pid)
 
-    def resume(self, games_per_round: dict[int, int], finished: int) -> None:
-        """What a resumed event already has (the stream does not repeat it)."""
+    def resume(
+        self,
+        games_per_round: dict[int, int],
+        finished: int,
+        *,
+        names: dict[str, str] | None = None,
+        recent: Sequence[GameSummary] = (),
+    ) -> None:
+        """What a resumed event already has (the stream does not repeat it):
+        the rounds' sizes, the games finished, the players' names and the
+        latest results (the panel lists them as it does this run's)."""
         self.games_per_round.update(games_per_round)
         self.finished = finished
+        self.names.update(names or {})
+        self.recent = [self._result_line(g) for g in recent][-RECENT:]
 
     def apply(self, event: DomainEvent, now: float) -> None:
         match event:
@@ -142,7 +152,7 @@ class ProgressModel:
                 self.running.pop(rec.game_id, None)
                 self.finished += 1
                 self.run_finished += 1
-                self.recent = [*self.recent, self._result_line(event)][-RECENT:]
+                self.recent = [*self.recent, self._result_line(event.summary)][-RECENT:]
             case StandingsUpdated():
                 self.standings, self.standings_after = event.standings, event.after_round
             case EventFinished():
@@ -150,8 +160,7 @@ class ProgressModel:
             case _:
                 pass
 
-    def _result_line(self, event: GameFinished) -> str:
-        rec = event.record
+    def _result_line(self, rec: GameSummary) -> str:
         why = rec.termination_detail or rec.termination.value
         return (f"{rec.game_id}  {self.name(rec.white)} {rec.result.value} "
                 f"{self.name(rec.black)}  ({why})")
@@ -314,8 +323,15 @@ class ProgressDisplay:
     def _render(self) -> RenderableType:
         return progress_view(self._snap, time.monotonic(), self.model.names)
 
-    def resume(self, games_per_round: dict[int, int], finished: int) -> None:
-        self.model.resume(games_per_round, finished)
+    def resume(
+        self,
+        games_per_round: dict[int, int],
+        finished: int,
+        *,
+        names: dict[str, str] | None = None,
+        recent: Sequence[GameSummary] = (),
+    ) -> None:
+        self.model.resume(games_per_round, finished, names=names, recent=recent)
         self._snap = self.model.snapshot(time.monotonic())
 
     # -- the sink side (called on the event loop: no I/O) ---------------------------------
@@ -352,32 +368,3 @@ class _LogStream(io.TextIOBase):
 
     def isatty(self) -> bool:
         return self._console.file.isatty()
-
-
-class TeeSink:
-    """The daemon's sink plus listeners that see every published event: every
-    call goes to ``primary``; ``publish`` also goes to each listener."""
-
-    def __init__(self, primary: EventSink, listeners: Iterable[ProgressDisplay]) -> None:
-        self.primary = primary
-        self.listeners = tuple(listeners)
-
-    def publish(self, event: DomainEvent, stored: Sequence[tuple[int, OutboxEntry]] = ()) -> None:
-        self.primary.publish(event, stored)
-        for listener in self.listeners:
-            listener.publish(event)
-
-    def outbox_entries(self, event: DomainEvent) -> list[OutboxEntry]:
-        return self.primary.outbox_entries(event)
-
-    def publish_stored(self, rows: Iterable[tuple[int, OutboxEntry]]) -> None:
-        self.primary.publish_stored(rows)
-
-    def publish_crosstable(self, table: dict[str, Any]) -> None:
-        self.primary.publish_crosstable(table)
-
-    def restore_finished(self, records: Iterable[GameRecord]) -> None:
-        self.primary.restore_finished(records)
-
-    async def flush(self, timeout_s: float) -> bool:
-        return await self.primary.flush(timeout_s)

@@ -20,7 +20,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tcecd.daemon.book import default_fingerprint
 from tcecd.daemon.settings import RunSettings
 from tcecd.errors import StateError
 from tcecd.outputs.files import PgnFile
@@ -46,7 +45,7 @@ def import_pgn(settings: RunSettings, config: EventConfig, pgn: Path) -> int:
             count = restore_state(
                 store,
                 event,
-                fingerprint=settings.fingerprint or default_fingerprint(settings),
+                fingerprint=settings.fingerprint,
                 rng_seed=settings.seeding_seed,
                 max_strikes=settings.strikes_max,
             )

@@ -16,8 +16,8 @@ from tcecd.config.engines import EngineConfig
 from tcecd.execution import ExecutionSettings
 from tcecd.forecast.forecast import ForecastSettings
 from tcecd.forecast.model import ModelSettings
-from tcecd.game.adjudication import AdjudicationRules
-from tcecd.game.timecontrol import TimeControl
+from tcecd.formats.base import FormatSettings
+from tcecd.game.rules import GameRules
 
 if TYPE_CHECKING:
     from tcecd.bus.settings import MqttSettings
@@ -30,10 +30,11 @@ class RunSettings:
 
     event: str
     site: str
-    rounds: int
-    double: bool
     engines: tuple[EngineConfig, ...]
-    time_control: TimeControl
+    #: The event's format (``pairing.system`` and its parameters: rounds, ...).
+    format: FormatSettings
+    #: How every game is played and judged (from the config to the game, unchanged).
+    rules: GameRules
     state_dir: Path
     pgn_path: Path
     #: Where schedule.json, crosstable.json and live.json go (None: not written).
@@ -43,10 +44,6 @@ class RunSettings:
     seeding: str = "explicit"
     seeding_groups: int | None = None
     seeding_seed: int | None = None
-    tiebreaks: tuple[str, ...] = ("black-games", "sonneborn-berger", "wins")
-    margin_ms: int = 200
-    adjudication: AdjudicationRules = field(default_factory=AdjudicationRules)
-    tablebase_path: str | None = None  # directories joined by os.pathsep
     openings_file: Path | None = None
     openings_format: Literal["epd", "pgn", "polyglot"] | None = None
     openings_order: Literal["sequential", "random"] = "sequential"
@@ -59,14 +56,10 @@ class RunSettings:
     openings_book_seed: int | None = None
     concurrency: int = 1
     strikes_max: int = 3
-    on_fault: Literal["lose", "replay"] = "lose"
     mqtt: MqttSettings | None = None
     log_level: str = "info"
     log_format: Literal["auto", "json", "console"] = "auto"
     on_signal: Literal["finish-game", "abort"] = "finish-game"
-    #: the pairing system's registry name (tcecd.pairing.registry) and its solver limit
-    system: str = "tcec-swiss"
-    time_limit_s: float = 10.0
     #: finish-game: abort the running games this long after the first signal (None: wait).
     shutdown_grace_s: float | None = None
     fingerprint: dict[str, object] = field(default_factory=dict)
@@ -81,19 +74,26 @@ def from_config(config: EventConfig) -> RunSettings:
     """Flatten a loaded, overridden :class:`EventConfig` into :class:`RunSettings`."""
     from tcecd.config.fingerprint import config_fingerprint
 
-    pairing, seeding = config.pairing, config.pairing.seeding
+    seeding = config.pairing.seeding
     openings = config.openings
     book = None if openings is None else openings.book
     tablebases = config.adjudication.tablebases
     return RunSettings(
         event=config.event.name,
         site=config.event.site,
-        rounds=config.rounds,
-        system=pairing.system,
-        time_limit_s=pairing.time_limit_s,
-        double=pairing.double,
         engines=tuple(config.engines),
-        time_control=config.time_control_value(),
+        format=config.format_settings(),
+        rules=GameRules(
+            time_control=config.time_control_value(),
+            margin_ms=config.time_control.margin_ms,
+            adjudication=config.adjudication_rules(),
+            fault_policy=config.strikes.on_fault,
+            tablebase_path=(
+                None if tablebases is None else os.pathsep.join(str(p) for p in tablebases.path)
+            ),
+            stall_grace_ms=config.time_control.stall_grace_ms,
+            stall_timeout_ms=config.time_control.stall_timeout_ms,
+        ),
         state_dir=config.state_dir,
         pgn_path=config.pgn_path,
         json_dir=config.tcec_json_dir,
@@ -101,12 +101,6 @@ def from_config(config: EventConfig) -> RunSettings:
         seeding=config.seeding_method,
         seeding_groups=seeding.groups,
         seeding_seed=seeding.seed,
-        tiebreaks=tuple(pairing.tiebreaks),
-        margin_ms=config.time_control.margin_ms,
-        adjudication=config.adjudication_rules(),
-        tablebase_path=(
-            None if tablebases is None else os.pathsep.join(str(p) for p in tablebases.path)
-        ),
         openings_file=None if openings is None else openings.file,
         openings_format=None if openings is None else openings.format,
         openings_order="sequential" if openings is None else openings.order,
@@ -118,7 +112,6 @@ def from_config(config: EventConfig) -> RunSettings:
         openings_book_seed=None if book is None else book.seed,
         concurrency=config.concurrency,
         strikes_max=config.strikes.max,
-        on_fault=config.strikes.on_fault,
         mqtt=config.mqtt_settings(),
         log_level=config.logging.level,
         log_format=config.logging.format,

@@ -17,9 +17,12 @@ def standings_table(
 ) -> str:
     """The shared standings table (with wins, draws, losses and performance when
     ``records`` are given), under a title naming the event."""
-    double = settings.double if settings is not None else False
+    double = settings.format.double if settings is not None else False
     table = _table(standings, players, records=records, double=double)
     if settings is None:
         return table
-    rounds = f"{settings.rounds} round{'s' if settings.rounds != 1 else ''}"
+    n = settings.format.rounds
+    if n is None:
+        n = len(records) if records is not None else 0
+    rounds = f"{n} round{'s' if n != 1 else ''}"
     return f"Final standings: {settings.event} ({rounds})\n{table}"

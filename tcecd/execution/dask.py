@@ -355,10 +355,10 @@ async def _play(job: GameJob, emit: Any, cancelled: Any, *, where: str) -> GameR
     pool = SessionPool()
     probe_close: Any = None
     probe = None
-    if job.tablebase_path is not None:
+    if job.rules.tablebase_path is not None:
         from tcecd.game.tablebase import open_probe
 
-        probe, probe_close = open_probe(job.tablebase_path)
+        probe, probe_close = open_probe(job.rules.tablebase_path)
     game = asyncio.ensure_future(play_job(job, pool, probe, emit, where=where))
 
     async def watch() -> None:

@@ -5,9 +5,10 @@ The daemon decides *which* game is played (pairing, opening, order); a
 on a Dask worker). Between them pass only the values here:
 
 - :class:`GameJob`: everything one game needs: the game's identity, both
-  engines' definitions, the opening, the time control, the adjudication rules,
-  the fault policy and the tablebase *path* (a probe function cannot leave the
-  process: the player opens the tables where the game is played);
+  engines' definitions, the opening and the game's rules
+  (:class:`~tcecd.game.rules.GameRules`: the time control, adjudication, fault
+  policy, stall limits and the tablebase *path*: a probe function cannot leave
+  the process, so the player opens the tables where the game is played);
 - :class:`GameUpdate` values streamed while it is played: :class:`GameBegan`
   (engines ready, clocks start), :class:`MoveMade` (one ply), and
   :class:`GameRestarted` (the game starts again from its first move elsewhere,
@@ -23,16 +24,14 @@ crossed the network is the same value the store keeps. Pure: no I/O.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from tcecd.config.engines import EngineConfig
 from tcecd.domain import GameId
 from tcecd.errors import TcecdError
-from tcecd.game.adjudication import AdjudicationRules, DrawRule, TablebaseRule, WinRule
 from tcecd.game.record import GameRecord, MoveRecord, Opening
-from tcecd.game.timecontrol import TimeControl
+from tcecd.game.rules import GameRules
 from tcecd.store.codec import (
     move_from_dict,
     move_to_dict,
@@ -42,8 +41,9 @@ from tcecd.store.codec import (
     record_to_dict,
 )
 
-#: The encoding's version: bumped when a field changes meaning or goes away.
-VERSION = 1
+#: The encoding's version: bumped when a field changes meaning or goes away
+#: (2: the game's rules travel as one value, ``rules``).
+VERSION = 2
 
 JsonDict = dict[str, Any]
 #: (engine, kind, detail) of one engine fault (as the daemon's store keeps it).
@@ -65,12 +65,8 @@ class GameJob:
     white: EngineConfig
     black: EngineConfig
     opening: Opening
-    time_control: TimeControl
-    margin_ms: int
-    adjudication: AdjudicationRules
-    fault_policy: Literal["lose", "replay"] = "lose"
-    #: Syzygy directories joined by ``os.pathsep`` (a path where the game is played).
-    tablebase_path: str | None = None
+    #: How the game is played and judged (time control, adjudication, faults...).
+    rules: GameRules
     #: The worker resource ``engine_slots`` the game holds while it is played.
     slots: int = 1
 
@@ -124,20 +120,6 @@ GameUpdate = GameBegan | MoveMade | GameRestarted
 # -- encoding -------------------------------------------------------------------------
 
 
-def _rules_to_dict(rules: AdjudicationRules) -> JsonDict:
-    return dataclasses.asdict(rules)
-
-
-def _rules_from_dict(d: JsonDict) -> AdjudicationRules:
-    draw, win, tb = d.get("draw"), d.get("win"), d.get("tablebase")
-    return AdjudicationRules(
-        draw=None if draw is None else DrawRule(**draw),
-        win=None if win is None else WinRule(**win),
-        tablebase=None if tb is None else TablebaseRule(**tb),
-        max_moves=d.get("max_moves"),
-    )
-
-
 def _pairs(items: tuple[tuple[str, str], ...]) -> list[list[str]]:
     return [[k, v] for k, v in items]
 
@@ -163,11 +145,7 @@ def job_to_dict(job: GameJob) -> JsonDict:
         "white": job.white.model_dump(mode="json"),
         "black": job.black.model_dump(mode="json"),
         "opening": opening_to_dict(job.opening),
-        "time_control": job.time_control.text(),
-        "margin_ms": job.margin_ms,
-        "adjudication": _rules_to_dict(job.adjudication),
-        "fault_policy": job.fault_policy,
-        "tablebase_path": job.tablebase_path,
+        "rules": job.rules.to_dict(),
         "slots": job.slots,
     }
 
@@ -182,11 +160,7 @@ def job_from_dict(d: JsonDict) -> GameJob:
             white=EngineConfig.model_validate(d["white"]),
             black=EngineConfig.model_validate(d["black"]),
             opening=opening_from_dict(d["opening"]),
-            time_control=TimeControl.parse(d["time_control"]),
-            margin_ms=int(d["margin_ms"]),
-            adjudication=_rules_from_dict(d["adjudication"]),
-            fault_policy=d["fault_policy"],
-            tablebase_path=d.get("tablebase_path"),
+            rules=GameRules.from_dict(d["rules"]),
             slots=int(d["slots"]),
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -7,8 +7,9 @@ the game with :func:`tcecd.runner.game.play_game`, and returns a
 through ``emit`` as :class:`~tcecd.execution.job.GameUpdate` values. The Dask
 backend runs the same function on a worker (:mod:`tcecd.execution.dask`).
 
-An engine that cannot even start is a ``startup`` fault: under the ``lose``
-policy it loses the game (termination ``abandoned``, no moves), under
+An engine that cannot even start is a ``startup`` fault
+(:func:`tcecd.runner.game.startup_outcome`, the one record of it): under the
+``lose`` policy it loses the game (termination ``abandoned``, no moves), under
 ``replay`` the game is played again (each attempt is a strike, so a dead
 engine is disqualified after ``strikes.max`` attempts and the game forfeited).
 """
@@ -18,47 +19,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from datetime import UTC, datetime
 
 import chess
 
-from tcecd.domain import Color, Result, Termination
+from tcecd.domain import Color
 from tcecd.execution.gate import StartGate, StoppedBeforeStart, open_gate
 from tcecd.execution.job import GameBegan, GameJob, GameResult, GameUpdate, MoveMade
-from tcecd.game.clock import Clock
-from tcecd.game.record import GameRecord, MoveRecord
-from tcecd.runner.game import GameSetup, play_game
+from tcecd.game.record import MoveRecord
+from tcecd.game.rules import game_clock
+from tcecd.runner.game import Fault, GameSetup, play_game, startup_outcome
 from tcecd.runner.reaper import EngineGroups
 from tcecd.runner.session import EngineFault, EngineSession, SessionPool
+from tcecd.wallclock import utc_now
 
 Probe = Callable[[chess.Board], int | None]
 Emit = Callable[[GameUpdate], None]
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _abandoned(job: GameJob, loser: Color, detail: str, start: str) -> GameRecord:
-    """The record of a game one engine could not start (it loses, no moves)."""
-    return GameRecord(
-        game_id=job.game_id,
-        event=job.event,
-        site=job.site,
-        white=job.white.name,
-        black=job.black.name,
-        result=Result.win_for(loser.other),
-        termination=Termination.ABANDONED,
-        termination_detail=detail,
-        start_time=start,
-        end_time=utc_now(),
-        duration_ms=0,
-        time_control=job.time_control.pgn_tag(),
-        opening=job.opening,
-        moves=(),
-        white_elo=job.white.rating,
-        black_elo=job.black.rating,
-    )
 
 
 async def play_job(
@@ -75,29 +50,26 @@ async def play_job(
     when it does not, :class:`StoppedBeforeStart` (the engines are released)."""
     gate = gate if gate is not None else open_gate()
     start = utc_now()
+    setup = GameSetup(job.game_id, job.event, job.site, job.rules, probe, job.opening)
     sessions: dict[Color, EngineSession] = {}
     try:
         for color, config in ((Color.WHITE, job.white), (Color.BLACK, job.black)):
             try:
                 sessions[color] = await pool.acquire(config)
             except EngineFault as fault:
-                failed = ((config.name, str(fault.kind), fault.detail),)
-                if job.fault_policy == "replay":
-                    return GameResult(None, failed, replay=True, where=where)
-                side = "White" if color is Color.WHITE else "Black"
-                record = _abandoned(job, color, f"{side} fails to start: {fault.detail}", start)
-                return GameResult(record, failed, where=where)
+                failed = Fault(config.name, color, fault.kind, fault.detail)
+                outcome = startup_outcome(setup, job.white, job.black, failed)
+                record = None if outcome.replay else outcome.record
+                return GameResult(
+                    record, ((config.name, str(fault.kind), fault.detail),),
+                    replay=outcome.replay, where=where,
+                )  # fmt: skip
         if not await gate.may_start():
             # A signal came while the engines were starting: the game has not
             # started (no GameBegan yet), so none starts (docs/running.md, Signals).
             raise StoppedBeforeStart(str(job.game_id))
         white, black = sessions[Color.WHITE], sessions[Color.BLACK]
-        # Each side under its engine's own limits, if any (as play_game's clock).
-        clock = Clock.start(
-            white.config.time_control(job.time_control),
-            job.margin_ms,
-            black_tc=black.config.time_control(job.time_control),
-        )
+        clock = game_clock(job.rules, white.config, black.config)
         emit(
             GameBegan(
                 game_id=job.game_id,
@@ -114,17 +86,6 @@ async def play_job(
         def on_move(move: MoveRecord, white_ms: int | None, black_ms: int | None) -> None:
             emit(MoveMade(job.game_id, move, white_ms, black_ms))
 
-        setup = GameSetup(
-            game_id=job.game_id,
-            event=job.event,
-            site=job.site,
-            time_control=job.time_control,
-            margin_ms=job.margin_ms,
-            adjudication=job.adjudication,
-            probe=probe,
-            opening=job.opening,
-            fault_policy=job.fault_policy,
-        )
         outcome = await play_game(setup, white, black, on_move=on_move)
         faults = tuple((f.engine, str(f.kind), f.detail) for f in outcome.faults)
         if outcome.replay:
@@ -172,7 +133,7 @@ class LocalPlayer:
     async def play(
         self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
     ) -> GameResult:
-        probe = self._probe(job.tablebase_path)
+        probe = self._probe(job.rules.tablebase_path)
         return await play_job(job, self.pool, probe, updates.put_nowait, gate=gate)
 
     async def aclose(self) -> None:

@@ -97,3 +97,72 @@ class GameRecord:
     white_elo: int | None = None
     black_elo: int | None = None
     extra_tags: tuple[tuple[str, str], ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """What the event keeps in memory of a finished game: its result and the
+    few facts the live outputs show (TCEC's schedule and crash rows, the
+    crosstable, the standings), not its moves. The moves and the PGN text
+    live in the store; a long event's memory so grows by a few hundred bytes
+    a game, not by the game's record (:meth:`of`)."""
+
+    game_id: GameId
+    white: PlayerId
+    black: PlayerId
+    result: Result
+    termination: Termination
+    termination_detail: str
+    start_time: str
+    duration_ms: int
+    plies: int
+    #: The position the game ended in (FEN).
+    final_fen: str
+    opening_name: str | None = None
+    eco: str | None = None
+    #: Each side's last engine evaluation, White's point of view (``wv`` text).
+    white_eval: str | None = None
+    black_eval: str | None = None
+
+    @property
+    def played(self) -> bool:
+        """False for a game never played (forfeited: an engine was out):
+        it scores, but gives neither player a colour."""
+        return self.termination is not Termination.FORFEIT
+
+    @classmethod
+    def of(cls, record: GameRecord) -> GameSummary:
+        from tcecd.game.fen import fen
+
+        if record.moves:
+            final = record.moves[-1].fen_after
+        else:
+            import chess
+
+            board = chess.Board(record.opening.fen) if record.opening.fen else chess.Board()
+            for uci in record.opening.moves:
+                board.push_uci(uci)
+            final = fen(board)
+        return cls(
+            game_id=record.game_id,
+            white=record.white,
+            black=record.black,
+            result=record.result,
+            termination=record.termination,
+            termination_detail=record.termination_detail,
+            start_time=record.start_time,
+            duration_ms=record.duration_ms,
+            plies=len(record.moves),
+            final_fen=final,
+            opening_name=record.opening.name,
+            eco=record.opening.eco,
+            white_eval=_last_eval(record.moves, Color.WHITE),
+            black_eval=_last_eval(record.moves, Color.BLACK),
+        )
+
+
+def _last_eval(moves: tuple[MoveRecord, ...], color: Color) -> str | None:
+    for m in reversed(moves):
+        if m.color is color and not m.book and m.score is not None:
+            return m.score.pgn()
+    return None

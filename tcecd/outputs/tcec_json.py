@@ -42,7 +42,7 @@ import chess
 from tcecd.domain import Color, GameId, PlayerId, Result, Termination
 from tcecd.game.fen import fen
 from tcecd.game.material import fen_material_counts
-from tcecd.game.record import GameRecord, MoveRecord
+from tcecd.game.record import GameRecord, GameSummary, MoveRecord
 from tcecd.pairing.base import Player, RoundPairing, Standing
 
 JsonDict = dict[str, Any]
@@ -84,26 +84,19 @@ def _duration(ms: int) -> str:
     return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
-def _last_eval(moves: Sequence[MoveRecord], color: Color) -> str | None:
-    for m in reversed(moves):
-        if m.color is color and not m.book and m.score is not None:
-            return m.score.pgn()
-    return None
+def summary(game: GameRecord | GameSummary) -> GameSummary:
+    """What the tables read of a finished game (a record is summarised)."""
+    return game if isinstance(game, GameSummary) else GameSummary.of(game)
 
 
 def final_fen(record: GameRecord) -> str:
     """The position the game ended in (the start position when no move was made)."""
-    if record.moves:
-        return record.moves[-1].fen_after
-    board = chess.Board(record.opening.fen) if record.opening.fen else chess.Board()
-    for uci in record.opening.moves:
-        board.push_uci(uci)
-    return fen(board)
+    return GameSummary.of(record).final_fen
 
 
 def schedule_json(
     pairings: Sequence[RoundPairing],
-    finished: Mapping[GameId, GameRecord],
+    finished: Mapping[GameId, GameRecord | GameSummary],
     *,
     names: Mapping[PlayerId, str] | None = None,
     running: Mapping[GameId, str] | None = None,
@@ -128,20 +121,21 @@ def schedule_json(
             }
             rec = finished.get(gid)
             if rec is not None:
+                done = summary(rec)
                 entry.update(
-                    Start=viewer_start(rec.start_time),
-                    Result=rec.result.value,
-                    Termination=viewer_termination(rec.termination, rec.termination_detail),
-                    Duration=_duration(rec.duration_ms),
-                    FinalFen=final_fen(rec),
-                    ECO=rec.opening.eco,
-                    Opening=rec.opening.name,
-                    Moves=(len(rec.moves) + 1) // 2,
-                    WhiteEv=_last_eval(rec.moves, Color.WHITE),
-                    BlackEv=_last_eval(rec.moves, Color.BLACK),
+                    Start=viewer_start(done.start_time),
+                    Result=done.result.value,
+                    Termination=viewer_termination(done.termination, done.termination_detail),
+                    Duration=_duration(done.duration_ms),
+                    FinalFen=done.final_fen,
+                    ECO=done.eco,
+                    Opening=done.opening_name,
+                    Moves=(done.plies + 1) // 2,
+                    WhiteEv=done.white_eval,
+                    BlackEv=done.black_eval,
                 )
-                if rec.termination is Termination.FORFEIT:
-                    entry["Forfeit"] = rec.termination_detail
+                if done.termination is Termination.FORFEIT:
+                    entry["Forfeit"] = done.termination_detail
             elif gid in running:
                 entry.update(
                     Start=viewer_start(running[gid]), Result="*", Termination="in progress"
@@ -346,7 +340,7 @@ _FAULTS = {
 
 def crash_json(
     pairings: Sequence[RoundPairing],
-    finished: Mapping[GameId, GameRecord],
+    finished: Mapping[GameId, GameRecord | GameSummary],
     *,
     names: Mapping[PlayerId, str] | None = None,
 ) -> list[JsonDict]:
@@ -358,9 +352,10 @@ def crash_json(
     for pairing in pairings:
         for g in pairing.games:
             ordinal += 1
-            rec = finished.get(GameId(pairing.round, g.number))
-            if rec is None or rec.termination not in _FAULTS:
+            found = finished.get(GameId(pairing.round, g.number))
+            if found is None or found.termination not in _FAULTS:
                 continue
+            rec = summary(found)
             rows.append(
                 {
                     "gameno": ordinal,

@@ -28,7 +28,7 @@ import chess
 from tcecd.domain import Color, Result, Termination
 from tcecd.errors import PgnError
 from tcecd.game.material import material_balance
-from tcecd.game.record import GameRecord, MoveRecord, Score
+from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 
@@ -156,27 +156,38 @@ def _options_text(label: str, options: Sequence[tuple[str, str]]) -> str:
     return f"{label}:{body}"
 
 
-def _tags(record: GameRecord) -> list[tuple[str, str]]:
+def start_tags(
+    *,
+    event: str,
+    site: str,
+    game_id: object,
+    white: str,
+    black: str,
+    start_time: str,
+    time_control: str,
+    opening: Opening,
+    white_elo: int | None = None,
+    black_elo: int | None = None,
+    extra_tags: Sequence[tuple[str, str]] = (),
+) -> list[tuple[str, str]]:
+    """The PGN tags of a game as known when it starts, in the writer's order
+    (the Seven Tag Roster with ``Result "*"``, then the rest sorted): what
+    ``live.pgn``/``live.json`` show while it runs (no ``Termination``: TCEC's
+    viewer reads one as "finished"). :func:`game_tags` adds the end to the
+    same tags, so the live and the final headers cannot drift apart."""
     roster = {
-        "Event": record.event,
-        "Site": record.site,
-        "Date": _date(record.start_time),
-        "Round": str(record.game_id),
-        "White": record.white,
-        "Black": record.black,
-        "Result": record.result.value,
+        "Event": event,
+        "Site": site,
+        "Date": _date(start_time),
+        "Round": str(game_id),
+        "White": white,
+        "Black": black,
+        "Result": Result.UNFINISHED.value,
     }
     other: dict[str, str] = {
-        "GameStartTime": _utc(record.start_time),
-        "GameEndTime": _utc(record.end_time),
-        "GameDuration": _hms(record.duration_ms),
-        "PlyCount": str(len(record.moves)),
-        "Termination": record.termination.value,
-        "TimeControl": record.time_control,
+        "GameStartTime": _utc(start_time),
+        "TimeControl": time_control,
     }
-    if record.termination_detail:
-        other["TerminationDetails"] = record.termination_detail
-    opening = record.opening
     if opening.fen is not None and opening.fen != chess.STARTING_FEN:
         other["FEN"] = opening.fen
         other["SetUp"] = "1"
@@ -184,14 +195,47 @@ def _tags(record: GameRecord) -> list[tuple[str, str]]:
         other["Opening"] = opening.name
     if opening.eco:
         other["ECO"] = opening.eco
-    if record.white_elo is not None:
-        other["WhiteElo"] = str(record.white_elo)
-    if record.black_elo is not None:
-        other["BlackElo"] = str(record.black_elo)
-    for name, value in record.extra_tags:
+    if white_elo is not None:
+        other["WhiteElo"] = str(white_elo)
+    if black_elo is not None:
+        other["BlackElo"] = str(black_elo)
+    for name, value in extra_tags:
         if name not in roster:
             other[name] = value
     return [*roster.items(), *sorted(other.items())]
+
+
+def game_tags(record: GameRecord) -> list[tuple[str, str]]:
+    """The complete PGN tags of a finished game: :func:`start_tags` with the
+    result and the end (``GameEndTime``, ``GameDuration``, ``PlyCount``,
+    ``Termination``, ``TerminationDetails``)."""
+    tags = dict(
+        start_tags(
+            event=record.event,
+            site=record.site,
+            game_id=record.game_id,
+            white=record.white,
+            black=record.black,
+            start_time=record.start_time,
+            time_control=record.time_control,
+            opening=record.opening,
+            white_elo=record.white_elo,
+            black_elo=record.black_elo,
+            extra_tags=record.extra_tags,
+        )
+    )
+    tags["Result"] = record.result.value
+    end = {
+        "GameEndTime": _utc(record.end_time),
+        "GameDuration": _hms(record.duration_ms),
+        "PlyCount": str(len(record.moves)),
+        "Termination": record.termination.value,
+    }
+    if record.termination_detail:
+        end["TerminationDetails"] = record.termination_detail
+    other = {k: v for k, v in tags.items() if k not in _ROSTER}
+    other.update(end)
+    return [(k, tags[k]) for k in _ROSTER] + sorted(other.items())
 
 
 class _PonderStats:
@@ -296,7 +340,7 @@ def game_pgn(record: GameRecord) -> str:
     A game with no moves (a forfeit) is valid too: tags, the options comment,
     the result description as a comment, and the result.
     """
-    lines = [f'[{name} "{_escape_tag(value)}"]' for name, value in _tags(record)]
+    lines = [f'[{name} "{_escape_tag(value)}"]' for name, value in game_tags(record)]
     lines.append("")
     lines.append(_options_comment(record.white_options, record.black_options))
 

@@ -25,46 +25,38 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import chess
 import chess.engine
 
 from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
-from tcecd.game.adjudication import AdjudicationRules, Adjudicator, Verdict, rules_verdict
-from tcecd.game.clock import Clock
+from tcecd.game.adjudication import Adjudicator, Verdict, rules_verdict
 from tcecd.game.fen import fen
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
-from tcecd.game.timecontrol import TimeControl
+from tcecd.game.rules import FaultPolicy, GameRules, game_clock, side_time_control_tags
 from tcecd.runner.pv import pv_line, pv_san
 from tcecd.runner.session import EngineFault, EngineSession, FaultKind, ThinkResult
+from tcecd.wallclock import utc_now
 
 #: ``on_move(move, white_clock_ms, black_clock_ms)``: called after every ply.
 MoveCallback = Callable[[MoveRecord, int | None, int | None], None]
-FaultPolicy = Literal["lose", "replay"]
 
 
 @dataclass(frozen=True)
 class GameSetup:
-    """Everything one game needs besides the two engines."""
+    """Everything one game needs besides the two engines: who it is, its
+    rules (:class:`~tcecd.game.rules.GameRules`, as the config or ``tcecd
+    play`` made them), the tablebase probe opened where it is played, and
+    its start position."""
 
     game_id: GameId
     event: str
     site: str
-    time_control: TimeControl
-    margin_ms: int = 0
-    adjudication: AdjudicationRules = field(default_factory=AdjudicationRules)
+    rules: GameRules
     probe: Callable[[chess.Board], int | None] | None = None
     opening: Opening = field(default_factory=lambda: Opening(name=None, fen=None))
-    #: What an engine fault (crash, stall, illegal/malformed move, failed
-    #: start) does: the offender loses, or the game is replayed.
-    fault_policy: FaultPolicy = "lose"
-    #: Extra wait after the deadline before a silent engine counts as stalled.
-    stall_grace_ms: int = 2_000
-    #: Per-move wait when there is no clock and no move time (nodes/depth).
-    stall_timeout_ms: int = 60_000
     extra_tags: tuple[tuple[str, str], ...] = ()
 
 
@@ -91,11 +83,6 @@ class GameOutcome:
     latencies_ns: tuple[int, ...] = ()
     #: Think times in ns (``bench/``: ms truncation would bias short moves).
     think_ns: tuple[int, ...] = ()
-
-
-def utc_now() -> str:
-    """UTC ISO 8601 with milliseconds, e.g. ``2026-11-22T03:59:43.149Z``."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _side(color: Color) -> str:
@@ -164,8 +151,8 @@ class _Game:
         self.on_move = on_move
         opening = setup.opening
         self.board = chess.Board(opening.fen) if opening.fen else chess.Board()
-        self.clock = game_clock(setup, white.config, black.config)
-        self.adjudicator = Adjudicator(setup.adjudication, setup.probe)
+        self.clock = game_clock(setup.rules, white.config, black.config)
+        self.adjudicator = Adjudicator(setup.rules.adjudication, setup.probe)
         self.moves: list[MoveRecord] = []
         self.faults: list[Fault] = []
         self.think_ms: list[int] = []
@@ -223,8 +210,8 @@ class _Game:
         allowance and not charged to its clock."""
         deadline = self.clock.deadline_ms(mover)
         if deadline is None:
-            return None, self.setup.stall_timeout_ms
-        return deadline, deadline + self._latency(mover) + self.setup.stall_grace_ms
+            return None, self.setup.rules.stall_timeout_ms
+        return deadline, deadline + self._latency(mover) + self.setup.rules.stall_grace_ms
 
     def _latency(self, mover: Color) -> int:
         remote = self.engines[mover].config.remote
@@ -306,37 +293,16 @@ class _Game:
             start_time=self.start_time,
             end_time=utc_now(),
             duration_ms=(time.monotonic_ns() - self.start_ns) // 1_000_000,
-            time_control=setup.time_control.pgn_tag(),
+            time_control=setup.rules.time_control.pgn_tag(),
             opening=setup.opening,
             moves=tuple(self.moves),
             white_options=white.options,
             black_options=black.options,
             white_elo=white.config.rating,
             black_elo=black.config.rating,
-            extra_tags=setup.extra_tags + side_time_control_tags(self.clock, setup.time_control),
+            extra_tags=setup.extra_tags
+            + side_time_control_tags(self.clock, setup.rules.time_control),
         )
-
-
-def game_clock(setup: GameSetup, white: EngineConfig, black: EngineConfig) -> Clock:
-    """The game's clock: each side under its engine's own limits, if it has
-    any, else the event's time control (``setup.time_control``)."""
-    return Clock.start(
-        white.time_control(setup.time_control),
-        setup.margin_ms,
-        black_tc=black.time_control(setup.time_control),
-    )
-
-
-def side_time_control_tags(clock: Clock, event: TimeControl) -> tuple[tuple[str, str], ...]:
-    """``WhiteTimeControl``/``BlackTimeControl`` PGN tags (the names TCEC's
-    viewer reads) when a side plays under other limits than the event's
-    ``TimeControl`` tag says: an engine's own ``tc``, ``nodes``, ``depth`` or
-    ``movetime_ms``. Written as the config writes them (``60+0.6``, ``inf
-    nodes=5000``). None when both sides play the event's."""
-    white, black = clock.time_control(Color.WHITE), clock.time_control(Color.BLACK)
-    if white == event and black == event:
-        return ()
-    return (("WhiteTimeControl", white.text()), ("BlackTimeControl", black.text()))
 
 
 def flag_verdict(board: chess.Board, loser: Color) -> Verdict:
@@ -383,7 +349,7 @@ async def play_game(
         if exc.kind is FaultKind.TIME_FORFEIT:
             verdict = flag_verdict(game.board, current)
         else:
-            verdict, replay = fault_verdict(fault, setup.fault_policy)
+            verdict, replay = fault_verdict(fault, setup.rules.fault_policy)
             # Its process group dies now, before the outcome is reported.
             await game.engines[current].abort()
     return GameOutcome(
@@ -398,34 +364,34 @@ async def play_game(
 
 def startup_outcome(
     setup: GameSetup,
-    white: str,
-    black: str,
+    white: EngineConfig,
+    black: EngineConfig,
     fault: Fault,
-    *,
-    white_rating: int | None = None,
-    black_rating: int | None = None,
 ) -> GameOutcome:
     """The outcome of a game that could not start because ``fault.color``'s
-    engine failed to start: no moves; the offender loses or it is replayed."""
-    verdict, replay = fault_verdict(fault, setup.fault_policy)
+    engine failed to start: no moves; the offender loses (termination
+    ``abandoned``, "White fails to start") or, under the ``replay`` policy,
+    the game is played again. The one record of a failed start, for every
+    command that plays games."""
+    verdict, replay = fault_verdict(fault, setup.rules.fault_policy)
     now = utc_now()
     record = GameRecord(
         game_id=setup.game_id,
         event=setup.event,
         site=setup.site,
-        white=white,
-        black=black,
+        white=white.name,
+        black=black.name,
         result=verdict.result,
         termination=verdict.termination,
         termination_detail=verdict.detail,
         start_time=now,
         end_time=now,
         duration_ms=0,
-        time_control=setup.time_control.pgn_tag(),
+        time_control=setup.rules.time_control.pgn_tag(),
         opening=setup.opening,
         moves=(),
-        white_elo=white_rating,
-        black_elo=black_rating,
+        white_elo=white.rating,
+        black_elo=black.rating,
         extra_tags=setup.extra_tags,
     )
     return GameOutcome(record=record, faults=(fault,), replay=replay)

@@ -37,11 +37,11 @@ from tcecd.errors import TcecdError
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.openings import select_opening
 from tcecd.game.record import Opening
+from tcecd.game.rules import FaultPolicy, GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.pgn.writer import game_pgn
 from tcecd.runner.game import (
     Fault,
-    FaultPolicy,
     GameOutcome,
     GameSetup,
     play_game,
@@ -437,17 +437,20 @@ class Match:
 
     def setup(self, job: Job, fault_policy: FaultPolicy | None = None) -> GameSetup:
         spec = self.spec
+        rules = GameRules(
+            time_control=spec.time_control,
+            margin_ms=spec.margin_ms,
+            adjudication=spec.adjudication,
+            fault_policy=fault_policy or spec.fault_policy,
+            stall_timeout_ms=spec.stall_timeout_ms,
+        )
         return GameSetup(
             game_id=GameId(job.round, job.number),
             event=spec.event,
             site=spec.site,
-            time_control=spec.time_control,
-            margin_ms=spec.margin_ms,
-            adjudication=spec.adjudication,
+            rules=rules,
             probe=spec.probe,
             opening=job.opening,
-            fault_policy=fault_policy or spec.fault_policy,
-            stall_timeout_ms=spec.stall_timeout_ms,
         )
 
     async def play(self, job: Job, fault_policy: FaultPolicy | None = None) -> GameOutcome:
@@ -462,14 +465,7 @@ class Match:
                     )
                 except EngineFault as exc:
                     fault = Fault(config.name, color, exc.kind, exc.detail)
-                    return startup_outcome(
-                        setup,
-                        job.white.name,
-                        job.black.name,
-                        fault,
-                        white_rating=job.white.rating,
-                        black_rating=job.black.rating,
-                    )
+                    return startup_outcome(setup, job.white, job.black, fault)
             return await play_game(setup, sessions[0], sessions[1])
         finally:
             for session in sessions:

@@ -352,14 +352,33 @@ class EventStore:
     # -- rounds --------------------------------------------------------------
 
     def save_pairing(
-        self, pairing: RoundPairing, *, outbox: Sequence[OutboxEntry] = ()
+        self,
+        pairing: RoundPairing,
+        *,
+        outbox: Sequence[OutboxEntry] = (),
+        replace: bool = False,
     ) -> list[OutboxRow]:
-        """Record a round's pairing, with the messages announcing it (one transaction)."""
+        """Record a round's pairing (its schedule), with the messages announcing
+        it (one transaction). ``replace``: the round is stored already and this
+        schedule extends it (a knockout round's next games): the stored games
+        must be its first ones, unchanged, or it is a :class:`StateError`."""
+        text = json.dumps(codec.pairing_to_dict(pairing))
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO rounds VALUES (?, ?)",
-                (pairing.round, json.dumps(codec.pairing_to_dict(pairing))),
-            )
+            if replace:
+                row = db.execute(
+                    "SELECT pairing FROM rounds WHERE round = ?", (pairing.round,)
+                ).fetchone()
+                if row is None:
+                    raise StateError(f"{self.path}: round {pairing.round} is not stored")
+                old = codec.pairing_from_dict(json.loads(row[0]))
+                if pairing.games[: len(old.games)] != old.games:
+                    raise StateError(
+                        f"{self.path}: round {pairing.round}: a new schedule must keep the "
+                        "stored games as they are"
+                    )
+                db.execute("UPDATE rounds SET pairing = ? WHERE round = ?", (text, pairing.round))
+            else:
+                db.execute("INSERT INTO rounds VALUES (?, ?)", (pairing.round, text))
             return _insert_outbox(db, outbox)
 
     def pairing(self, round_no: int) -> RoundPairing | None:
@@ -423,12 +442,30 @@ class EventStore:
         except sqlite3.IntegrityError:
             raise StateError(f"game {gid} is already recorded in {self.path}") from None
 
+    def iter_games(self, batch: int = 64) -> Iterator[StoredGame]:
+        """Every finished game in schedule order, read ``batch`` at a time (a
+        long event's games are never all in memory at once)."""
+        after = (0, 0)
+        while True:
+            rows = self._query(
+                "SELECT round, number, white, black, result, termination, played, pgn, record "
+                "FROM games WHERE (round, number) > (?, ?) ORDER BY round, number LIMIT ?",
+                (*after, batch),
+            )
+            yield from self._stored_games(rows)
+            if len(rows) < batch:
+                return
+            after = (rows[-1][0], rows[-1][1])
+
     def games(self) -> list[StoredGame]:
         """Every finished game in schedule order (round, then number)."""
         rows = self._query(
             "SELECT round, number, white, black, result, termination, played, pgn, record "
             "FROM games ORDER BY round, number"
         )
+        return self._stored_games(rows)
+
+    def _stored_games(self, rows: list[tuple[Any, ...]]) -> list[StoredGame]:
         return [
             StoredGame(
                 game_id=GameId(r[0], r[1]),

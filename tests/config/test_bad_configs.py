@@ -43,7 +43,7 @@ ROWS = [
         "unknown-nested-key",
         "pairing: {rounds: 3, dobule: true}",
         "event.yaml: pairing: unknown key 'dobule' (expected one of: system, rounds, double, "
-        "seeding, tiebreaks, time_limit_s)",
+        "seeding, tiebreaks, time_limit_s, games, tiebreak)",
     ),
     Row(
         "missing-section",
@@ -70,7 +70,7 @@ ROWS = [
         "other-pairing-system",
         "pairing: {rounds: 3, system: swiss-dutch}",
         "event.yaml: pairing.system: unknown pairing system: 'swiss-dutch' (known: tcec-swiss, "
-        "dutch-2017, dutch, dutch-2012, dubov, integer-program, round-robin)",
+        "dutch-2017, dutch, dutch-2012, dubov, integer-program, round-robin, knockout)",
     ),
     Row(
         "odd-number-of-groups",

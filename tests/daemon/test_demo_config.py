@@ -14,7 +14,8 @@ def test_demo_config_loads_and_fits_the_promise() -> None:
     assert 6 <= len(settings.engines) <= 8
     for engine in settings.engines:
         assert "abengine.py" in " ".join(engine.command)  # bundled, deterministic
-    assert 3 <= settings.rounds <= 7
+    assert settings.format.rounds is not None
+    assert 3 <= settings.format.rounds <= 7
     assert settings.mqtt is not None
     assert settings.mqtt.embedded
     assert settings.openings_file is not None

@@ -145,27 +145,3 @@ def test_an_event_with_epd_openings_and_a_book(tmp_path: Path) -> None:
     assert "refusing to resume" in err
     assert "openings.book.depth: 3 -> 2" in err
     assert pgn.read_text(encoding="utf-8") == text
-
-
-def test_the_settings_fallback_fingerprint_covers_the_book(tmp_path: Path) -> None:
-    """The daemon's own fingerprint (used when the settings carry none, e.g.
-    settings built directly) changes with the book, and has no book entry
-    without one (so older states still resume)."""
-    from dataclasses import replace
-
-    from tcecd.config.fingerprint import diff_fingerprints
-    from tcecd.config.load import load_event
-    from tcecd.daemon.book import default_fingerprint
-    from tcecd.daemon.settings import from_config
-
-    s = from_config(load_event(write(tmp_path)))
-    assert s.openings_book_file == tmp_path / "book.bin"
-    with_book = default_fingerprint(s)
-    without = default_fingerprint(replace(s, openings_book_file=None))
-    assert "openings.book" not in without
-    assert diff_fingerprints(with_book, default_fingerprint(s)) == []
-    assert diff_fingerprints(with_book, default_fingerprint(replace(s, openings_book_depth=2))) == [
-        "openings.book[1]: 3 -> 2"
-    ]
-    changed = default_fingerprint(replace(s, openings_book_selection="best"))
-    assert diff_fingerprints(with_book, changed) == ['openings.book[2]: "weighted" -> "best"']

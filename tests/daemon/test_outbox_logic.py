@@ -10,7 +10,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pytest
 import structlog
 
 from tcecd.bus.settings import MqttSettings
@@ -18,7 +17,7 @@ from tcecd.daemon import run_event_async
 from tcecd.daemon.crash import CrashPoints
 from tcecd.execution.job import GameJob, GameResult
 from tcecd.store import EventStore
-from tests.daemon.test_runner_logic import _game, _record, _settings, use_player
+from tests.daemon.test_runner_logic import ScriptedPlayer, _game, _record, _settings
 from tests.fixtures.mosquitto import free_port
 
 # 4 players, 2 single rounds (the scripted settings): 2 pairings, 4 results, the
@@ -27,14 +26,9 @@ MUST_DELIVER = {"pairing 1", "pairing 2", "end 1.1", "end 1.2", "end 2.1", "end 
                 "standings 1", "standings 2", "standings final", "finished"}  # fmt: skip
 
 
-@pytest.fixture
-def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
+async def play(job: GameJob) -> GameResult:
     """Every game ends at once, White winning."""
-
-    async def play(job: GameJob) -> GameResult:
-        return GameResult(_record(job.game_id, _game(job)))
-
-    use_player(monkeypatch, play)
+    return GameResult(_record(job.game_id, _game(job)))
 
 
 async def _run(settings: Any) -> list[dict[str, Any]]:
@@ -44,7 +38,8 @@ async def _run(settings: Any) -> list[dict[str, Any]]:
     try:
         with structlog.testing.capture_logs() as logs:
             rc = await run_event_async(settings, out=io.StringIO(), crash=CrashPoints(),
-                                       install_signals=False)  # fmt: skip
+                                       install_signals=False,
+                                       player=ScriptedPlayer(play))  # fmt: skip
     finally:
         structlog.configure(**before)
     assert rc == 0
@@ -58,7 +53,7 @@ def _outbox(state: Path) -> dict[str, bool]:
 
 
 async def test_no_mqtt_no_outbox_then_mqtt_later_sends_everything(
-    tmp_path: Path, scripted: None
+    tmp_path: Path
 ) -> None:
     settings = _settings(tmp_path)
     await _run(settings)  # no MQTT: nothing kept for a broker
@@ -79,7 +74,7 @@ async def test_no_mqtt_no_outbox_then_mqtt_later_sends_everything(
     assert [e["messages"] for e in logs if e["event"].startswith("re-sending")] == [10]
 
 
-async def test_a_lost_round_standings_row_is_added_again(tmp_path: Path, scripted: None) -> None:
+async def test_a_lost_round_standings_row_is_added_again(tmp_path: Path) -> None:
     """As after a SIGKILL between a round's last game and its standings row."""
     mqtt = MqttSettings.from_url(f"mqtt://127.0.0.1:{free_port()}", delivery_timeout_s=0.0)
     settings = _settings(tmp_path, mqtt=mqtt)

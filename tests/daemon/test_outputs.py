@@ -8,6 +8,7 @@ import io
 import json
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,25 @@ import tcecd.daemon.outputs as outputs
 from tcecd.daemon import run_event_async
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.outputs import FileWriter, json_text
+from tcecd.daemon.stream import BaseSink, Committed
+from tcecd.event.state import EventState
+from tcecd.events import RoundPaired
 from tcecd.execution.job import GameJob, GameResult
 from tcecd.outputs.files import PgnFile
 from tcecd.store import EventStore
-from tests.daemon.test_runner_logic import _game, _record, _run, _settings, use_player
+from tests.daemon.test_runner_logic import ScriptedPlayer, _game, _record, _run, _settings
+
+
+class RunningFrom(BaseSink):
+    """Sets ``flag[0]`` once the first round is paired (the event runs: the
+    start-up reads of the store are over)."""
+
+    def __init__(self, flag: list[bool]) -> None:
+        self.flag = flag
+
+    def handle(self, committed: Committed, state: EventState) -> None:
+        if isinstance(committed.event, RoundPaired):
+            self.flag[0] = True
 
 
 async def test_writer_writes_the_newest_text_of_each_file_off_the_loop(
@@ -134,18 +150,6 @@ async def test_the_daemon_commits_appends_and_writes_off_the_loop(
         spy(EventStore, name)
     spy(PgnFile, "append")
     spy(outputs, "atomic_write_text")
-    import tcecd.daemon.core as core
-
-    real_run = core.EventRunner._run
-
-    async def flagged(self: Any) -> bool:
-        running[0] = True
-        try:
-            return await real_run(self)
-        finally:
-            running[0] = False
-
-    monkeypatch.setattr(core.EventRunner, "_run", flagged)
     settings = _settings(tmp_path, concurrency=2, strikes_max=1)
     # Game 1.1's white crashes (one strike: disqualified); its round-2 game is a forfeit.
     from tcecd.pairing.seeding import seed_players
@@ -153,11 +157,11 @@ async def test_the_daemon_commits_appends_and_writes_off_the_loop(
 
     players = seed_players([(n, n, None) for n in "abcd"], "explicit")
     white = TcecSwiss().pair(players, [], double=False).games[0].white
-    await _run(settings, monkeypatch, {"1.1": (0.05, white)})
+    await _run(settings, {"1.1": (0.05, white)}, sinks=[RunningFrom(running)])
     names = {name for name, _ in calls}
     assert {"commit_game", "save_pairing", "mark_finished", "append",
             "atomic_write_text"} <= names  # fmt: skip
-    assert "_query" not in names  # reads come from the in-memory mirror
+    assert "_query" not in names  # reads come from the event state, a fold in memory
     on_loop = [name for name, loop in calls if loop]
     assert on_loop == []
     with EventStore(tmp_path) as store:
@@ -192,10 +196,11 @@ async def test_replay_faults_and_disqualification_are_committed_off_the_loop(
             return GameResult(None, ((job.white.name, "crash", "scripted"),), replay=True)
         return GameResult(_record(gid, _game(job)))
 
-    use_player(monkeypatch, play)
-    settings = _settings(tmp_path, rounds=1, strikes_max=1, on_fault="replay", concurrency=1)
+    settings = _settings(tmp_path, rounds=1, strikes_max=1, concurrency=1)
+    settings = replace(settings, rules=replace(settings.rules, fault_policy="replay"))
     assert await run_event_async(
-        settings, out=io.StringIO(), crash=CrashPoints(), install_signals=False
+        settings, out=io.StringIO(), crash=CrashPoints(), install_signals=False,
+        player=ScriptedPlayer(play),
     ) == 0
     assert calls == [("add_fault", False), ("disqualify", False)]
     assert attempts["1.1"] == 1  # disqualified by its one strike: not replayed, forfeited

@@ -1,13 +1,15 @@
 """The daemon's sequencing, in-process with a scripted game player (a
-:class:`~tcecd.execution.GamePlayer`) instead of engines: results are committed
-and published in schedule order whatever order games end in, and
-disqualification forfeits exactly the later games."""
+:class:`~tcecd.execution.GamePlayer`) instead of engines, driven through the
+daemon's entry point (``run_event_async(player=..., sinks=...)``): results are
+committed and published in schedule order whatever order games end in, and
+disqualification forfeits exactly the later games. The stream is watched by a
+sink added here, without touching the runner."""
 
 from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +17,18 @@ import pytest
 
 from tcecd.config.engines import EngineConfig
 from tcecd.daemon import run_event_async
-from tcecd.daemon.core import EventRunner
 from tcecd.daemon.crash import CrashPoints
-from tcecd.daemon.outputs import NullPublisher
 from tcecd.daemon.settings import RunSettings
+from tcecd.daemon.stream import BaseSink, Committed, Sink
 from tcecd.domain import GameId, Result, Termination
 from tcecd.errors import EngineError
+from tcecd.event.state import EventState
 from tcecd.events import EngineDisqualified, GameFinished
 from tcecd.execution.gate import StartGate, StoppedBeforeStart
 from tcecd.execution.job import GameJob, GameResult, GameUpdate
+from tcecd.formats.base import FormatSettings
 from tcecd.game.record import GameRecord, Opening
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.pairing.base import ScheduledGame
 from tcecd.pairing.seeding import seed_players
@@ -34,23 +38,25 @@ from tcecd.store import EventStore
 
 def _settings(tmp_path: Path, **kw: Any) -> RunSettings:
     engines = tuple(EngineConfig(name=n, command=("true",)) for n in ("a", "b", "c", "d"))
+    rounds, double = kw.pop("rounds", 2), kw.pop("double", False)
     base: dict[str, Any] = dict(
-        event="logic", site="here", rounds=2, double=False, engines=engines,
-        time_control=TimeControl.parse("60+1"), state_dir=tmp_path, pgn_path=tmp_path / "e.pgn",
-        json_dir=tmp_path / "tcec",
+        event="logic", site="here", engines=engines,
+        format=FormatSettings(rounds=rounds, double=double),
+        rules=GameRules(TimeControl.parse("60+1")), state_dir=tmp_path,
+        pgn_path=tmp_path / "e.pgn", json_dir=tmp_path / "tcec",
     )  # fmt: skip
     base.update(kw)
     return RunSettings(**base)
 
 
-class Recorder(NullPublisher):
-    """A publisher that remembers what it was given."""
+class Seen(BaseSink):
+    """A sink that remembers every event it was given."""
 
     def __init__(self) -> None:
         self.events: list[Any] = []
 
-    def publish(self, event: Any, stored: Any = ()) -> None:
-        self.events.append(event)
+    def handle(self, committed: Committed, state: EventState) -> None:
+        self.events.append(committed.event)
 
 
 def _record(gid: GameId, game: ScheduledGame) -> GameRecord:
@@ -96,22 +102,12 @@ class ScriptedPlayer:
         pass
 
 
-def use_player(monkeypatch: pytest.MonkeyPatch, play_fn: PlayFn) -> None:
-    """Make ``run_event_async`` play its games with ``play_fn``."""
-    import tcecd.daemon
-
-    async def open_player(settings: Any) -> ScriptedPlayer:
-        return ScriptedPlayer(play_fn)
-
-    monkeypatch.setattr(tcecd.daemon, "open_player", open_player)
-
-
 Script = dict[str, tuple[float, str | None]]
 
 
 async def _run(
-    settings: RunSettings, monkeypatch: pytest.MonkeyPatch, script: Script
-) -> tuple[Recorder, list[str]]:
+    settings: RunSettings, script: Script, *, sinks: Sequence[Sink] = ()
+) -> tuple[Seen, list[str]]:
     """Run the event; ``script[r.g] = (seconds, faulty engine or None)``."""
     played: list[str] = []
 
@@ -123,27 +119,18 @@ async def _run(
         faults = () if faulty is None else ((faulty, "crash", "scripted crash"),)
         return GameResult(_record(gid, _game(job)), faults)
 
-    use_player(monkeypatch, fake_play)
-    recorder = Recorder()
-    original_init = EventRunner.__init__
-
-    def init(self: EventRunner, *args: Any, **kw: Any) -> None:
-        original_init(self, *args, **kw)
-        self.pub = recorder  # no MQTT in these settings: record the stream instead
-
-    monkeypatch.setattr(EventRunner, "__init__", init)
+    seen = Seen()
     out = io.StringIO()
-    rc = await run_event_async(settings, out=out, crash=CrashPoints(), install_signals=False)
+    rc = await run_event_async(settings, out=out, crash=CrashPoints(), install_signals=False,
+                               player=ScriptedPlayer(fake_play), sinks=[seen, *sinks])  # fmt: skip
     assert rc == 0
-    return recorder, played
+    return seen, played
 
 
-async def test_results_are_committed_in_schedule_order(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_results_are_committed_in_schedule_order(tmp_path: Path) -> None:
     settings = _settings(tmp_path, concurrency=2)
     # The first game of each round takes longest: the second one ends first.
-    rec, played = await _run(settings, monkeypatch, {"1.1": (0.2, None), "2.1": (0.2, None)})
+    rec, played = await _run(settings, {"1.1": (0.2, None), "2.1": (0.2, None)})
     finished = [str(e.game_id) for e in rec.events if isinstance(e, GameFinished)]
     assert finished == ["1.1", "1.2", "2.1", "2.2"]
     assert sorted(played) == finished
@@ -153,9 +140,7 @@ async def test_results_are_committed_in_schedule_order(
     ]  # fmt: skip
 
 
-async def test_game_running_when_its_engine_is_disqualified_is_forfeited(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_game_running_when_its_engine_is_disqualified_is_forfeited(tmp_path: Path) -> None:
     """Double round, all four games at once: game 1.1's crash disqualifies its
     white (max 1 strike) while the reverse game 1.3 of the same pair is still
     running; 1.3 is recorded as a forfeit, as a one-game-at-a-time run would."""
@@ -163,7 +148,7 @@ async def test_game_running_when_its_engine_is_disqualified_is_forfeited(
     # Which engine has white in game 1.1 is the pairing core's business: ask it.
     players = seed_players([(n, n, None) for n in "abcd"], "explicit")
     white = TcecSwiss().pair(players, [], double=True).games[0].white
-    rec, _ = await _run(settings, monkeypatch, {"1.1": (0.3, white)})
+    rec, _ = await _run(settings, {"1.1": (0.3, white)})
     dq = [e for e in rec.events if isinstance(e, EngineDisqualified)]
     assert [e.engine for e in dq] == [white]
     ends = {str(e.game_id): e.record for e in rec.events if isinstance(e, GameFinished)}
@@ -181,19 +166,17 @@ async def test_game_running_when_its_engine_is_disqualified_is_forfeited(
         assert not g13.played
 
 
-async def test_a_user_error_in_a_game_surfaces_as_that_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_user_error_in_a_game_surfaces_as_that_error(tmp_path: Path) -> None:
     """Not as an exception group: the CLI prints TcecdErrors as one line."""
 
     async def failing(job: GameJob) -> GameResult:
         raise EngineError(f"game {job.game_id}: cannot run")
 
-    use_player(monkeypatch, failing)
     with pytest.raises(EngineError, match=r"game 1\.1: cannot run"):
         await run_event_async(
-            _settings(tmp_path), out=io.StringIO(), crash=CrashPoints(), install_signals=False
-        )
+            _settings(tmp_path), out=io.StringIO(), crash=CrashPoints(), install_signals=False,
+            player=ScriptedPlayer(failing),
+        )  # fmt: skip
     # The state is intact and unlocked: nothing was recorded for the game.
     with EventStore(tmp_path) as store:
         assert store.games() == []
@@ -201,7 +184,7 @@ async def test_a_user_error_in_a_game_surfaces_as_that_error(
 
 
 async def test_a_finished_game_waiting_for_an_earlier_one_frees_its_playing_permit(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """concurrency 2, game 1.1 long, the others short: the games after 1.2
     start while 1.1 still plays (a game waiting to be recorded does not hold
@@ -220,17 +203,10 @@ async def test_a_finished_game_waiting_for_an_earlier_one_frees_its_playing_perm
         ended[gid] = loop.time()
         return GameResult(_record(job.game_id, _game(job)), ())
 
-    use_player(monkeypatch, play)
-    recorder = Recorder()
-    original_init = EventRunner.__init__
-
-    def init(self: EventRunner, *args: Any, **kw: Any) -> None:
-        original_init(self, *args, **kw)
-        self.pub = recorder
-
-    monkeypatch.setattr(EventRunner, "__init__", init)
+    recorder = Seen()
     rc = await run_event_async(settings, out=io.StringIO(), crash=CrashPoints(),
-                               install_signals=False)  # fmt: skip
+                               install_signals=False, player=ScriptedPlayer(play),
+                               sinks=[recorder])  # fmt: skip
     assert rc == 0
     # 1.3 and 1.4 ran while 1.1 played (each in the permit of a finished game) ...
     assert started["1.3"] < ended["1.1"]

@@ -15,6 +15,7 @@ import pytest
 
 from tcecd.cli import main
 from tcecd.config.load import find_executable, load_engine
+from tcecd.game.rules import GameRules
 from tests.deploy.helpers import ROOT, load_event_or_skip
 
 CONFIGS = ("fast-test.yaml", "tcec-swiss-long.yaml")
@@ -104,11 +105,13 @@ async def test_the_new_definitions_play_a_clocked_game_without_faults() -> None:
         game_id=GameId(1, 1),
         event="definitions",
         site="localhost",
-        # A clock, but a depth limit keeps every move far inside it: a loaded
-        # test machine must not turn this into a time-forfeit test.
-        time_control=TimeControl.parse("60+1 depth=6"),
-        margin_ms=1000,
-        adjudication=AdjudicationRules(max_moves=15),
+        rules=GameRules(
+            # A clock, but a depth limit keeps every move far inside it: a loaded
+            # test machine must not turn this into a time-forfeit test.
+            time_control=TimeControl.parse("60+1 depth=6"),
+            margin_ms=1000,
+            adjudication=AdjudicationRules(max_moves=15),
+        ),
     )
     for white_name, black_name in (("ethereal", "glaurung"), ("glaurung", "toga2")):
         white_cfg, black_cfg = load_engine(white_name), load_engine(black_name)

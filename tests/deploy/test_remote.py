@@ -19,6 +19,7 @@ import pytest
 
 from tcecd.config.engines import EngineConfig
 from tcecd.errors import ConfigError
+from tcecd.game.rules import GameRules
 from tcecd.runner.remote import (
     charged_ms,
     describe,
@@ -320,8 +321,10 @@ async def test_the_runner_plays_a_clocked_game_with_a_remote_engine(sshd: SshSer
         game_id=GameId(1, 1),
         event="remote test",
         site="localhost",
-        time_control=TimeControl.parse("60+1 nodes=2000"),
-        adjudication=AdjudicationRules(max_moves=12),
+        rules=GameRules(
+            time_control=TimeControl.parse("60+1 nodes=2000"),
+            adjudication=AdjudicationRules(max_moves=12),
+        ),
     )
     async with EngineSession(remote) as white, EngineSession(local) as black:
         assert _far_side(token)

@@ -20,6 +20,7 @@ from tcecd.domain import GameId, Result
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.clock import GoLimits
 from tcecd.game.record import Opening
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameOutcome, GameSetup, play_game
 from tcecd.runner.session import EngineSession
@@ -38,10 +39,12 @@ async def one_game(
         game_id=GameId(1, 1),
         event="determinism",
         site="test",
-        time_control=TimeControl.parse("60+1"),
         opening=opening,
-        # 40 moves are plenty to tell games apart and keep the test quick.
-        adjudication=AdjudicationRules(max_moves=max_moves),
+        rules=GameRules(
+            time_control=TimeControl.parse("60+1"),
+            # 40 moves are plenty to tell games apart and keep the test quick.
+            adjudication=AdjudicationRules(max_moves=max_moves),
+        ),
     )
     async with asyncio.timeout(OUTER_TIMEOUT_S):
         async with EngineSession(white) as w, EngineSession(black) as b:

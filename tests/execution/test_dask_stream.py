@@ -18,6 +18,7 @@ from tcecd.execution.gate import open_gate
 from tcecd.execution.job import GameBegan, GameJob, GameUpdate, MoveMade
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import Opening
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 
 pytestmark = pytest.mark.slow  # a real (in-process) Dask cluster
@@ -33,9 +34,11 @@ def _job() -> GameJob:
         white=load_engine("ab-d1", search_dirs=(ENGINES,)),
         black=load_engine("ab-d1-noisy", search_dirs=(ENGINES,)),
         opening=Opening(name="e4", fen=None, moves=("e2e4", "e7e5")),
-        time_control=TimeControl.parse("60+1"),
-        margin_ms=200,
-        adjudication=AdjudicationRules(max_moves=15),
+        rules=GameRules(
+            time_control=TimeControl.parse("60+1"),
+            margin_ms=200,
+            adjudication=AdjudicationRules(max_moves=15),
+        ),
     )
 
 

@@ -27,6 +27,7 @@ from tcecd.execution.job import (
 )
 from tcecd.game.adjudication import AdjudicationRules, DrawRule, TablebaseRule, WinRule
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 
 WHITE = EngineConfig(name="sf", command=("stockfish",), options={"Threads": 4, "Hash": 256},
@@ -40,15 +41,17 @@ JOB = GameJob(
     white=WHITE,
     black=BLACK,
     opening=OPENING,
-    time_control=TimeControl.parse("40/7200:3600+30"),
-    margin_ms=200,
-    adjudication=AdjudicationRules(
-        draw=DrawRule(from_move=34, score_cp=8, moves=5), win=WinRule(score_cp=1000, moves=5),
-        tablebase=TablebaseRule(max_pieces=6), max_moves=200,
-    ),
-    fault_policy="replay",
-    tablebase_path="/tb/345:/tb/6",
     slots=4,
+    rules=GameRules(
+        time_control=TimeControl.parse("40/7200:3600+30"),
+        margin_ms=200,
+        adjudication=AdjudicationRules(
+            draw=DrawRule(from_move=34, score_cp=8, moves=5), win=WinRule(score_cp=1000, moves=5),
+            tablebase=TablebaseRule(max_pieces=6), max_moves=200,
+        ),
+        fault_policy="replay",
+        tablebase_path="/tb/345:/tb/6",
+    ),
 )
 MOVE = MoveRecord(ply=3, color=Color.WHITE, uci="g1f3", san="Nf3", fen_after="x", depth=20,
                   score=Score(cp=31), pv_san=("Nf3", "d6"), move_time_ms=1234, r50=49)  # fmt: skip
@@ -88,9 +91,9 @@ def test_result_and_updates_round_trip() -> None:
 
 def test_another_encoding_version_is_one_clear_error() -> None:
     d = job_to_dict(JOB)
-    d["v"] = 2
-    with pytest.raises(ExecutionError, match=r"game job encoded as version 2; this tcecd reads "
-                       r"version 1 \(run the same tcecd version"):  # fmt: skip
+    d["v"] = 1  # the encoding before a job carried its rules as one value
+    with pytest.raises(ExecutionError, match=r"game job encoded as version 1; this tcecd reads "
+                       r"version 2 \(run the same tcecd version"):  # fmt: skip
         job_from_dict(d)
 
 

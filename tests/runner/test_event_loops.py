@@ -30,6 +30,7 @@ from tcecd.domain import GameId
 from tcecd.errors import ConfigError
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import MoveRecord, Opening
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameSetup, play_game
 from tcecd.runner.pipes import StdoutProtocol, popen_engine
@@ -90,9 +91,11 @@ async def _game(
         game_id=GameId(1, 1),
         event="loops",
         site="tests",
-        time_control=TimeControl.parse("60+1"),
         opening=Opening(name="Italian", fen=None, moves=("e2e4", "e7e5", "g1f3", "b8c6", "f1c4")),
-        adjudication=AdjudicationRules(max_moves=30),
+        rules=GameRules(
+            time_control=TimeControl.parse("60+1"),
+            adjudication=AdjudicationRules(max_moves=30),
+        ),
     )
     async with asyncio.timeout(120):
         async with EngineSession(white) as w, EngineSession(black) as b:

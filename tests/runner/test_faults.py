@@ -21,6 +21,7 @@ from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.clock import GoLimits
 from tcecd.game.record import Opening
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import Fault, GameOutcome, GameSetup, flag_verdict, play_game
 from tcecd.runner.match import MAX_REPLAYS, Job, Match, MatchSpec
@@ -32,9 +33,13 @@ OUTER_TIMEOUT_S = 60
 ConfigFactory = Callable[..., EngineConfig]
 
 
-def setup_for(tc: str, **kw: Any) -> GameSetup:
+def setup_for(tc: str, **rules: Any) -> GameSetup:
+    """A game under ``tc``; ``rules``: the other rules (stall limits, policy...)."""
     return GameSetup(
-        game_id=GameId(1, 1), event="faults", site="test", time_control=TimeControl.parse(tc), **kw
+        game_id=GameId(1, 1),
+        event="faults",
+        site="test",
+        rules=GameRules(time_control=TimeControl.parse(tc), **rules),
     )
 
 

@@ -12,6 +12,7 @@ from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import MoveRecord, Opening
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameSetup, play_game
 from tcecd.runner.process import group_members
@@ -26,9 +27,11 @@ def setup(number: int) -> GameSetup:
         game_id=GameId(1, number),
         event="keep-alive",
         site="test",
-        time_control=TimeControl.parse("20+0.2"),
         opening=OPENING,
-        adjudication=AdjudicationRules(max_moves=20),
+        rules=GameRules(
+            time_control=TimeControl.parse("20+0.2"),
+            adjudication=AdjudicationRules(max_moves=20),
+        ),
     )
 
 

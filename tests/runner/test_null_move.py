@@ -22,6 +22,7 @@ import pytest
 
 from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameOutcome, GameSetup, play_game
 from tcecd.runner.session import EngineSession, FaultKind
@@ -31,7 +32,12 @@ ConfigFactory = Callable[..., EngineConfig]
 
 async def _play(white: EngineConfig, black: EngineConfig) -> GameOutcome:
     setup = GameSetup(
-        game_id=GameId(1, 1), event="null", site="test", time_control=TimeControl.parse("10+0.1")
+        game_id=GameId(1, 1),
+        event="null",
+        site="test",
+        rules=GameRules(
+            time_control=TimeControl.parse("10+0.1"),
+        ),
     )
     async with asyncio.timeout(60):
         async with EngineSession(white) as w, EngineSession(black) as b:

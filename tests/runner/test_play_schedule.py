@@ -129,7 +129,7 @@ def test_concurrent_games_keep_the_rating_interval_and_whole_pgn_games(tmp_path:
     async def play(job: Job, fault_policy: object = None) -> GameOutcome:
         await asyncio.sleep(0.01)  # the two running games end in the same turn of the loop
         fault = Fault(job.white.name, Color.WHITE, FaultKind.STARTUP, "test")
-        return startup_outcome(match.setup(job), job.white.name, job.black.name, fault)
+        return startup_outcome(match.setup(job), job.white, job.black, fault)
 
     match.play = play  # type: ignore[method-assign]
     result = asyncio.run(match.run())

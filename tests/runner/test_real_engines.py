@@ -23,6 +23,7 @@ from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import Opening
+from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import GameSetup, play_game
 from tcecd.runner.match import MatchResult, MatchSpec, run_match, unique_names
@@ -81,8 +82,10 @@ async def test_stockfish_game_records_engine_output(stockfish_config: EngineConf
         game_id=GameId(1, 1),
         event="sf",
         site="test",
-        time_control=TimeControl.parse("inf nodes=5000"),
-        adjudication=AdjudicationRules(max_moves=8),
+        rules=GameRules(
+            time_control=TimeControl.parse("inf nodes=5000"),
+            adjudication=AdjudicationRules(max_moves=8),
+        ),
     )
     seen: list[tuple[int | None, int | None]] = []
     async with asyncio.timeout(60):
@@ -124,8 +127,10 @@ async def test_xboard_engine_plays_a_legal_game(
         game_id=GameId(1, 1),
         event="xboard",
         site="test",
-        time_control=TimeControl.parse("5+0.05"),
-        adjudication=AdjudicationRules(max_moves=30),
+        rules=GameRules(
+            time_control=TimeControl.parse("5+0.05"),
+            adjudication=AdjudicationRules(max_moves=30),
+        ),
     )
     async with asyncio.timeout(120):
         async with EngineSession(hoichess_config) as w, EngineSession(engine_config("ab-d1")) as b:
@@ -151,9 +156,11 @@ async def test_fairymax_plays_from_the_start_position(
         game_id=GameId(1, 1),
         event="xboard",
         site="test",
-        time_control=TimeControl.parse("5+0.05"),
         opening=Opening(name=None, fen=None, moves=("e2e4", "c7c5")),
-        adjudication=AdjudicationRules(max_moves=25),
+        rules=GameRules(
+            time_control=TimeControl.parse("5+0.05"),
+            adjudication=AdjudicationRules(max_moves=25),
+        ),
     )
     async with asyncio.timeout(120):
         async with EngineSession(engine_config("ab-d1")) as w, EngineSession(fairymax_config) as b:
@@ -178,8 +185,10 @@ async def test_fairymax_cannot_start_from_a_fen(
         game_id=GameId(1, 1),
         event="xboard",
         site="test",
-        time_control=TimeControl.parse("5+0.05"),
         opening=Opening(name=None, fen=fen),
+        rules=GameRules(
+            time_control=TimeControl.parse("5+0.05"),
+        ),
     )
     async with asyncio.timeout(60):
         async with EngineSession(engine_config("ab-d1")) as w, EngineSession(fairymax_config) as b:

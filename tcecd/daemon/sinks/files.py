@@ -1,0 +1,177 @@
+"""The files TCEC's viewer reads, as two sinks of the event stream.
+
+* :class:`TcecTablesSink`: ``schedule.json``, ``crosstable.json``,
+  ``crash.json``, ``tournament.json`` (and a cup's ``Eventcrosstable.json``),
+  rewritten when the schedule, a game's state or the standings change;
+* :class:`LiveFilesSink`: ``live.json`` and ``live.pgn``, the game the
+  viewer follows (the first game started while none was followed), after
+  every move, and its final PGN once it ended.
+
+Each renders its documents from the event state and its own small read
+model (the games running and their start times; the live game), and hands
+them to its :class:`~tcecd.daemon.outputs.FileWriter`, which writes them
+atomically off the event loop, coalescing fast changes. See
+../shared/specs/tcec-formats.md for what the viewer reads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tcecd.daemon.live import LiveGame
+from tcecd.daemon.outputs import FileWriter, json_text
+from tcecd.daemon.stream import BaseSink, Committed
+from tcecd.domain import GameId
+from tcecd.event.state import EventState
+from tcecd.events import (
+    BracketUpdated,
+    EngineDisqualified,
+    EventFinished,
+    GameFinished,
+    GameStarted,
+    MovePlayed,
+    RoundPaired,
+    StandingsUpdated,
+)
+from tcecd.formats.base import EventFormat
+from tcecd.outputs import tcec_json
+
+
+def event_crosstable(
+    event: str, state: EventState, fmt: EventFormat, *, kind: str = "Swiss"
+) -> dict[str, Any]:
+    """``crosstable.json`` of the event as it stands (live standings)."""
+    ordinal = 0
+    games: list[tcec_json.CrossGame] = []
+    for r in state.rounds:
+        for g in state.schedule[r].games:
+            ordinal += 1
+            done = state.results.get(GameId(r, g.number))
+            if done is not None:
+                games.append(
+                    tcec_json.CrossGame(ordinal, done.white, done.black, done.result, done.played)
+                )
+    return tcec_json.crosstable_json(
+        event, state.players, games, fmt.standings(state), strikes=dict(state.strikes), kind=kind
+    )
+
+
+class TcecTablesSink(BaseSink):
+    """The viewer's tables (see the module docstring)."""
+
+    def __init__(
+        self, json_dir: Path, event: str, slug: str, fmt: EventFormat, *, interval_s: float
+    ) -> None:
+        self.dir = json_dir
+        self.event = event
+        self.slug = slug
+        self.fmt = fmt
+        self.files = FileWriter(interval_s=interval_s)
+        #: The games being played and their start (schedule.json's running rows).
+        self.running: dict[GameId, str] = {}
+        self._bracket: dict[str, Any] | None = None
+
+    def start(self, state: EventState) -> None:
+        self.files.start()
+        self._write(state)
+
+    def handle(self, committed: Committed, state: EventState) -> None:
+        event = committed.event
+        if isinstance(event, GameStarted):
+            self.running[event.game_id] = event.start_time
+        elif isinstance(event, GameFinished):
+            self.running.pop(event.game_id, None)
+        elif isinstance(event, BracketUpdated):
+            self._bracket = event.bracket
+            self._write_bracket()
+            return
+        elif not isinstance(
+            event, RoundPaired | EngineDisqualified | StandingsUpdated | EventFinished
+        ):
+            return
+        self._write(state)
+
+    def _write(self, state: EventState) -> None:
+        names = {p.id: p.name for p in state.players}
+        pairings = [state.schedule[r] for r in state.rounds]
+        running = {gid: t for gid, t in self.running.items() if gid not in state.results}
+        files: dict[str, Any] = {
+            "schedule.json": tcec_json.schedule_json(
+                pairings, state.results, names=names, running=running
+            ),
+            "crosstable.json": event_crosstable(self.event, state, self.fmt),
+            "crash.json": tcec_json.crash_json(pairings, state.results, names=names),
+            "tournament.json": tcec_json.tournament_json(self.event, self.slug),
+        }
+        if self._bracket is not None:
+            files["tournament.json"]["cup"] = 1
+        for name, doc in files.items():
+            self.files.submit(self.dir / name, json_text(doc))
+
+    def _write_bracket(self) -> None:
+        from tcecd.formats.knockout.documents import event_crosstable_json
+
+        assert self._bracket is not None
+        self.files.submit(
+            self.dir / "Eventcrosstable.json", json_text(event_crosstable_json(self._bracket))
+        )
+        doc = tcec_json.tournament_json(self.event, self.slug)
+        doc["cup"] = 1
+        self.files.submit(self.dir / "tournament.json", json_text(doc))
+
+    async def flush(self) -> None:
+        await self.files.flush()
+
+    async def aclose(self) -> None:
+        await self.files.stop()
+
+
+class LiveFilesSink(BaseSink):
+    """``live.json`` and ``live.pgn`` (see the module docstring)."""
+
+    def __init__(self, json_dir: Path, *, interval_s: float) -> None:
+        self.dir = json_dir
+        self.files = FileWriter(interval_s=interval_s)
+        self.owner: GameId | None = None
+        self.live: dict[GameId, LiveGame] = {}
+
+    def start(self, state: EventState) -> None:
+        self.files.start()
+
+    def handle(self, committed: Committed, state: EventState) -> None:
+        event = committed.event
+        if isinstance(event, GameStarted):
+            live: LiveGame | None = LiveGame(
+                dict(event.headers), event.opening, event.white_options, event.black_options
+            )
+            assert live is not None
+            self.live[event.game_id] = live
+            if self.owner is None or self.owner not in self.live or self.owner == event.game_id:
+                self.owner = event.game_id
+            if self.owner == event.game_id:
+                self._write(live)
+        elif isinstance(event, MovePlayed):
+            live = self.live.get(event.game_id)
+            if live is not None:
+                live.add(event.move)
+                if self.owner == event.game_id:
+                    self._write(live)
+        elif isinstance(event, GameFinished):
+            gid = event.game_id
+            known = self.live.pop(gid, None)
+            if self.owner == gid:
+                self._write(LiveGame.finished(event.record, event.pgn, known=known))
+                self.owner = None
+
+    def _write(self, live: LiveGame) -> None:
+        # Rendered when written (at most every FileWriter.interval_s).
+        self.files.submit(self.dir / "live.json", live.document_text)
+        # TCEC's viewer fetches live.pgn first (PGN text with TCEC comments).
+        self.files.submit(self.dir / "live.pgn", live.pgn)
+
+    async def flush(self) -> None:
+        await self.files.flush()
+
+    async def aclose(self) -> None:
+        await self.files.stop()
