@@ -103,3 +103,36 @@ def encounter_games(p: Played, round_no: int, high: int) -> list[CupGame]:
         if f"P{high}" in (e.upper, e.lower):
             return [eg.game for eg in e.games]
     raise AssertionError(f"P{high} plays no encounter in round {round_no}")
+
+
+# -- a 7-engine cup, by hand (the documents' and TCEC viewer's tests) ----------------------
+
+#: Engine names: the viewer shows the first word and looks for image/engine/<word>.png.
+NAMES = {"P1": "Alpha 1.0", "P2": "Bravo 2", "P3": "Charlie dev", "P4": "Delta 4",
+         "P5": "Echo 5", "P6": "Foxtrot 6", "P7": "Golf 7"}
+
+#: g=2, at most 2 tiebreak games at 30+1.
+CUP7_SETTINGS = KnockoutSettings(games=2, tiebreak_time_control="30+1", tiebreak_max_games=2)
+
+_W, _D, _B = Result.WHITE_WINS, Result.DRAW, Result.BLACK_WINS
+
+#: Round 1 (8 places: 1-BYE, 4-5, 2-7, 3-6): P4 beats P5 1.5-0.5, P2 beats P7 2-0,
+#: P3-P6 1-1 and 1-1 in the tiebreak pair: P3 advances as the higher seed.
+#: Semi-finals P1-P4 (P1 1.5-0.5) and P2-P3 (P3 1.5-0.5); final P1-P3: P3 1.5-0.5.
+CUP7_GAMES = [
+    CupGame(1, 1, "P4", "P5", _W), CupGame(1, 2, "P5", "P4", _D),
+    CupGame(1, 3, "P2", "P7", _W), CupGame(1, 4, "P7", "P2", _B),
+    CupGame(1, 5, "P3", "P6", _B), CupGame(1, 6, "P6", "P3", _B),
+    CupGame(1, 7, "P3", "P6", _D), CupGame(1, 8, "P6", "P3", _D),
+    CupGame(2, 1, "P1", "P4", _W), CupGame(2, 2, "P4", "P1", _D),
+    CupGame(2, 3, "P2", "P3", _D), CupGame(2, 4, "P3", "P2", _W),
+    CupGame(3, 1, "P1", "P3", _B), CupGame(3, 2, "P3", "P1", _D),
+]
+
+
+def cup7(stage: str) -> Cup:
+    """``"finished"``; ``"semis"``: the first semi-final over (P1), game 2.4 running."""
+    games = list(CUP7_GAMES)
+    if stage == "semis":
+        games = [*games[:11], replace(games[11], result=None)]
+    return build_cup(players(7), CUP7_SETTINGS, games)
