@@ -24,8 +24,9 @@ commit c35723393cde881866ed1cc8019212d485055acd):
   places the first round is 1-5, 3-7, 2-6, 4-8: seed ``k`` meets seed
   ``k + size/2`` (a "slide", not the standard "fold"), and 1 can meet 3 in a
   semi-final. It agrees with us that 1 and 2 can meet only in the final, and
-  that each quarter holds one of the top four seeds. (TCEC's viewer draws this
-  order for ``cup`` 6 and later, the Cups TCEC has run with cutechess-cli.)
+  that each quarter holds one of the top four seeds. (TCEC's viewer numbers
+  its bracket in this order when ``tournament.json`` has a ``cup`` of 6 or
+  more: ``calculate_seeds``' "new mode", labelled "cup6" in its tests.)
 * BYEs go to the top seeds in both: cutechess fills the missing places with
   BYEs in rank order and moves each BYE next to the next top seed (the opponent
   it displaces takes the BYE's place). The encounters are the same as ours --

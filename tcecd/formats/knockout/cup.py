@@ -23,7 +23,8 @@ next opening slot of the cup, in the order the pairs start (round by round,
 in each round by game number), and both games of the pair play it. So slot
 ``k`` is the ``k``-th pair started in the cup: no two encounters of the cup
 share an opening unless the book has fewer openings than the cup has pairs
-(``select_opening`` cycles then; a round of 16 encounters of 2 games needs 16).
+(``select_opening`` cycles then); a round's regular games take one slot per
+encounter and pair (16 for the first round of a 32-engine cup of 2-game encounters).
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ from tcecd.formats.knockout.encounter import (
     Encounter,
     EncounterGame,
     KnockoutSettings,
-    Outcome,
 )
 from tcecd.pairing.base import Standing
 
@@ -115,21 +115,28 @@ class Cup:
         assert outcome is not None
         return outcome.winner
 
+    def find(self, round_no: int, number: int) -> tuple[Encounter, EncounterGame]:
+        """The game ``round_no.number`` and its encounter: its opening slot and
+        tiebreak flag (to restart a stored game on resume), and the encounter's
+        outcome once the game has decided it (its reason belongs in the PGN)."""
+        if 1 <= round_no <= len(self.rounds):
+            for e in self.rounds[round_no - 1].encounters:
+                for eg in e.games:
+                    if eg.game.number == number:
+                        return e, eg
+        raise StateError(f"knockout game {round_no}.{number} is not in the cup's schedule")
+
     @property
     def openings_used(self) -> int:
         """Opening slots taken so far (game pairs started)."""
         return sum(1 for r in self.rounds for e in r.encounters for g in e.games if g.index % 2)
 
 
-def _out_round(disqualified: Mapping[PlayerId, int], player: PlayerId | None) -> int | None:
-    return None if player is None else disqualified.get(player)
-
-
 def _encounter(settings: KnockoutSettings, round_no: int, index: int,
                upper: tuple[PlayerId, int], lower: tuple[PlayerId, int] | None,
                disqualified: Mapping[PlayerId, int]) -> Encounter:
     def out(p: PlayerId | None) -> bool:
-        d = _out_round(disqualified, p)
+        d = None if p is None else disqualified.get(p)
         return d is not None and d <= round_no
 
     return Encounter(
@@ -331,12 +338,6 @@ def next_games(cup: Cup, limit: int | None = None) -> tuple[NewGame, ...]:
         out.append(NewGame(current.number, number, white, black, i, index, added.tiebreak,
                            added.opening, tb_tc if added.tiebreak else None))
     return tuple(out)
-
-
-def outcomes(cup: Cup) -> tuple[tuple[Outcome | None, ...], ...]:
-    """Each started round's encounter outcomes in bracket order."""
-    return tuple(tuple(e.outcome if e.decided else None for e in r.encounters)
-                 for r in cup.rounds)
 
 
 def standings(cup: Cup) -> tuple[Standing, ...]:

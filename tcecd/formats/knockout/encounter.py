@@ -90,6 +90,11 @@ def need_more_games(games: int, first: int, second: int, in_progress: int, start
     leader. Short of it: with an odd ``games`` or a tie, one more game; with an
     even ``games`` a pair is completed (a game more when ``started`` is odd),
     and a completed pair with a 1-point lead decides.
+
+    Every game gives its two sides 2 half-points in all, so the difference of
+    the scores is always even: cutechess's "1.5 points" (``minDiff`` 3) takes a
+    2-point lead in practice. A pair is cut short only by a 2-point lead (4
+    games: 2.5-0.5 after 3), never in a tiebreak that starts level.
     """
     lead_score = max(first, second) + 2 * in_progress
     if lead_score <= games:

@@ -333,3 +333,16 @@ def test_one_player_is_a_cup_without_games() -> None:
     assert cup.finished
     assert cup.champion == "Solo"
     assert next_games(cup) == ()
+
+
+def test_find_a_stored_game() -> None:
+    # On resume the runner restarts a stored, unfinished game: its opening slot and
+    # tiebreak flag come from the fold.
+    s = KnockoutSettings(games=2, tiebreak_time_control="30+1")
+    games = [CupGame(1, 1, "P1", "P2", Result.WHITE_WINS),
+             CupGame(1, 2, "P2", "P1", Result.WHITE_WINS), CupGame(1, 3, "P1", "P2")]
+    cup = build_cup(players(2), s, games)
+    e, eg = cup.find(1, 3)
+    assert (eg.index, eg.tiebreak, eg.opening, e.outcome) == (3, True, 1, None)
+    with pytest.raises(StateError, match=r"knockout game 1\.4 is not in the cup's schedule"):
+        cup.find(1, 4)
