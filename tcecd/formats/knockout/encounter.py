@@ -233,7 +233,7 @@ class Encounter:
 
     def _rule(self, in_progress: int) -> bool:
         return need_more_games(self.settings.games, self.half_points(self.upper),
-                               self.half_points(self.lower) if self.lower else 0,
+                               self.half_points(self.lower) if self.lower is not None else 0,
                                in_progress, self.started)
 
     # -- what next ---------------------------------------------------------------------

@@ -115,7 +115,7 @@ def could_matter(e: Encounter) -> bool:
     return False
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cups, st.randoms(use_true_random=False))
 def test_cups_at_any_concurrency(params: dict[str, int], rng: random.Random) -> None:
     s = make_settings(params["games"], params["cap"])
