@@ -87,17 +87,18 @@ async def tcecd_match(games: int, nodes: int) -> tuple[float, float, int, list[G
             pgn_path=Path(tmp) / "bench.pgn",
             openings=OPENINGS,
             concurrency=1,
+            keep_records=True,
         )
         cpu0, wall0 = time.process_time(), time.perf_counter()
         result = await run_match(spec)
         wall = time.perf_counter() - wall0
         cpu = time.process_time() - cpu0
-    outcomes = result.outcomes
-    think_s = sum(sum(o.think_ns) for o in outcomes) / 1e9
-    game_wall_s = sum(o.record.duration_ms for o in outcomes) / 1000
-    moves = sum(len(o.think_ns) for o in outcomes)
-    latencies_ms = [ns / 1e6 for o in outcomes for ns in o.latencies_ns]
-    print(f"tcecd: {len(outcomes)} games, {moves} engine moves at nodes={nodes}")
+    records = result.records
+    think_s = sum(result.think_ns) / 1e9
+    game_wall_s = sum(r.duration_ms for r in records) / 1000
+    moves = len(result.think_ns)
+    latencies_ms = [ns / 1e6 for ns in result.latencies_ns]
+    print(f"tcecd: {len(records)} games, {moves} engine moves at nodes={nodes}")
     print(f"  engines' think time (go -> bestmove): {think_s:8.3f} s")
     print(
         f"  wall time of the games:               {game_wall_s:8.3f} s"
@@ -117,7 +118,7 @@ async def tcecd_match(games: int, nodes: int) -> tuple[float, float, int, list[G
     # The statistics tcecd play prints (fastchess's, see tcecd/runner/stats.py).
     for line in result.report():
         print(f"  {line}")
-    return wall, cpu, moves, [o.record for o in outcomes]
+    return wall, cpu, moves, records
 
 
 async def floor_match(records: list[GameRecord], nodes: int, tcecd_cpu: float, moves: int) -> float:

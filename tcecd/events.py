@@ -89,6 +89,18 @@ class GameFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class GameReplayed:
+    """A game ended by an engine fault is played again from its start (the
+    ``replay`` policy): its faults came as :class:`EngineFault` events; no
+    result is recorded for the attempt."""
+
+    game_id: GameId
+    white: PlayerId
+    black: PlayerId
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
 class EngineFault:
     """An engine misbehaved (crash, stall, illegal move, time forfeit, ...)."""
 
@@ -144,6 +156,7 @@ DomainEvent = (
     | GameStarted
     | MovePlayed
     | GameFinished
+    | GameReplayed
     | EngineFault
     | EngineDisqualified
     | StandingsUpdated

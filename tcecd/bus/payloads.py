@@ -30,6 +30,7 @@ from tcecd.events import (
     EventStarted,
     ForecastUpdated,
     GameFinished,
+    GameReplayed,
     GameStarted,
     MovePlayed,
     RoundPaired,
@@ -390,6 +391,8 @@ class Projection:
             if not self.external_crosstable:
                 out.append(self.crosstable_message(event.standings, ts))
             return out
+        if isinstance(event, GameReplayed):
+            return []  # its faults went out as `fault` messages; a fresh `start` follows
         if isinstance(event, BracketUpdated):
             doc = self._doc("bracket", ts, **event.bracket)
             return [self._msg(("bracket",), doc, kind=Kind.SNAPSHOT)]

@@ -1,7 +1,7 @@
 """``tcecd play``: matches and tournaments from the command line, as fastchess or cutechess-cli.
 
-    tcecd play ENGINE [tc=TC|nodes=N|depth=D|movetime=MS ...] ENGINE [...]
-               [--tournament round-robin|gauntlet]
+    tcecd play ENGINE [tc=TC|nodes=N|depth=D|movetime=MS|option.NAME=VALUE ...] ENGINE [...]
+               [--tournament round-robin|gauntlet|knockout]
                [--rounds N] [--games G] [--tc 40/7200|60+0.6] [--nodes N]
                [--depth D] [--movetime MS] [--each KEY=VALUE ...]
                [--openings FILE] [--plies N] [--book BIN] [--book-depth N]
@@ -9,7 +9,8 @@
                [--draw movenumber=N movecount=M score=CP] [--resign movecount=M score=CP]
                [--maxmoves N] [--tb PATH] [--tbpieces N]
                [--sprt elo0=E0 elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic]]
-               [--ratinginterval N] [--pgn FILE]
+               [--ratinginterval N] [--pgn FILE] [--state DIR] [--mqtt URL]
+               [--scheduler ADDRESS]
 
 ENGINE is a definition name from ``engines/`` (``stockfish``, ``ab-d2``), a path
 to a definition YAML, or a path to an engine binary (run as UCI). Each pairing
@@ -27,7 +28,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from tcecd import eventloop
@@ -39,7 +41,12 @@ from tcecd.game.record import Opening
 HELP = "play a match or tournament between engines (fastchess / cutechess-cli style)"
 
 #: ``--tournament`` spellings (cutechess-cli's and fastchess's) -> the schedule.
-TOURNAMENTS = {"round-robin": "round-robin", "roundrobin": "round-robin", "gauntlet": "gauntlet"}
+TOURNAMENTS = {
+    "round-robin": "round-robin",
+    "roundrobin": "round-robin",
+    "gauntlet": "gauntlet",
+    "knockout": "knockout",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,8 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--tournament",
         default="round-robin",
         metavar="TYPE",
-        help="round-robin (all against all, the default) or gauntlet (the first engine "
-        "against each other one)",
+        help="round-robin (all against all, the default), gauntlet (the first engine "
+        "against each other one) or knockout (a cup: --games per encounter, decided as "
+        "cutechess-cli decides it)",
     )
     parser.add_argument(
         "--rounds", type=int, default=1, help="rounds each pairing plays (default 1)"
@@ -148,6 +156,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="per-move wait without a clock (nodes/depth) before an engine counts as stalled",
     )
     parser.add_argument("--event", default="tcecd play", help="PGN Event tag")
+    parser.add_argument(
+        "--state",
+        type=Path,
+        metavar="DIR",
+        help="keep the match's state in DIR: the same command run again resumes it after a "
+        "stop or a kill, nothing lost or played twice (default: a temporary directory)",
+    )
+    parser.add_argument(
+        "--mqtt", metavar="URL", help="stream the match over MQTT, as tcecd run does"
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="play the games on the Dask cluster of this scheduler (tcp://HOST:PORT)",
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
 
 
@@ -307,8 +330,8 @@ def engine_words(words: list[str]) -> list[tuple[str, dict[str, str]]]:
         if not sep or "/" in key:
             specs.append((word, {}))
             continue
-        if key not in ENGINE_LIMITS:
-            expected = ", ".join(f"{k}=" for k in ENGINE_LIMITS)
+        if key not in ENGINE_LIMITS and not key.startswith("option."):
+            expected = ", ".join(f"{k}=" for k in ENGINE_LIMITS) + ", option.NAME="
             raise ConfigError(f"{word!r}: unknown engine setting {key!r} (expected {expected})")
         if not specs:
             raise ConfigError(f"{word!r}: an engine setting must follow its ENGINE")
@@ -322,6 +345,15 @@ def _with_limits(ref: str, words: dict[str, str]) -> EngineConfig:
     from tcecd.config.load import load_engine
 
     engine = load_engine(ref)
+    options = {
+        name: value
+        for key, text in words.items() if key.startswith("option.")
+        for name, value in [parse_option(key[len("option."):] + "=" + text, ref)]
+    }  # fmt: skip
+    if options:
+        # cutechess-cli's per-engine option.NAME=VALUE: over the definition's own.
+        engine = engine.model_copy(update={"options": {**engine.options, **options}})
+    words = {k: v for k, v in words.items() if not k.startswith("option.")}
     if not words:
         return engine
     numbers: dict[str, int] = {}
@@ -375,7 +407,7 @@ def run(args: argparse.Namespace) -> int:
     tournament = TOURNAMENTS.get(args.tournament)
     if tournament is None:
         raise ConfigError(
-            f"--tournament: expected round-robin or gauntlet, got {args.tournament!r}"
+            f"--tournament: expected round-robin, gauntlet or knockout, got {args.tournament!r}"
         )
     engines = apply_each(
         args, unique_names([_with_limits(ref, words) for ref, words in specs])
@@ -398,6 +430,8 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--sprt: {exc}") from None
         if len(engines) != 2:
             raise ConfigError(f"--sprt: needs exactly two engines, got {len(engines)}")
+        if tournament == "knockout":
+            raise ConfigError("--sprt: a knockout decides its encounters itself")
     try:
         tc = TimeControl.parse(args.tc) if args.tc else TimeControl()
         tc = dataclasses.replace(
@@ -412,7 +446,9 @@ def run(args: argparse.Namespace) -> int:
     if not has_limit and not all(e.has_own_limits for e in engines):
         raise ConfigError("tcecd play: give a limit: --tc, --nodes, --depth or --movetime")
     rules = adjudication_rules(args)
-    if args.pgn is not None:
+    resuming = args.state is not None and (args.state / "event.sqlite").exists()
+    if args.pgn is not None and not resuming:
+        # A new match starts its PGN afresh (a resumed one appends to it).
         try:
             args.pgn.parent.mkdir(parents=True, exist_ok=True)
             args.pgn.write_text("", encoding="utf-8")
@@ -420,34 +456,14 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--pgn: cannot write {str(args.pgn)!r}: {exc.strerror}") from None
     openings = _openings(args)
     options = dict(parse_option(text) for text in args.option)
-    probe: Callable[..., int | None] | None = None
-    close_probe: Callable[[], None] | None = None
     if args.tb is not None:
         from tcecd.game.tablebase import open_probe
 
         try:
-            probe, close_probe = open_probe(args.tb)
+            _, close = open_probe(args.tb)  # refuses a path without tables, in one line
         except ConfigError as exc:
             raise ConfigError(f"--tb: {exc}") from None
-    spec = MatchSpec(
-        engines=engines,
-        games=args.games,
-        rounds=args.rounds,
-        tournament="gauntlet" if tournament == "gauntlet" else "round-robin",
-        time_control=tc,
-        pgn_path=args.pgn,
-        openings=openings,
-        concurrency=args.concurrency,
-        margin_ms=args.margin_ms,
-        soft_options=options,
-        adjudication=rules,
-        probe=probe,
-        fault_policy=args.fault_policy,
-        stall_timeout_ms=args.stall_timeout_ms,
-        event=args.event,
-        sprt=sprt,
-        rating_interval=0 if args.quiet else args.ratinginterval,
-    )
+        close()
     # python-chess warns about every line it does not understand (some engines
     # print a lot of chatter); a quick match only wants real errors on stderr.
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
@@ -456,20 +472,84 @@ def run(args: argparse.Namespace) -> int:
     problems = failures(reports, soft_options=options)
     if problems:
         raise EngineCheckError(problems)
-    names = " vs ".join(e.name for e in engines)
-    print(
-        f"{'Gauntlet' if tournament == 'gauntlet' else 'Match'}: {names}, "
-        f"{args.rounds} round(s) of {args.games} games per pairing, tc {tc.describe()}",
-        flush=True,
+    # --option NAME=VALUE goes to every engine that has the option (as
+    # cutechess-cli's -each option.NAME=VALUE), unless the engine sets it itself.
+    engines = tuple(
+        e.model_copy(update={"options": {
+            **{n: v for n, v in options.items() if n.lower() in r.declared},
+            **e.options,
+        }})
+        for e, r in zip(engines, reports, strict=True)
+    )  # fmt: skip
+    spec = MatchSpec(
+        engines=engines,
+        games=args.games,
+        rounds=args.rounds,
+        tournament=tournament,  # type: ignore[arg-type]
+        time_control=tc,
+        pgn_path=args.pgn,
+        openings=openings,
+        concurrency=args.concurrency,
+        margin_ms=args.margin_ms,
+        adjudication=rules,
+        tablebase_path=args.tb,
+        fault_policy=args.fault_policy,
+        stall_timeout_ms=args.stall_timeout_ms,
+        event=args.event,
+        sprt=sprt,
+        rating_interval=0 if args.quiet else args.ratinginterval,
+        state_dir=args.state,
+        mqtt=_mqtt(args),
+        execution=_execution(args),
     )
+    names = " vs ".join(e.name for e in engines)
+    kind = {"gauntlet": "Gauntlet", "knockout": "Knockout"}.get(tournament, "Match")
+    print(
+        f"{kind}: {names}, "
+        + (f"{args.games} games per encounter" if tournament == "knockout"
+           else f"{args.rounds} round(s) of {args.games} games per pairing")
+        + f", tc {tc.describe()}"
+        + (" (resumed)" if resuming else ""),
+        flush=True,
+    )  # fmt: skip
     progress = None if args.quiet else (lambda line: print(line, flush=True))
-    try:
-        result = eventloop.run(run_match(spec, progress=progress))
-    finally:
-        if close_probe is not None:
-            close_probe()
+    # Ctrl-C (or SIGTERM) stops the match: the running games are abandoned (a
+    # resumed match plays them again) and the statistics of the games played
+    # are printed, as fastchess and cutechess-cli do.
+    result = eventloop.run(run_match(spec, progress=progress, install_signals=True))
     # The progress lines end with each game's "Score of" line: print it once.
     print(result.summary(score_lines=args.quiet))
     if args.pgn is not None:
         print(f"PGN: {args.pgn}")
+    if result.stopped:
+        if args.state is not None:
+            print(f"State: {args.state} (run the same command again to resume)")
+        # As the CLI says of any interrupted command (the statistics are above).
+        print("tcecd: interrupted", file=sys.stderr)
+        return 130
     return 0
+
+
+def _mqtt(args: argparse.Namespace) -> object:
+    """``--mqtt URL``: the match streams over MQTT (None: not)."""
+    if args.mqtt is None:
+        return None
+    import os
+
+    from tcecd.bus.settings import MqttSettings
+
+    try:
+        return MqttSettings.from_url(args.mqtt, password=os.environ.get("TCECD_MQTT_PASSWORD"))
+    except ValueError as exc:
+        raise ConfigError(f"--mqtt: {exc}") from None
+
+
+def _execution(args: argparse.Namespace) -> object:
+    """``--scheduler ADDRESS``: the games are played on that Dask cluster."""
+    if args.scheduler is None:
+        return None
+    from tcecd.execution import ExecutionSettings
+
+    if not args.scheduler.startswith(("tcp://", "tls://")):
+        raise ConfigError(f"--scheduler: expected tcp://HOST:PORT, got {args.scheduler!r}")
+    return ExecutionSettings(backend="dask", scheduler=args.scheduler)

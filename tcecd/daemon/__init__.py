@@ -43,6 +43,7 @@ from tcecd.event.state import EventState
 from tcecd.events import EventStarted
 from tcecd.execution import GamePlayer, open_player
 from tcecd.formats.base import EventFormat, get_format
+from tcecd.game.record import Opening
 from tcecd.outputs.files import PgnFile
 
 if TYPE_CHECKING:
@@ -62,21 +63,27 @@ async def run_event_async(
     player: GamePlayer | None = None,
     progress: ProgressDisplay | None = None,
     sinks: Sequence[Sink] = (),
-) -> int:
-    """Run (or resume) the event; returns the process exit code (0: finished or
-    stopped cleanly by a signal). ``progress``: a terminal display, one more
-    sink of the event stream (:mod:`tcecd.daemon.progress`); ``sinks``: more
-    sinks (:mod:`tcecd.daemon.stream`), after the daemon's own."""
+    openings: tuple[Opening, ...] | None = None,
+    fmt: EventFormat | None = None,
+    log: Any = None,
+    quiet: bool = False,
+) -> bool:
+    """Run (or resume) the event; True when it is complete, False when it was
+    stopped (by a signal: cleanly, resumable). ``progress``: a terminal display,
+    one more sink of the event stream (:mod:`tcecd.daemon.progress`); ``sinks``:
+    more sinks (:mod:`tcecd.daemon.stream`), after the daemon's own.
+    ``openings`` (already loaded) and ``fmt`` replace what the settings name;
+    ``quiet``: no standings table on ``out`` at the end (``tcecd play``)."""
     out = out if out is not None else sys.stdout
     structlog.contextvars.bind_contextvars(event_name=settings.event)
-    log = structlog.get_logger("tcecd")
+    log = log if log is not None else structlog.get_logger("tcecd")
     crash = crash or CrashPoints.from_env()
     if player is None:
         # First: an unreachable Dask scheduler is one line, before the state is touched.
         player = await open_player(settings.execution)
     try:
-        fmt = get_format(settings.format)
-        opened = open_event(settings, log=log)
+        fmt = fmt if fmt is not None else get_format(settings.format)
+        opened = open_event(settings, log=log, openings=openings)
     except BaseException:
         await player.aclose()
         raise
@@ -196,15 +203,17 @@ async def run_event_async(
             early_signals.resume_deferring()
         opened.close()
     if complete:
-        table = standings_table(
-            runner.final_standings, settings, recorder.state.players, recorder.state.history()
-        )
-        print(table, file=out)
+        if not quiet:
+            table = standings_table(
+                runner.final_standings, settings, recorder.state.players,
+                recorder.state.history(),
+            )  # fmt: skip
+            print(table, file=out)
         log.info("event finished", pgn=str(settings.pgn_path))
     else:
         log.warning("event stopped; run the same command again to resume",
                     state_dir=str(settings.state_dir))  # fmt: skip
-    return 0
+    return complete
 
 
 def _event_started(settings: RunSettings, fmt: EventFormat, state: EventState) -> EventStarted:
@@ -278,5 +287,7 @@ async def _settle(pub: Publisher, mqtt: MqttSettings, log: Any) -> None:
 def run_event(
     settings: RunSettings, *, out: TextIO | None = None, progress: ProgressDisplay | None = None
 ) -> int:
-    """Synchronous entry point for the CLI."""
-    return eventloop.run(run_event_async(settings, out=out, progress=progress))
+    """Synchronous entry point for the CLI: the exit code (0: finished, or
+    stopped cleanly by a signal and resumable)."""
+    eventloop.run(run_event_async(settings, out=out, progress=progress))
+    return 0

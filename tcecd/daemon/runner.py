@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,14 @@ from tcecd.daemon.stream import OutboxRow
 from tcecd.domain import GameId, PlayerId
 from tcecd.errors import EngineError, first_leaf
 from tcecd.event.strikes import FaultTuple, forfeit_record
-from tcecd.events import BracketUpdated, EventStarted, GameStarted, MovePlayed, RoundPaired
+from tcecd.events import (
+    BracketUpdated,
+    EventStarted,
+    GameReplayed,
+    GameStarted,
+    MovePlayed,
+    RoundPaired,
+)
 from tcecd.execution import GamePlayer
 from tcecd.execution.gate import StartGate, StoppedBeforeStart
 from tcecd.execution.job import (
@@ -243,6 +251,11 @@ class EventRunner:
                 gate.decided()  # a forfeit never starts: the next game need not wait
                 return Outcome(self._forfeit(slot, out), played=False)
             job = self._job(slot, self._opening(gid))
+            if self.s.max_replays is not None and attempts > self.s.max_replays:
+                # The last allowed replay is played under "lose": a game always ends.
+                job = dataclasses.replace(
+                    job, rules=dataclasses.replace(job.rules, fault_policy="lose")
+                )
             result = await self._play(job, gate)
             faults = tuple((PlayerId(e), k, d) for e, k, d in result.faults)
             if not result.replay:
@@ -253,6 +266,8 @@ class EventRunner:
             async with self._step:
                 for engine, kind, detail in faults:
                     await self.recorder.fault(engine, gid, kind, detail)
+            detail = "; ".join(d for _, _, d in faults) or "no fault named"
+            self.recorder.live(GameReplayed(gid, slot.game.white, slot.game.black, detail))
             self.log.warning("game will be replayed after a fault", game=str(gid))
 
     async def _play(self, job: GameJob, gate: StartGate) -> GameResult:

@@ -139,23 +139,27 @@ class Scheduler:
         turn: StartTurn | None = None
         async with asyncio.TaskGroup() as tg:
             while not self.stop_requested() and not self._broken:
+                # The permit first, then the plan: a game waiting for a permit
+                # waits for a commit, which may change what is next (an SPRT
+                # decided, a cup's encounter over).
+                await self.permits.acquire()
+                if self.stop_requested() or self._broken:
+                    self._unused_permit()
+                    break
                 if not await self._plan():
+                    self._unused_permit()
                     if self._tasks:
                         await self._wait_change()
                         continue
                     return True
                 todo = [s for s in self._pending() if s.game_id not in started]
                 if not todo:
+                    self._unused_permit()
                     if not self._tasks:
                         raise StateError("the event's format schedules nothing to play")
                     await self._wait_change()
                     continue
                 slot = todo[0]
-                await self.permits.acquire()
-                if self.stop_requested() or self._broken:
-                    self.permits.finished()
-                    self.permits.committed()
-                    break
                 started.add(slot.game_id)
                 mine = asyncio.Event()
                 turn = StartTurn(turn)
@@ -166,6 +170,10 @@ class Scheduler:
                 task.add_done_callback(self._tasks.discard)
                 previous = mine
         return False
+
+    def _unused_permit(self) -> None:
+        self.permits.finished()
+        self.permits.committed()
 
     async def _wait_change(self) -> None:
         self._changed.clear()

@@ -56,6 +56,10 @@ class RunSettings:
     openings_book_seed: int | None = None
     concurrency: int = 1
     strikes_max: int = 3
+    #: How often a game is played again after a fault under the ``replay`` policy
+    #: before its last attempt is played under ``lose`` (None: until strikes
+    #: disqualify the offender; ``tcecd play``: a few times).
+    max_replays: int | None = None
     mqtt: MqttSettings | None = None
     log_level: str = "info"
     log_format: Literal["auto", "json", "console"] = "auto"

@@ -81,9 +81,12 @@ def seed(s: RunSettings) -> tuple[tuple[Player, ...], int | None]:
     return tuple(players), rng_seed
 
 
-def open_event(s: RunSettings, *, log: Any) -> OpenedEvent:
-    """Open (or create) the event's state and check it (module docstring)."""
-    openings = load_openings(s)
+def open_event(
+    s: RunSettings, *, log: Any, openings: tuple[Opening, ...] | None = None
+) -> OpenedEvent:
+    """Open (or create) the event's state and check it (module docstring);
+    ``openings``: already loaded (``tcecd play``), instead of the settings' file."""
+    openings = load_openings(s) if openings is None else openings
     # Opening the store writes nothing; nothing is written until the checks
     # below (and the damaged-store checks of EventStore) have passed.
     store = EventStore(s.state_dir)

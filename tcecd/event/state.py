@@ -57,6 +57,9 @@ class EventState:
     disqualified: Mapping[PlayerId, tuple[int, str]] = field(default_factory=dict)
     #: The final standings were recorded (``EventFinished``).
     finished: bool = False
+    #: The first round with a game not finished (None: every scheduled game is):
+    #: where :meth:`pending` starts, so a long match's finished rounds cost nothing.
+    first_open: int | None = None
 
     # -- reading ----------------------------------------------------------------------
 
@@ -82,12 +85,14 @@ class EventState:
     def pending(self) -> list[tuple[int, ScheduledGame]]:
         """The scheduled games not finished yet, in playing order (round, then
         the position in the round)."""
-        return [
-            (r, g)
-            for r in sorted(self.schedule)
-            for g in self.schedule[r].games
-            if GameId(r, g.number) not in self.results
-        ]
+        out: list[tuple[int, ScheduledGame]] = []
+        r = self.first_open
+        # Rounds are numbered 1, 2, ... without gaps: walk from the first open one.
+        while r is not None and r in self.schedule:
+            out += [(r, g) for g in self.schedule[r].games
+                    if GameId(r, g.number) not in self.results]  # fmt: skip
+            r += 1
+        return out
 
     def history(self) -> list[RoundRecord]:
         """The finished rounds in order (up to the first unfinished one), as
@@ -147,12 +152,19 @@ def apply(state: EventState, event: DomainEvent) -> EventState:
         return dataclasses.replace(state, players=tuple(event.players))
     if isinstance(event, RoundPaired):
         schedule = dict(state.schedule)
-        schedule[event.pairing.round] = event.pairing
-        return dataclasses.replace(state, schedule=schedule)
+        r = event.pairing.round
+        schedule[r] = event.pairing
+        first = state.first_open
+        if first is None or r < first:
+            first = _first_open(schedule, state.results, r)
+        return dataclasses.replace(state, schedule=schedule, first_open=first)
     if isinstance(event, GameFinished):
         results = dict(state.results)
         results[event.game_id] = event.summary
-        return dataclasses.replace(state, results=results)
+        first = state.first_open
+        if first is not None and event.game_id.round == first:
+            first = _first_open(state.schedule, results, first)
+        return dataclasses.replace(state, results=results, first_open=first)
     if isinstance(event, EngineFault):
         strikes = dict(state.strikes)
         strikes[event.engine] = event.strikes
@@ -166,6 +178,18 @@ def apply(state: EventState, event: DomainEvent) -> EventState:
     if isinstance(event, EventFinished):
         return dataclasses.replace(state, finished=True)
     return state
+
+
+def _first_open(
+    schedule: Mapping[int, RoundPairing], results: Mapping[GameId, GameSummary], start: int
+) -> int | None:
+    """The first round from ``start`` on with a game not finished (None: none)."""
+    r = start
+    while r in schedule:
+        if any(GameId(r, g.number) not in results for g in schedule[r].games):
+            return r
+        r += 1
+    return None
 
 
 def fold(events: Iterable[DomainEvent], state: EventState | None = None) -> EventState:

@@ -24,7 +24,7 @@ crossed the network is the same value the store keeps. Pure: no I/O.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tcecd.config.engines import EngineConfig
@@ -81,6 +81,10 @@ class GameResult:
     replay: bool = False
     #: Where it was played (a Dask worker's address; "local" in-process).
     where: str = "local"
+    #: Timing figures for ``bench/`` (in-process only, not encoded): each
+    #: engine move's think time and the bestmove -> next ``go`` latency, in ns.
+    think_ns: tuple[int, ...] = field(default=(), compare=False)
+    latencies_ns: tuple[int, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

@@ -88,9 +88,10 @@ async def play_job(
 
         outcome = await play_game(setup, white, black, on_move=on_move)
         faults = tuple((f.engine, str(f.kind), f.detail) for f in outcome.faults)
-        if outcome.replay:
-            return GameResult(None, faults, replay=True, where=where)
-        return GameResult(outcome.record, faults, where=where)
+        return GameResult(
+            None if outcome.replay else outcome.record, faults, replay=outcome.replay,
+            where=where, think_ns=outcome.think_ns, latencies_ns=outcome.latencies_ns,
+        )  # fmt: skip
     except BaseException:
         # Cancelled (shutdown) or a bug: never keep these engines, kill them.
         for session in sessions.values():

@@ -107,6 +107,12 @@ class EventFormat(Protocol):
         """The bracket as the ``bracket`` topic carries it (None: no bracket)."""
         ...
 
+    def viewer_files(self, state: EventState, event: str, slug: str) -> dict[str, Any]:
+        """The files of TCEC's viewer this format writes besides the schedule,
+        crosstable and crash tables, by name: ``tournament.json`` (a cup's has
+        a non-zero ``cup``) and a cup's ``Eventcrosstable.json``."""
+        ...
+
 
 def get_format(settings: FormatSettings) -> EventFormat:
     """The format ``settings.system`` names: ``knockout``, a match schedule of

@@ -97,3 +97,8 @@ class RoundsFormat:
 
     def bracket(self, state: EventState) -> dict[str, Any] | None:
         return None
+
+    def viewer_files(self, state: EventState, event: str, slug: str) -> dict[str, Any]:
+        from tcecd.outputs.tcec_json import tournament_json
+
+        return {"tournament.json": tournament_json(event, slug)}

@@ -1,16 +1,16 @@
-"""A quick match or tournament scheduler (``tcecd play``), as fastchess and cutechess-cli.
+"""``tcecd play``'s matches and tournaments, run by the event runner.
 
-Engines meet in pairings: ``round-robin`` (all against all) or ``gauntlet``
-(the first engine against each other one). Each pairing plays ``rounds``
-rounds of ``games`` games; the games of a round share one opening (round r
-uses opening r of the book, the same for every pairing) and alternate colours,
-so with ``games=2`` each opening is played once with each colour and its bias
-cancels out. Playing order: round by round, pairing by pairing.
-
-``concurrency`` workers (one TaskGroup) take games in order; each game gets
-fresh engine processes unless the engine's definition says ``restart:
-keep-alive``. Finished games are appended to the PGN file (if any) in the order
-they finish, and a line of progress is printed for each.
+A :class:`MatchSpec` is what ``tcecd play`` asked for. :func:`run_match`
+turns it into an event (settings, a format from :mod:`tcecd.formats`: a
+round-robin or gauntlet schedule with SPRT stopping, or a knockout cup) and
+runs it with the daemon's runner (:func:`tcecd.daemon.run_event_async`):
+the same scheduler, recorder, crash-safe store and game players as ``tcecd
+run``. So a match can be resumed after a kill (``--state DIR``: nothing lost
+or doubled), stream over MQTT and play on a Dask cluster. What ``tcecd play``
+prints comes from one more sink of the event stream (:class:`PlaySink`):
+one line per finished game, fastchess's statistics every
+``rating_interval`` games, and the summary (:class:`MatchResult`, printed
+also when the match is stopped by a signal).
 
 Statistics (:mod:`tcecd.runner.stats`) follow fastchess: W/D/L, and with an
 even ``games`` the pentanomial counts over each round's colour-reversed pairs
@@ -21,45 +21,39 @@ starts; games already running finish and are counted and written.
 
 from __future__ import annotations
 
-import asyncio
-import itertools
+import contextlib
+import io
+import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-import chess
-
-from tcecd.config.engines import EngineConfig, OptionValue
-from tcecd.domain import Color, GameId, Result
-from tcecd.errors import TcecdError
+from tcecd.config.engines import EngineConfig
+from tcecd.daemon.stream import BaseSink, Committed
+from tcecd.event.state import EventState
+from tcecd.events import EngineFault, EventFinished, GameFinished, GameReplayed
+from tcecd.formats.base import EventFormat, FormatSettings
+from tcecd.formats.match import (
+    Tally,
+    count_game,
+    match_pairings,
+    ordinal,
+    tallies_for,
+)
 from tcecd.game.adjudication import AdjudicationRules
-from tcecd.game.openings import select_opening
-from tcecd.game.record import Opening
+from tcecd.game.record import GameRecord, GameSummary, Opening
 from tcecd.game.rules import FaultPolicy, GameRules
 from tcecd.game.timecontrol import TimeControl
-from tcecd.pgn.writer import game_pgn
-from tcecd.runner.game import (
-    Fault,
-    GameOutcome,
-    GameSetup,
-    play_game,
-    startup_outcome,
-)
-from tcecd.runner.session import EngineFault, EngineSession, SessionPool
-from tcecd.runner.stats import (
-    Estimate,
-    Pentanomial,
-    Sprt,
-    estimate_pentanomial,
-    estimate_wdl,
-)
+from tcecd.pairing.base import Standing
+from tcecd.runner.stats import Sprt
 
-#: How often one game is played again under the "replay" fault policy.
+#: How often one game is played again under the "replay" fault policy; the
+#: last attempt is played under "lose", so a match always ends.
 MAX_REPLAYS = 2
 
-Tournament = Literal["round-robin", "gauntlet"]
+Tournament = Literal["round-robin", "gauntlet", "knockout"]
 
 
 @dataclass(frozen=True)
@@ -69,64 +63,49 @@ class MatchSpec:
     engines: tuple[EngineConfig, ...]
     games: int  # games per round of a pairing (one opening, colours alternating)
     time_control: TimeControl
-    pgn_path: Path | None = None  # None: no PGN is written
+    pgn_path: Path | None = None  # None: no PGN is kept
     openings: tuple[Opening, ...] = ()
     rounds: int = 1
     tournament: Tournament = "round-robin"
     concurrency: int = 1
     margin_ms: int = 200  # as the event config: see docs/engines.md, "Margin"
-    soft_options: Mapping[str, OptionValue] = field(default_factory=dict)
     adjudication: AdjudicationRules = field(default_factory=AdjudicationRules)
-    probe: Callable[[chess.Board], int | None] | None = None  # Syzygy WDL probe
+    #: Syzygy directories joined by ``os.pathsep`` (None: no tablebases).
+    tablebase_path: str | None = None
     fault_policy: FaultPolicy = "lose"
     stall_timeout_ms: int = 60_000
     event: str = "tcecd play"
     site: str = "tcecd"
     sprt: Sprt | None = None  # only with two engines
     rating_interval: int = 0  # print the statistics every N games (0: only at the end)
+    #: The match's state directory (None: a temporary one, gone afterwards):
+    #: a match run again with the same directory resumes.
+    state_dir: Path | None = None
+    #: Stream the match over MQTT (None: no broker).
+    mqtt: Any = None
+    #: Where the games are played (tcecd.execution.ExecutionSettings; None: here).
+    execution: Any = None
+    #: Keep every finished game's record in :attr:`MatchResult.records` (``bench/``).
+    keep_records: bool = False
+
+    @property
+    def total(self) -> int:
+        """Games in the whole match (a cup's depend on its results: 0)."""
+        if self.tournament == "knockout":
+            return 0
+        names = [e.name for e in self.engines]
+        return len(match_pairings(names, self.tournament)) * self.rounds * self.games
 
 
-@dataclass(frozen=True)
-class Job:
-    """One scheduled game: ``round`` (1-based) and ``slot`` (0-based position in
-    the round) of pairing ``pairing`` (index into :func:`pairings`)."""
-
-    number: int
-    white: EngineConfig
-    black: EngineConfig
-    opening: Opening
-    pairing: int = 0
-    round: int = 1
-    slot: int = 0
-
-
-def pairings(spec: MatchSpec) -> list[tuple[EngineConfig, EngineConfig]]:
-    """Who meets whom: all pairs (round-robin, in the engines' order) or the
-    first engine against each other one (gauntlet)."""
-    if spec.tournament == "gauntlet":
-        return [(spec.engines[0], other) for other in spec.engines[1:]]
-    return list(itertools.combinations(spec.engines, 2))
-
-
-def schedule(spec: MatchSpec) -> Iterator[Job]:
-    """The games in playing order, numbered from 1.
-
-    In a round, game k of a pairing (a, b) has ``a`` as White when k is even.
-    With an odd number of games per round the first colour also alternates
-    from round to round, so colours even out over the rounds."""
-    number = 0
-    for r in range(spec.rounds):
-        opening = (
-            select_opening(spec.openings, r, order="sequential")
-            if spec.openings
-            else Opening(name=None, fen=None)
-        )
-        for index, (a, b) in enumerate(pairings(spec)):
-            for k in range(spec.games):
-                flip = r % 2 if spec.games % 2 else 0
-                white, black = (a, b) if (k + flip) % 2 == 0 else (b, a)
-                number += 1
-                yield Job(number, white, black, opening, index, r + 1, k)
+def cup_table(standings: tuple[Standing, ...]) -> list[str]:
+    """A cup's final standings: the winner, the runner-up, then by the round
+    each engine went out in (encounters won, points and games alongside)."""
+    width = max((len(s.id) for s in standings), default=4)
+    lines = [f"Rank {'Name':<{width}}  Rounds won  Points  Games"]
+    for s in standings:
+        won = int(dict(s.tiebreaks).get("rounds-won", 0))
+        lines.append(f"{s.rank:>4} {s.id:<{width}}  {won:10d}  {s.score:6.1f}  {s.games:5d}")
+    return lines
 
 
 def unique_names(configs: list[EngineConfig]) -> tuple[EngineConfig, ...]:
@@ -141,109 +120,19 @@ def unique_names(configs: list[EngineConfig]) -> tuple[EngineConfig, ...]:
     return tuple(out)
 
 
-def _fmt(value: float) -> str:
-    return f"{value or 0.0:.2f}"  # no "-0.00"
+@dataclass(frozen=True, slots=True)
+class MatchGame:
+    """A finished game of the match as the summary counts it."""
 
-
-@dataclass
-class Tally:
-    """Results of ``first`` against ``second``: W/D/L and the pentanomial counts
-    (pairs of games of one round with the same opening and colours reversed)."""
-
-    first: str
-    second: str
-    paired: bool = True  # games per round even: the pentanomial is the statistic
-    wins: int = 0
-    losses: int = 0
-    draws: int = 0
-    penta: Pentanomial = field(default_factory=Pentanomial)
-    #: first half-points of pairs whose partner game is not finished yet
-    pending: dict[tuple[int, int], int] = field(default_factory=dict)
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.losses + self.draws
-
-    def add(self, half_points: int, round_: int, slot: int, pair_complete: bool) -> None:
-        """Count a game that gave ``first`` 0, 1 or 2 half-points."""
-        if half_points == 2:
-            self.wins += 1
-        elif half_points == 0:
-            self.losses += 1
-        else:
-            self.draws += 1
-        if not pair_complete:
-            return
-        key = (round_, slot // 2)
-        if key in self.pending:
-            partner = self.pending.pop(key)
-            # Order within the pair only matters for DD against WL: both one point.
-            self.penta = self.penta.add(partner, half_points)
-        else:
-            self.pending[key] = half_points
-
-    def estimate(self) -> Estimate | None:
-        if self.paired:
-            return estimate_pentanomial(self.penta)
-        return estimate_wdl(self.wins, self.draws, self.losses)
-
-    def counts(self) -> tuple[int, ...]:
-        """What the SPRT counts: pentanomial pairs, or (L, D, W) games."""
-        return self.penta.counts() if self.paired else (self.losses, self.draws, self.wins)
-
-    def score_line(self) -> str:
-        """cutechess-cli's ``Score of A vs B: W - L - D  [ratio] N``."""
-        points = self.wins + self.draws / 2
-        ratio = points / self.games if self.games else 0.0
-        return (
-            f"Score of {self.first} vs {self.second}: {self.wins} - {self.losses} - "
-            f"{self.draws}  [{ratio:.3f}] {self.games}"
-        )
-
-    def report(self, header: str) -> list[str]:
-        """fastchess's statistics block (without its SPRT line)."""
-        lines = [f"Results of {self.first} vs {self.second} ({header}):"]
-        estimate = self.estimate()
-        if estimate is None:
-            lines.append("Elo: n/a (no complete game pair yet)")
-        else:
-            lines.append(
-                f"Elo: {_fmt(estimate.elo)} +/- {_fmt(estimate.elo_error)}, "
-                f"nElo: {_fmt(estimate.nelo)} +/- {_fmt(estimate.nelo_error)}"
-            )
-            los_line = (
-                f"LOS: {estimate.los * 100:.2f} %, "
-                f"DrawRatio: {estimate.draw_ratio * 100:.2f} %"
-            )
-            if self.paired:
-                p = self.penta
-                los_line += f", PairsRatio: {_ratio(p.ww + p.wd, p.ld + p.ll)}"
-            lines.append(los_line)
-        points = self.wins + self.draws / 2
-        percent = points / self.games * 100 if self.games else 0.0
-        lines.append(
-            f"Games: {self.games}, Wins: {self.wins}, Losses: {self.losses}, "
-            f"Draws: {self.draws}, Points: {points:.1f} ({percent:.2f} %)"
-        )
-        if self.paired:
-            p = self.penta
-            counts = ", ".join(str(c) for c in p.counts())
-            lines.append(f"Ptnml(0-2): [{counts}], WL/DD Ratio: {_ratio(p.wl, p.dd)}")
-        return lines
-
-
-def _ratio(a: int, b: int) -> str:
-    """``a/b`` with two decimals; ``inf`` or ``nan`` when ``b`` is 0 (as fastchess)."""
-    if b == 0:
-        return "nan" if a == 0 else "inf"
-    return f"{a / b:.2f}"
+    summary: GameSummary
+    faults: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass
 class MatchResult:
     """Everything the match produced, for the summary and for ``bench/``."""
 
-    outcomes: list[GameOutcome] = field(default_factory=list)
+    outcomes: list[MatchGame] = field(default_factory=list)
     tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
     terminations: Counter[str] = field(default_factory=Counter)
     faults: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -253,35 +142,29 @@ class MatchResult:
     #: "H0"/"H1" once the SPRT has decided, with the number of games then
     sprt_decision: tuple[str, int] | None = None
     games_per_round: int = 2
+    #: The finished games' records (only with ``MatchSpec.keep_records``).
+    records: list[GameRecord] = field(default_factory=list)
+    #: Timing figures of the games played (``bench/``): think times and
+    #: bestmove -> next ``go`` latencies, in ns.
+    think_ns: list[int] = field(default_factory=list)
+    latencies_ns: list[int] = field(default_factory=list)
+    #: The match ended before its last game (a signal).
+    stopped: bool = False
+    #: A cup's final standings (winner first), once it is over.
+    final: tuple[Standing, ...] = ()
 
-    def add(self, outcome: GameOutcome, job: Job | None = None) -> Tally | None:
-        """Count a finished game; returns its pairing's tally (None for a replay)."""
-        for fault in outcome.faults:
-            self.faults[(fault.engine, str(fault.kind))] += 1
-        if outcome.replay:
-            self.replays += 1
-            return None
-        self.outcomes.append(outcome)
-        record = outcome.record
-        self.terminations[f"{record.termination.value}: {record.termination_detail}"] += 1
-        if record.result is Result.UNFINISHED:
-            return None
-        for (a, b), tally in self.tallies.items():
-            if {a, b} == {record.white, record.black}:
-                first = Color.WHITE if record.white == a else Color.BLACK
-                round_, slot = (job.round, job.slot) if job else (1, len(self.outcomes) - 1)
-                # The last game of a round with an odd number of games has no partner.
-                complete = slot // 2 * 2 + 1 < self.games_per_round
-                tally.add(record.result.half_points(first), round_, slot, complete)
-                return tally
-        return None
+    def add(self, game: GameSummary, faults: tuple[tuple[str, str, str], ...] = ()) -> Tally | None:
+        """Count a finished game; returns its pairing's tally."""
+        self.outcomes.append(MatchGame(game, faults))
+        self.terminations[f"{game.termination.value}: {game.termination_detail}"] += 1
+        return count_game(self.tallies, game, self.games_per_round)
 
     def report(self) -> list[str]:
         """The statistics block of every pairing, and the SPRT line."""
         lines: list[str] = []
         for tally in self.tallies.values():
             lines.extend(tally.report(self.header))
-        if self.sprt is not None:
+        if self.sprt is not None and self.tallies:
             [tally] = self.tallies.values()
             lines.append(self.sprt.line(self.sprt.llr(tally.counts())))
         return lines
@@ -314,6 +197,8 @@ class MatchResult:
         ``score_lines``: include each pairing's ``Score of`` line (the CLI leaves
         it out when the progress lines already ended with it)."""
         lines: list[str] = []
+        if self.stopped:
+            lines.append("Match stopped before its end: the statistics of the games played.")
         if score_lines:
             lines.extend(tally.score_line() for tally in self.tallies.values())
         lines.extend(self.report())
@@ -326,6 +211,8 @@ class MatchResult:
             )
         if len(self.tallies) > 1:
             lines.extend(self.standings())
+        if self.final:
+            lines.extend(cup_table(self.final))
         lines.append(
             f"Games: {len(self.outcomes)}"
             + (f" (+{self.replays} replayed)" if self.replays else "")
@@ -340,165 +227,248 @@ class MatchResult:
         return "\n".join(lines)
 
 
-def _start_pgn(path: Path) -> None:
-    """An empty PGN file at ``path`` (its folder made if needed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("", encoding="utf-8")
+class PlaySink(BaseSink):
+    """What ``tcecd play`` prints, as a sink of the event stream: a line per
+    finished (or replayed) game with its faults and its pairing's score,
+    fastchess's statistics block every ``rating_interval`` games, and the
+    tallies of :class:`MatchResult` for the summary."""
 
-
-def _append_text(path: Path, text: str) -> None:
-    with path.open("a", encoding="utf-8") as pgn:
-        pgn.write(text)
-
-
-class Match:
-    """Runs a :class:`MatchSpec`; ``progress`` receives one line per event."""
-
-    def __init__(self, spec: MatchSpec, *, progress: Callable[[str], None] | None = None) -> None:
-        if len(spec.engines) < 2:
-            raise ValueError("a match needs at least two engines")
-        if spec.sprt is not None and len(spec.engines) != 2:
-            raise ValueError("an SPRT needs exactly two engines")
+    def __init__(
+        self,
+        spec: MatchSpec,
+        fmt: EventFormat,
+        result: MatchResult,
+        progress: Callable[[str], None],
+    ) -> None:
         self.spec = spec
-        self.progress = progress or (lambda line: None)
-        self.result = MatchResult(
-            header=spec.time_control.describe(),
-            sprt=spec.sprt,
-            games_per_round=spec.games,
-        )
-        paired = spec.games % 2 == 0
-        for a, b in pairings(spec):
-            self.result.tallies[(a.name, b.name)] = Tally(a.name, b.name, paired=paired)
-        self.total = len(self.result.tallies) * spec.rounds * spec.games
-        self.pool = SessionPool()
-        self.stopped = False  # the SPRT has decided: start no new game
-        self._pgn_lock = asyncio.Lock()
+        self.fmt = fmt
+        self.result = result
+        self.progress = progress
+        self.total = spec.total
+        self._faults: dict[str, list[tuple[str, str, str]]] = {}
 
-    async def run(self) -> MatchResult:
-        """Play every game (or until the SPRT decides); returns when all are
-        done (engines closed)."""
-        jobs = schedule(self.spec)
-        if self.spec.pgn_path is not None:
-            await asyncio.to_thread(_start_pgn, self.spec.pgn_path)
-        try:
-            async with asyncio.TaskGroup() as tg:
-                for i in range(max(1, self.spec.concurrency)):
-                    tg.create_task(self._worker(jobs), name=f"match-worker-{i + 1}")
-        except ExceptionGroup as group:
-            # A user error (e.g. a limit an engine cannot take) stops the match:
-            # surface it alone, so the CLI prints one line instead of a group.
-            user_error = _first_user_error(group)
-            if user_error is None:
-                raise
-            raise user_error from None
-        finally:
-            await self.pool.aclose()
-        return self.result
+    def start(self, state: EventState) -> None:
+        """A resumed match: its games so far count (without their lines)."""
+        for game in state.results.values():
+            self.result.add(game)
+        self._check_sprt(state)
 
-    async def _worker(self, jobs: Iterator[Job]) -> None:
-        for job in jobs:  # a shared iterator: each job is taken by one worker
-            if self.stopped:
-                return
-            for attempt in range(MAX_REPLAYS + 1):
-                # The last allowed replay is played under "lose": a game always ends.
-                final = attempt == MAX_REPLAYS
-                outcome = await self.play(job, fault_policy="lose" if final else None)
-                tally = self.result.add(outcome, job)
-                self._report(job, outcome, tally)
-                if not outcome.replay:
-                    # Before the first await: the count of finished games it reads
-                    # (SPRT stop, rating interval) is this game's own.
-                    self._after_game(tally)
-                    if self.spec.pgn_path is not None:
-                        await self._append_pgn(self.spec.pgn_path, game_pgn(outcome.record))
-                    break
+    def handle(self, committed: Committed, state: EventState) -> None:
+        event = committed.event
+        if isinstance(event, EngineFault):
+            gid = str(event.game_id)
+            self._faults.setdefault(gid, []).append((event.engine, event.kind, event.detail))
+            self.result.faults[(event.engine, event.kind)] += 1
+        elif isinstance(event, GameReplayed):
+            self.result.replays += 1
+            number = self._number(event.game_id)
+            self.progress(f"Replaying game {number} of {self._total()} ({event.white} vs "
+                          f"{event.black}): * {{{event.detail}}}")  # fmt: skip
+            for engine, kind, detail in self._faults.pop(str(event.game_id), []):
+                self.progress(f"  fault: {engine} ({kind}): {detail}")
+        elif isinstance(event, GameFinished):
+            self._finished(event, state)
+        elif isinstance(event, EventFinished) and self.spec.tournament == "knockout":
+            self.result.final = event.standings
 
-    async def _append_pgn(self, path: Path, text: str) -> None:
-        """Append a finished game's PGN off the event loop, one game at a time
-        (the lock keeps games whole and in the order they finished)."""
-        async with self._pgn_lock:
-            await asyncio.to_thread(_append_text, path, text)
+    def _total(self) -> str:
+        return str(self.total) if self.total else "?"
 
-    def _after_game(self, tally: Tally | None) -> None:
-        """The SPRT check and the periodic statistics (fastchess's rating interval)."""
+    def _number(self, gid: Any) -> int:
+        if self.spec.tournament == "knockout":
+            return len(self.result.outcomes) + 1
+        return ordinal(gid, self.spec.games * len(self.result.tallies))
+
+    def _finished(self, event: GameFinished, state: EventState) -> None:
+        game = event.summary
+        faults = tuple(self._faults.pop(str(game.game_id), []))
+        number = self._number(game.game_id)
+        tally = self.result.add(game, faults)
+        if self.spec.keep_records:
+            self.result.records.append(event.record)
         done = len(self.result.outcomes)
-        sprt = self.spec.sprt
-        if sprt is not None and tally is not None and self.result.sprt_decision is None:
-            decision = sprt.decision(sprt.llr(tally.counts()))
-            if decision is not None:
-                self.result.sprt_decision = (decision, done)
-                self.stopped = True
+        self.progress(
+            f"Finished game {number} of {self._total()} ({game.white} vs {game.black}): "
+            f"{game.result.value} {{{game.termination_detail}}} [{done}/{self._total()} done]"
+        )
+        for engine, kind, detail in faults:
+            self.progress(f"  fault: {engine} ({kind}): {detail}")
+        if tally is not None:
+            self.progress(tally.score_line())
+        stopped = self._check_sprt(state)
         interval = self.spec.rating_interval
-        if interval and done % interval == 0 and done < self.total and not self.stopped:
+        if interval and done % interval == 0 and done < self.total and not stopped:
             self.progress("-" * 50)
             for line in self.result.report():
                 self.progress(line)
             self.progress("-" * 50)
 
-    def setup(self, job: Job, fault_policy: FaultPolicy | None = None) -> GameSetup:
-        spec = self.spec
-        rules = GameRules(
-            time_control=spec.time_control,
-            margin_ms=spec.margin_ms,
-            adjudication=spec.adjudication,
-            fault_policy=fault_policy or spec.fault_policy,
-            stall_timeout_ms=spec.stall_timeout_ms,
-        )
-        return GameSetup(
-            game_id=GameId(job.round, job.number),
-            event=spec.event,
-            site=spec.site,
-            rules=rules,
-            probe=spec.probe,
-            opening=job.opening,
-        )
-
-    async def play(self, job: Job, fault_policy: FaultPolicy | None = None) -> GameOutcome:
-        """One game with engines from the pool; a start-up fault decides it."""
-        setup = self.setup(job, fault_policy)
-        sessions: list[EngineSession] = []
-        try:
-            for color, config in ((Color.WHITE, job.white), (Color.BLACK, job.black)):
-                try:
-                    sessions.append(
-                        await self.pool.acquire(config, soft_options=self.spec.soft_options)
-                    )
-                except EngineFault as exc:
-                    fault = Fault(config.name, color, exc.kind, exc.detail)
-                    return startup_outcome(setup, job.white, job.black, fault)
-            return await play_game(setup, sessions[0], sessions[1])
-        finally:
-            for session in sessions:
-                await self.pool.release(session)
-
-    def _report(self, job: Job, outcome: GameOutcome, tally: Tally | None) -> None:
-        record = outcome.record
-        done = len(self.result.outcomes)
-        verb = "Replaying" if outcome.replay else "Finished"
-        self.progress(
-            f"{verb} game {job.number} of {self.total} ({record.white} vs {record.black}): "
-            f"{record.result.value} {{{record.termination_detail}}}"
-            + (f" [{done}/{self.total} done]" if not outcome.replay else "")
-        )
-        for fault in outcome.faults:
-            self.progress(f"  fault: {fault.engine} ({fault.kind}): {fault.detail}")
-        if tally is not None:
-            self.progress(tally.score_line())
+    def _check_sprt(self, state: EventState) -> bool:
+        """Note the SPRT's decision once it is made (True: it is)."""
+        decide = getattr(self.fmt, "sprt_decision", None)
+        if decide is None or self.spec.sprt is None:
+            return False
+        decision = decide(state)
+        if decision is not None and self.result.sprt_decision is None:
+            self.result.sprt_decision = (decision, len(self.result.outcomes))
+        return decision is not None
 
 
-def _first_user_error(group: BaseExceptionGroup[BaseException]) -> TcecdError | None:
-    for exc in group.exceptions:
-        if isinstance(exc, TcecdError):
-            return exc
-        if isinstance(exc, BaseExceptionGroup):
-            found = _first_user_error(exc)
-            if found is not None:
-                return found
-    return None
+class _TimingPlayer:
+    """The local game player, keeping each game's timing figures (``bench/``)."""
+
+    def __init__(self, result: MatchResult) -> None:
+        from tcecd.execution.local import LocalPlayer
+
+        self.inner = LocalPlayer()
+        self.name = self.inner.name
+        self.result = result
+
+    def use_engine_groups(self, groups: Any) -> None:
+        self.inner.use_engine_groups(groups)
+
+    async def play(self, job: Any, updates: Any, gate: Any) -> Any:
+        out = await self.inner.play(job, updates, gate)
+        self.result.think_ns.extend(out.think_ns)
+        self.result.latencies_ns.extend(out.latencies_ns)
+        return out
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def match_settings(spec: MatchSpec, state_dir: Path, pgn_path: Path) -> Any:
+    """The event settings of a match (:class:`~tcecd.daemon.settings.RunSettings`)."""
+    from tcecd.daemon.settings import RunSettings
+    from tcecd.execution import ExecutionSettings
+
+    extra: dict[str, Any]
+    if spec.tournament == "knockout":
+        system, extra = "knockout", {"games": spec.games}
+    else:
+        system = f"match-{spec.tournament}"
+        extra = {
+            "games": spec.games,
+            "rounds": spec.rounds,
+            "sprt": spec.sprt,
+            # Rounds scheduled ahead of play: enough to keep every slot busy.
+            "lookahead": 2 * max(1, spec.concurrency) + spec.games,
+        }
+    rules = GameRules(
+        time_control=spec.time_control,
+        margin_ms=spec.margin_ms,
+        adjudication=spec.adjudication,
+        fault_policy=spec.fault_policy,
+        tablebase_path=spec.tablebase_path,
+        stall_timeout_ms=spec.stall_timeout_ms,
+    )
+    return RunSettings(
+        event=spec.event,
+        site=spec.site,
+        engines=spec.engines,
+        format=FormatSettings(system=system, rounds=spec.rounds, extra=extra),
+        rules=rules,
+        state_dir=state_dir,
+        pgn_path=pgn_path,
+        json_dir=None,
+        concurrency=spec.concurrency,
+        # A match disqualifies no one (as fastchess and cutechess-cli): a fault
+        # loses the game, or replays it at most MAX_REPLAYS times.
+        strikes_max=1_000_000,
+        max_replays=MAX_REPLAYS,
+        mqtt=spec.mqtt,
+        on_signal="abort",
+        fingerprint=match_fingerprint(spec),
+        execution=spec.execution or ExecutionSettings(),
+        log_level="warning",
+    )
+
+
+def match_fingerprint(spec: MatchSpec) -> dict[str, object]:
+    """What a resumed match must not change (it would rewrite its history)."""
+    return {
+        "engines": [
+            {"name": e.name, "command": list(e.command), "protocol": e.protocol,
+             "options": dict(sorted(e.options.items())),
+             "limits": [e.tc, e.nodes, e.depth, e.movetime_ms]}
+            for e in spec.engines
+        ],
+        "tournament": spec.tournament,
+        "games": spec.games,
+        "rounds": spec.rounds,
+        "time_control": spec.time_control.text(),
+        "openings": [o.fen or o.name or "" for o in spec.openings[:64]],
+        "sprt": None if spec.sprt is None else [spec.sprt.elo0, spec.sprt.elo1,
+                                                spec.sprt.alpha, spec.sprt.beta],
+    }  # fmt: skip
 
 
 async def run_match(
-    spec: MatchSpec, *, progress: Callable[[str], None] | None = None
+    spec: MatchSpec,
+    *,
+    progress: Callable[[str], None] | None = None,
+    install_signals: bool = False,
+    player: Any = None,
 ) -> MatchResult:
-    """Play the match described by ``spec`` (see :class:`Match`)."""
-    return await Match(spec, progress=progress).run()
+    """Play the match described by ``spec`` (see the module docstring);
+    ``player``: who plays the games (default: here, or the Dask cluster
+    ``spec.execution`` names)."""
+    from tcecd.daemon import run_event_async
+    from tcecd.formats.base import get_format
+
+    if len(spec.engines) < 2:
+        raise ValueError("a match needs at least two engines")
+    if spec.sprt is not None and len(spec.engines) != 2:
+        raise ValueError("an SPRT needs exactly two engines")
+    result = MatchResult(header=spec.time_control.describe(), sprt=spec.sprt,
+                         games_per_round=spec.games)  # fmt: skip
+    if spec.tournament != "knockout":
+        names = [e.name for e in spec.engines]
+        result.tallies = tallies_for(match_pairings(names, spec.tournament), spec.games)
+    with contextlib.ExitStack() as stack:
+        state_dir = spec.state_dir
+        if state_dir is None:
+            state_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tcecd-play-")))
+        pgn_path = spec.pgn_path or state_dir / "match.pgn"
+        settings = match_settings(spec, state_dir, pgn_path)
+        fmt = get_format(settings.format)
+        sink = PlaySink(spec, fmt, result, progress or (lambda line: None))
+        complete = await run_event_async(
+            settings, out=io.StringIO(), install_signals=install_signals,
+            player=player or (_TimingPlayer(result) if spec.execution is None else None),
+            sinks=[sink], openings=spec.openings, fmt=fmt, quiet=True, log=_quiet_log(),
+        )  # fmt: skip
+        result.stopped = not complete
+    return result
+
+
+#: Log lines a match prints as its own lines instead.
+_PRINTED = frozenset({
+    "engine fault", "engine disqualified", "game will be replayed after a fault",
+    "signal received: stopping now", "event stopped; run the same command again to resume",
+})  # fmt: skip
+
+
+def _quiet_log() -> Any:
+    """A match's log: warnings and errors, one line each on stderr, but for
+    what the match's own lines already say (every game and its faults)."""
+    import logging
+    import sys
+
+    import structlog
+
+    def own_lines(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+        if event.get("event") in _PRINTED:
+            raise structlog.DropEvent
+        return event
+
+    return structlog.wrap_logger(
+        structlog.PrintLogger(sys.stderr),
+        processors=[
+            own_lines,
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.dev.ConsoleRenderer(colors=False),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
+    )

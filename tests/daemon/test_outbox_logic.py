@@ -42,7 +42,7 @@ async def _run(settings: Any) -> list[dict[str, Any]]:
                                        player=ScriptedPlayer(play))  # fmt: skip
     finally:
         structlog.configure(**before)
-    assert rc == 0
+    assert rc is True  # complete
     return logs
 
 

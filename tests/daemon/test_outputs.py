@@ -201,7 +201,7 @@ async def test_replay_faults_and_disqualification_are_committed_off_the_loop(
     assert await run_event_async(
         settings, out=io.StringIO(), crash=CrashPoints(), install_signals=False,
         player=ScriptedPlayer(play),
-    ) == 0
+    ) is True
     assert calls == [("add_fault", False), ("disqualify", False)]
     assert attempts["1.1"] == 1  # disqualified by its one strike: not replayed, forfeited
     with EventStore(tmp_path) as store:

@@ -123,7 +123,7 @@ async def _run(
     out = io.StringIO()
     rc = await run_event_async(settings, out=out, crash=CrashPoints(), install_signals=False,
                                player=ScriptedPlayer(fake_play), sinks=[seen, *sinks])  # fmt: skip
-    assert rc == 0
+    assert rc is True  # complete
     return seen, played
 
 
@@ -207,7 +207,7 @@ async def test_a_finished_game_waiting_for_an_earlier_one_frees_its_playing_perm
     rc = await run_event_async(settings, out=io.StringIO(), crash=CrashPoints(),
                                install_signals=False, player=ScriptedPlayer(play),
                                sinks=[recorder])  # fmt: skip
-    assert rc == 0
+    assert rc is True  # complete
     # 1.3 and 1.4 ran while 1.1 played (each in the permit of a finished game) ...
     assert started["1.3"] < ended["1.1"]
     assert started["1.4"] < ended["1.1"]

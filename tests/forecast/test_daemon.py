@@ -39,7 +39,7 @@ def test_forecasts_follow_the_event_to_its_certain_end(
     monkeypatch.setattr(forecast_module, "make_pool", ThreadPoolExecutor)
     rc = eventloop.run(run_event_async(settings, out=io.StringIO(), install_signals=False,
                                        sinks=[sink]))  # fmt: skip
-    assert rc == 0
+    assert rc is True  # complete
     [finished] = [e for e in sink.events if isinstance(e, EventFinished)]
     forecasts = [e.forecast for e in sink.events if isinstance(e, ForecastUpdated)]
     # The start-up forecast comes first; the last one is after the last game.

@@ -20,11 +20,10 @@ from tcecd.config.engines import EngineConfig
 from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.clock import GoLimits
-from tcecd.game.record import Opening
 from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.runner.game import Fault, GameOutcome, GameSetup, flag_verdict, play_game
-from tcecd.runner.match import MAX_REPLAYS, Job, Match, MatchSpec
+from tcecd.runner.match import MAX_REPLAYS, MatchSpec, run_match
 from tcecd.runner.process import group_members
 from tcecd.runner.session import EngineFault, EngineSession, FaultKind
 
@@ -226,20 +225,19 @@ async def test_startup_fault_in_a_match_forfeits_the_game(
     engine_config: ConfigFactory, tmp_path: Path
 ) -> None:
     spec = MatchSpec(
-        engines=(engine_config("ab-d1"), engine_config("broken-nouciok")),
+        engines=(engine_config("broken-nouciok"), engine_config("ab-d1")),
         games=1,
         time_control=TimeControl.parse("10+0.1"),
         pgn_path=tmp_path / "m.pgn",
     )
-    match = Match(spec)
     async with asyncio.timeout(OUTER_TIMEOUT_S):
-        outcome = await match.play(Job(1, spec.engines[1], spec.engines[0], Opening(None, None)))
-        await match.pool.aclose()
-    assert outcome.record.result is Result.BLACK_WINS
-    assert outcome.record.termination is Termination.ABANDONED
-    assert outcome.record.termination_detail == "White fails to start"
-    assert outcome.record.moves == ()
-    assert [f.kind for f in outcome.faults] == [FaultKind.STARTUP]
+        result = await run_match(spec)
+    [outcome] = result.outcomes
+    assert outcome.summary.result is Result.BLACK_WINS
+    assert outcome.summary.termination is Termination.ABANDONED
+    assert outcome.summary.termination_detail == "White fails to start"
+    assert outcome.summary.plies == 0
+    assert [kind for _, kind, _ in outcome.faults] == [str(FaultKind.STARTUP)]
 
 
 async def test_replay_policy_marks_the_game_for_replay(
@@ -307,11 +305,11 @@ async def test_match_replays_a_faulted_game_then_scores_it(
     )
     lines: list[str] = []
     async with asyncio.timeout(OUTER_TIMEOUT_S):
-        result = await Match(spec, progress=lines.append).run()
+        result = await run_match(spec, progress=lines.append)
     assert result.replays == MAX_REPLAYS
     assert sum(line.startswith("Replaying game 1 of 1") for line in lines) == MAX_REPLAYS
     [outcome] = result.outcomes
-    assert outcome.record.result is Result.WHITE_WINS
-    assert outcome.record.termination_detail == "Black disconnects"
+    assert outcome.summary.result is Result.WHITE_WINS
+    assert outcome.summary.termination_detail == "Black disconnects"
     assert result.faults[("broken-crash", "crash")] == MAX_REPLAYS + 1
     assert (tmp_path / "replay.pgn").read_text(encoding="utf-8").count("[Event ") == 1

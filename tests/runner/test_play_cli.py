@@ -170,7 +170,9 @@ def _running(pid: int) -> bool:
 
 
 def test_ctrl_c_stops_the_match_and_its_engines(tmp_path: Path) -> None:
-    """SIGINT (Ctrl-C) mid-match: exit 130 with one line, every engine process gone."""
+    """SIGINT (Ctrl-C) mid-match: the statistics of the games played (none yet
+    here: both games were running), then exit 130 with one line on stderr, every
+    engine process gone."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "tcecd", "play", "ab-d2", "ab-d3", "--games", "20",
          "--tc", "60+1", "--concurrency", "2", "--pgn", str(tmp_path / "int.pgn")],
@@ -187,13 +189,16 @@ def test_ctrl_c_stops_the_match_and_its_engines(tmp_path: Path) -> None:
             time.sleep(0.1)
         assert len(engines) >= 4
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 130
     assert err.strip() == "tcecd: interrupted"
+    assert "Match stopped before its end: the statistics of the games played." in out
+    assert "Results of ab-d2 vs ab-d3" in out
+    assert "\nGames: 0\n" in out
     assert [pid for pid in engines if _running(pid)] == []
 
 
@@ -331,7 +336,8 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--tournament", "swiss"], "--tournament: expected round-robin or gauntlet, got 'swiss'"),
+        (["--tournament", "swiss"],
+         "--tournament: expected round-robin, gauntlet or knockout, got 'swiss'"),
         (["--sprt", "elo0=5", "elo1=0"], "--sprt: elo0 (5) must be below elo1 (0)"),
         (["--sprt", "elo0=0"], "--sprt: elo1= is required"),
         (["--sprt", "elo0=0", "elo1=5", "model=bayes"],

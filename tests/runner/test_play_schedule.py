@@ -1,15 +1,19 @@
-"""``tcecd play``'s schedule and tallies (tcecd.runner.match), without engines."""
+"""``tcecd play``'s schedule and tallies (tcecd.formats.match, tcecd.runner.match),
+without engines, and a whole match through the event runner with a scripted player."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from tcecd.config.engines import EngineConfig
+from tcecd.formats.match import Tally, match_pairings, round_games
 from tcecd.game.record import Opening
 from tcecd.game.timecontrol import TimeControl
-from tcecd.runner.match import MatchResult, MatchSpec, Tally, schedule
+from tcecd.pairing.base import ScheduledGame
+from tcecd.runner.match import MatchResult, MatchSpec
 from tcecd.runner.stats import Pentanomial, Sprt
 
 
@@ -34,34 +38,41 @@ def spec(**kw: object) -> MatchSpec:
     return MatchSpec(**base)  # type: ignore[arg-type]
 
 
+def schedule(
+    players: str, rounds: int, games: int, tournament: str = "round-robin"
+) -> list[tuple[int, ScheduledGame]]:
+    """The match's games as (round, game), in playing order."""
+    pairs = match_pairings(list(players), tournament)
+    return [(r, g) for r in range(1, rounds + 1) for g in round_games(r, pairs, games)]
+
+
 def test_round_robin_of_three_two_rounds_of_two() -> None:
-    jobs = list(schedule(spec(rounds=2)))
-    # 3 pairings x 2 rounds x 2 games, numbered in playing order.
-    assert [j.number for j in jobs] == list(range(1, 13))
-    met = Counter(frozenset((j.white.name, j.black.name)) for j in jobs)
+    jobs = schedule("abc", rounds=2, games=2)
+    # 3 pairings x 2 rounds x 2 games, numbered in playing order in each round.
+    assert [g.number for _, g in jobs] == list(range(1, 7)) * 2
+    met = Counter(frozenset((g.white, g.black)) for _, g in jobs)
     assert met == {frozenset("ab"): 4, frozenset("ac"): 4, frozenset("bc"): 4}
-    # Round by round: round 1 uses opening A for every pairing, round 2 opening B.
-    assert [j.round for j in jobs] == [1] * 6 + [2] * 6
-    assert {j.opening.name for j in jobs if j.round == 1} == {"A"}
-    assert {j.opening.name for j in jobs if j.round == 2} == {"B"}
+    # Round by round (round r uses opening r for every pairing: MatchFormat.opening_index).
+    assert [r for r, _ in jobs] == [1] * 6 + [2] * 6
     # Each opening of each pairing is played once with each colour.
     for k in range(0, 12, 2):
-        first, second = jobs[k], jobs[k + 1]
+        (r1, first), (r2, second) = jobs[k], jobs[k + 1]
         assert (first.white, first.black) == (second.black, second.white)
-        assert first.opening == second.opening
+        assert r1 == r2
+        assert first.pair_index == second.pair_index
 
 
 def test_gauntlet_plays_the_first_engine_against_each_other() -> None:
-    jobs = list(schedule(spec(tournament="gauntlet", engines=engines("a", "b", "c", "d"))))
+    jobs = schedule("abcd", rounds=1, games=2, tournament="gauntlet")
     assert len(jobs) == 3 * 2
-    assert all("a" in (j.white.name, j.black.name) for j in jobs)
-    assert Counter(j.white.name for j in jobs) == {"a": 3, "b": 1, "c": 1, "d": 1}
+    assert all("a" in (g.white, g.black) for _, g in jobs)
+    assert Counter(g.white for _, g in jobs) == {"a": 3, "b": 1, "c": 1, "d": 1}
 
 
 def test_odd_games_alternate_the_first_colour_by_round() -> None:
     """One game per round: the first engine is White in rounds 1 and 3, Black in 2 and 4."""
-    jobs = list(schedule(spec(engines=engines("a", "b"), games=1, rounds=4)))
-    assert [j.white.name for j in jobs] == ["a", "b", "a", "b"]
+    jobs = schedule("ab", games=1, rounds=4)
+    assert [g.white for _, g in jobs] == ["a", "b", "a", "b"]
 
 
 def test_three_games_a_round_pair_only_the_first_two() -> None:
@@ -110,29 +121,44 @@ def test_report_block_by_hand() -> None:
 
 
 def test_concurrent_games_keep_the_rating_interval_and_whole_pgn_games(tmp_path: Path) -> None:
-    """Two games at a time, finishing together, with the PGN written off the event
-    loop: the statistics still come after every second game (the count is read
-    before the PGN write is awaited, else the other game's result is counted too
-    and the block is skipped) and every game is in the file, whole."""
-    from tcecd.domain import Color
-    from tcecd.runner.game import Fault, GameOutcome, startup_outcome
-    from tcecd.runner.match import Job, Match
-    from tcecd.runner.session import FaultKind
+    """Two games at a time, finishing together, through the event runner (a
+    scripted player: each game's White fails to start): the statistics come
+    after every second game, and every game is in the PGN, whole."""
+    from tcecd.runner import match as match_module
 
     lines: list[str] = []
     pgn = tmp_path / "games.pgn"
-    match = Match(
-        spec(engines=engines("a", "b"), rounds=4, concurrency=2, pgn_path=pgn, rating_interval=2),
-        progress=lines.append,
+    the_spec = spec(engines=engines("a", "b"), rounds=4, concurrency=2, pgn_path=pgn,
+                    rating_interval=2)  # fmt: skip
+
+    class Scripted:
+        name = "scripted"
+
+        def use_engine_groups(self, groups: Any) -> None:
+            pass
+
+        async def aclose(self) -> None:
+            pass
+
+        async def play(self, job: Any, updates: Any, gate: Any) -> Any:
+            from tcecd.domain import Color
+            from tcecd.execution.job import GameResult
+            from tcecd.runner.game import Fault, GameSetup, startup_outcome
+            from tcecd.runner.session import FaultKind
+
+            try:
+                await gate.may_start()
+            finally:
+                gate.decided()
+            await asyncio.sleep(0.01)  # the two running games end in the same turn of the loop
+            fault = Fault(job.white.name, Color.WHITE, FaultKind.STARTUP, "test")
+            setup = GameSetup(job.game_id, job.event, job.site, job.rules, None, job.opening)
+            outcome = startup_outcome(setup, job.white, job.black, fault)
+            return GameResult(outcome.record, ((job.white.name, "startup", "test"),))
+
+    result = asyncio.run(
+        match_module.run_match(the_spec, progress=lines.append, player=Scripted())
     )
-
-    async def play(job: Job, fault_policy: object = None) -> GameOutcome:
-        await asyncio.sleep(0.01)  # the two running games end in the same turn of the loop
-        fault = Fault(job.white.name, Color.WHITE, FaultKind.STARTUP, "test")
-        return startup_outcome(match.setup(job), job.white, job.black, fault)
-
-    match.play = play  # type: ignore[method-assign]
-    result = asyncio.run(match.run())
     assert len(result.outcomes) == 8
     finished = [i for i, line in enumerate(lines) if line.startswith("Finished game")]
     blocks = [i for i, line in enumerate(lines) if line.startswith("Results of ")]

@@ -61,8 +61,8 @@ def test_stockfish_40_games_no_time_forfeits(
     assert len(result.outcomes) == 40
     forfeits = [o.faults for o in result.outcomes if o.faults]
     assert forfeits == []
-    assert all(o.record.termination is not Termination.TIME_FORFEIT for o in result.outcomes)
-    assert all(o.record.result is not Result.UNFINISHED for o in result.outcomes)
+    assert all(o.summary.termination is not Termination.TIME_FORFEIT for o in result.outcomes)
+    assert all(o.summary.result is not Result.UNFINISHED for o in result.outcomes)
     # Every game in the PGN, readable, with a legal move sequence.
     games = []
     with pgn_path.open(encoding="utf-8") as handle:

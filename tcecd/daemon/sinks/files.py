@@ -1,7 +1,8 @@
 """The files TCEC's viewer reads, as two sinks of the event stream.
 
 * :class:`TcecTablesSink`: ``schedule.json``, ``crosstable.json``,
-  ``crash.json``, ``tournament.json`` (and a cup's ``Eventcrosstable.json``),
+  ``crash.json``, and the format's own (``tournament.json``, a cup's
+  ``Eventcrosstable.json``: :meth:`~tcecd.formats.base.EventFormat.viewer_files`),
   rewritten when the schedule, a game's state or the standings change;
 * :class:`LiveFilesSink`: ``live.json`` and ``live.pgn``, the game the
   viewer follows (the first game started while none was followed), after
@@ -25,7 +26,6 @@ from tcecd.daemon.stream import BaseSink, Committed
 from tcecd.domain import GameId
 from tcecd.event.state import EventState
 from tcecd.events import (
-    BracketUpdated,
     EngineDisqualified,
     EventFinished,
     GameFinished,
@@ -70,7 +70,6 @@ class TcecTablesSink(BaseSink):
         self.files = FileWriter(interval_s=interval_s)
         #: The games being played and their start (schedule.json's running rows).
         self.running: dict[GameId, str] = {}
-        self._bracket: dict[str, Any] | None = None
 
     def start(self, state: EventState) -> None:
         self.files.start()
@@ -82,10 +81,6 @@ class TcecTablesSink(BaseSink):
             self.running[event.game_id] = event.start_time
         elif isinstance(event, GameFinished):
             self.running.pop(event.game_id, None)
-        elif isinstance(event, BracketUpdated):
-            self._bracket = event.bracket
-            self._write_bracket()
-            return
         elif not isinstance(
             event, RoundPaired | EngineDisqualified | StandingsUpdated | EventFinished
         ):
@@ -102,23 +97,10 @@ class TcecTablesSink(BaseSink):
             ),
             "crosstable.json": event_crosstable(self.event, state, self.fmt),
             "crash.json": tcec_json.crash_json(pairings, state.results, names=names),
-            "tournament.json": tcec_json.tournament_json(self.event, self.slug),
+            **self.fmt.viewer_files(state, self.event, self.slug),
         }
-        if self._bracket is not None:
-            files["tournament.json"]["cup"] = 1
         for name, doc in files.items():
             self.files.submit(self.dir / name, json_text(doc))
-
-    def _write_bracket(self) -> None:
-        from tcecd.formats.knockout.documents import event_crosstable_json
-
-        assert self._bracket is not None
-        self.files.submit(
-            self.dir / "Eventcrosstable.json", json_text(event_crosstable_json(self._bracket))
-        )
-        doc = tcec_json.tournament_json(self.event, self.slug)
-        doc["cup"] = 1
-        self.files.submit(self.dir / "tournament.json", json_text(doc))
 
     async def flush(self) -> None:
         await self.files.flush()

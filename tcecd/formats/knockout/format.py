@@ -1,0 +1,126 @@
+"""The knockout cup as an event format (:class:`~tcecd.formats.base.EventFormat`).
+
+The pure cup (:mod:`tcecd.formats.knockout.cup`) is a fold over the cup's
+games; this adapter builds it from the event state (the stored schedule, the
+results, the disqualifications) and answers the runner's questions with it:
+the games to schedule next (a round's next games, each stored before it is
+played; counted as in progress until it ends, as cutechess-cli counts its
+running games), who ranks where, each game's opening slot and rules (tiebreak
+games at their own time control), and the bracket for MQTT and TCEC's viewer.
+
+A round's schedule is stored as a :class:`~tcecd.pairing.base.RoundPairing`:
+its ``pairs`` are the round's encounters (BYEs left out), in bracket order,
+and each game's ``pair_index`` its encounter among them, ``leg`` its place in
+the encounter (1, 2, ...). A round grows as its encounters need games; the
+games already stored never change (the store refuses it). Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tcecd.domain import GameId, PlayerId
+from tcecd.event.state import EventState
+from tcecd.formats.base import Done, FormatSettings, Plan, Play, Schedule
+from tcecd.formats.knockout.bracket import round_count
+from tcecd.formats.knockout.cup import Cup, build_cup, next_games, standings
+from tcecd.formats.knockout.documents import (
+    bracket_document,
+    eventcrosstable_json,
+    tournament_json,
+)
+from tcecd.formats.knockout.encounter import CupGame, KnockoutSettings
+from tcecd.game.rules import GameRules
+from tcecd.game.timecontrol import TimeControl
+from tcecd.pairing.base import Pair, RoundPairing, ScheduledGame, Standing
+
+
+def knockout_settings(settings: FormatSettings) -> KnockoutSettings:
+    """The cup's rules from the format settings (``pairing.games``, ``pairing.tiebreak``)."""
+    extra = settings.extra
+    return KnockoutSettings(
+        games=int(extra.get("games", 2)),
+        tiebreak_time_control=extra.get("tiebreak_time_control"),
+        tiebreak_max_games=extra.get("tiebreak_max_games"),
+    )
+
+
+class KnockoutFormat:
+    """A knockout cup (see the module docstring)."""
+
+    name = "knockout"
+
+    def __init__(self, settings: FormatSettings) -> None:
+        self.settings = settings
+        self.cup_settings = knockout_settings(settings)
+        tc = self.cup_settings.tiebreak_time_control
+        self._tiebreak_tc = None if tc is None else TimeControl.parse(tc)
+
+    def cup(self, state: EventState) -> Cup:
+        """The cup as the state holds it."""
+        players = [p.id for p in sorted(state.players, key=lambda p: p.seed)]
+        games = [
+            CupGame(
+                r, g.number, g.white, g.black,
+                None if (done := state.results.get(GameId(r, g.number))) is None
+                else done.result,
+            )
+            for r in state.rounds
+            for g in state.schedule[r].games
+        ]  # fmt: skip
+        out: dict[PlayerId, int] = {e: r for e, (r, _) in state.disqualified.items()}
+        return build_cup(players, self.cup_settings, games, out)
+
+    def total_rounds(self, state: EventState) -> int | None:
+        return round_count(len(state.players))
+
+    def plan(self, state: EventState) -> Plan:
+        cup = self.cup(state)
+        new = next_games(cup)
+        if not new:
+            return Done() if cup.finished and not state.pending() else Play()
+        round_no = new[0].round
+        current = cup.rounds[round_no - 1]
+        encounters = [e for e in current.encounters if e.lower is not None]
+        pair_of = {e.index: i for i, e in enumerate(encounters)}
+        old = state.schedule.get(round_no)
+        games = list(old.games) if old is not None else []
+        for g in new:
+            if g.round != round_no:
+                break
+            games.append(ScheduledGame(g.number, g.white, g.black, pair_of[g.encounter], g.index))
+        pairs = tuple(Pair(e.upper, e.lower) for e in encounters if e.lower is not None)
+        return Schedule(RoundPairing(round_no, None, (), pairs, tuple(games)))
+
+    def round_over(self, state: EventState, round_no: int) -> bool:
+        cup = self.cup(state)
+        if round_no > len(cup.rounds):
+            return False
+        return cup.rounds[round_no - 1].over and not any(
+            r == round_no for r, _ in state.pending()
+        )
+
+    def standings(self, state: EventState) -> tuple[Standing, ...]:
+        return standings(self.cup(state))
+
+    def opening_index(self, state: EventState, gid: GameId) -> int:
+        _, game = self.cup(state).find(gid.round, gid.number)
+        return game.opening
+
+    def game_rules(self, state: EventState, gid: GameId, rules: GameRules) -> GameRules:
+        if self._tiebreak_tc is None:
+            return rules
+        _, game = self.cup(state).find(gid.round, gid.number)
+        return rules.with_time_control(self._tiebreak_tc) if game.tiebreak else rules
+
+    def bracket(self, state: EventState) -> dict[str, Any] | None:
+        return bracket_document(self.cup(state))
+
+    def viewer_files(self, state: EventState, event: str, slug: str) -> dict[str, Any]:
+        """``tournament.json`` with a non-zero ``cup`` (TCEC's viewer then shows
+        the bracket) and ``Eventcrosstable.json``, the bracket it draws."""
+        names = {p.id: p.name for p in state.players}
+        return {
+            "tournament.json": tournament_json(event, slug),
+            "Eventcrosstable.json": eventcrosstable_json(self.cup(state), names),
+        }
