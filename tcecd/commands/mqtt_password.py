@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import MutableMapping
 from pathlib import Path
 
 from tcecd.bus.settings import MqttSettings
@@ -33,9 +33,17 @@ def add_password_file_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def command_line_password(args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+def command_line_password(
+    args: argparse.Namespace, environ: MutableMapping[str, str]
+) -> str | None:
     """The password from ``--mqtt-password-file`` (its first line), else from
-    :data:`PASSWORD_ENV`, else None; an unreadable file is one line naming it."""
+    :data:`PASSWORD_ENV`, else None; an unreadable file is one line naming it.
+
+    The variable is removed from ``environ`` (the daemon's ``os.environ``) once
+    read, so that nothing the daemon starts afterwards inherits it (engines get
+    an allowlisted environment anyway: :func:`tcecd.runner.process.engine_env`).
+    """
+    from_env = environ.pop(PASSWORD_ENV, None) or None
     path: Path | None = args.mqtt_password_file
     if path is not None:
         try:
@@ -46,7 +54,7 @@ def command_line_password(args: argparse.Namespace, environ: Mapping[str, str]) 
                 f"--mqtt-password-file: cannot read {str(path)!r}: {reason}"
             ) from None
         return text.splitlines()[0] if text else ""
-    return environ.get(PASSWORD_ENV) or None
+    return from_env
 
 
 def with_password(settings: MqttSettings, password: str | None) -> MqttSettings:
