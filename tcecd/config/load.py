@@ -67,8 +67,15 @@ YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def find_executable(name: str) -> Path | None:
-    """Absolute path of program ``name`` on ``PATH`` or in :data:`EXTRA_BIN_DIRS`."""
-    found = shutil.which(name)
+    """Absolute path of program ``name`` on ``PATH`` or in :data:`EXTRA_BIN_DIRS`.
+
+    Never in the working directory (under systemd, the state directory): an
+    empty or relative ``PATH`` entry (``::``, ``.``), which would name it, is
+    skipped, as Go's ``exec.LookPath`` refuses such results (issue 28). A
+    program in the working directory is named with a path: ``./engine``."""
+    if "/" in name or not name:
+        return None
+    found = shutil.which(name, path=_absolute_path_entries())
     if found is not None:
         return Path(os.path.abspath(found))  # not resolve(): keep venv symlinks
     for directory in EXTRA_BIN_DIRS:
@@ -76,6 +83,12 @@ def find_executable(name: str) -> Path | None:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def _absolute_path_entries() -> str:
+    """``PATH`` without its empty and relative entries."""
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return os.pathsep.join(e for e in entries if os.path.isabs(e))
 
 
 def show_path(path: Path) -> str:
@@ -392,7 +405,10 @@ def load_engine(ref: str, *, search_dirs: Sequence[Path] = ()) -> EngineConfig:
                 if candidate.is_file():
                     return load_engine_file(candidate)
     path = Path(ref).expanduser()
-    if path.is_file():
+    # A bare name is never looked up in the working directory (issue 28): it is a
+    # definition's name or a program on PATH; a file there is named as one
+    # (./engine, or a name ending in .yaml/.yml).
+    if looks_like_path and path.is_file():
         if path.suffix in YAML_SUFFIXES:
             return load_engine_file(path)
         if path.suffix == ".py" or os.access(path, os.X_OK):
@@ -405,7 +421,10 @@ def load_engine(ref: str, *, search_dirs: Sequence[Path] = ()) -> EngineConfig:
     if looks_like_path:
         raise UnknownEngine(f"unknown engine {ref!r} (no such file)")
     looked = ", ".join(show_path(d).rstrip("/") + "/" for d in search_path(search_dirs))
-    raise UnknownEngine(f"unknown engine {ref!r} (looked in {looked})")
+    hint = ""
+    if path.is_file():
+        hint = f"; a file in the working directory is named with a path: './{ref}'"
+    raise UnknownEngine(f"unknown engine {ref!r} (looked in {looked}{hint})")
 
 
 # -- the event config ---------------------------------------------------------------
@@ -497,7 +516,10 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
         if engine.remote is not None or on_workers:
             continue
         program = Path(engine.command[0])
-        if not (program.is_file() and os.access(program, os.X_OK)):
+        # A bare name left as written was not found on PATH (resolve_command);
+        # the working directory is not searched (find_executable).
+        bare = "/" not in engine.command[0]
+        if bare or not (program.is_file() and os.access(program, os.X_OK)):
             dirs = ", ".join(str(d) for d in EXTRA_BIN_DIRS[:3])
             raise ConfigError(
                 f"{where(source, ('engines', i, 'command'))}: program {engine.command[0]!r} "
