@@ -15,7 +15,6 @@ from collections.abc import MutableMapping
 from pathlib import Path
 
 from tcecd.bus.settings import MqttSettings
-from tcecd.errors import ConfigError
 
 #: The environment variable holding the broker password.
 PASSWORD_ENV = "TCECD_MQTT_PASSWORD"
@@ -46,14 +45,9 @@ def command_line_password(
     from_env = environ.pop(PASSWORD_ENV, None) or None
     path: Path | None = args.mqtt_password_file
     if path is not None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise ConfigError(
-                f"--mqtt-password-file: cannot read {str(path)!r}: {reason}"
-            ) from None
-        return text.splitlines()[0] if text else ""
+        from tcecd.config.load import read_password_file
+
+        return read_password_file(path, "--mqtt-password-file")
     return from_env
 
 

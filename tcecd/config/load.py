@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -562,15 +563,51 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
                     )
         if config.mqtt.password_file is not None:
             key = where(source, ("mqtt", "password_file"))
-            try:
-                secret = config.mqtt.password_file.read_text(encoding="utf-8").rstrip("\r\n")
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-                raise ConfigError(
-                    f"{key}: cannot read {str(config.mqtt.password_file)!r}: {reason}"
-                ) from None
+            secret = read_password_file(config.mqtt.password_file, key)
             config = config.model_copy(update={"mqtt_password": secret})
     return config
+
+
+#: Bytes of a password file read at most: its first line is the password.
+MAX_PASSWORD_FILE_BYTES = 4096
+
+
+def read_password_file(path: Path, key: str) -> str:
+    """The password in ``path``: its first line, without the line end.
+
+    A config is hostile input too (issue 28): the file it names is sent to the
+    broker it names, so only a file that is a secret by its permissions is read:
+    a regular file (not a FIFO, device or directory: opened without blocking,
+    then checked on the open descriptor) that neither its group nor others may
+    read, write or run (``chmod 600``, as ssh wants of a private key). Only the
+    first :data:`MAX_PASSWORD_FILE_BYTES` bytes are read, and only the first line
+    is used. Any problem is one :class:`ConfigError` naming ``key`` and the file,
+    never its content."""
+    shown = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ConfigError(f"{key}: cannot read {shown!r}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"{key}: {shown!r} is not a regular file")
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & 0o077:
+            raise ConfigError(
+                f"{key}: {shown!r} can be read by other users (mode {mode:04o}); "
+                f"make it readable by its owner only: chmod 600 {shown}"
+            )
+        data = os.read(fd, MAX_PASSWORD_FILE_BYTES)
+    except OSError as exc:
+        raise ConfigError(f"{key}: cannot read {shown!r}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    first = data.split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        return first.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{key}: {shown!r}: the first line is not UTF-8 text") from None
 
 
 def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:

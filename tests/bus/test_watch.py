@@ -355,6 +355,7 @@ async def test_watch_password_from_file_or_environment(
     if source == "file":
         secret = tmp_path / "viewer.pass"
         secret.write_text("view-pw\n", encoding="utf-8")
+        secret.chmod(0o600)
         args += ["--mqtt-password-file", str(secret)]
     else:
         env["TCECD_MQTT_PASSWORD"] = "view-pw"

@@ -177,6 +177,7 @@ def test_the_compose_event_validates_with_container_paths_mapped(tmp_path: Path)
     compose broker as the ACL's publisher."""
     secret = tmp_path / "mqtt_password"
     secret.write_text("s3cret\n")
+    secret.chmod(0o600)  # as deploy/secrets/README.md says
     text = (DEPLOY / "compose-event.yaml").read_text()
     assert "/opt/tcecd/" in text
     assert "/run/secrets/mqtt_password" in text

@@ -1,0 +1,101 @@
+"""Configs are hostile input (issue 28): the password file a config names, and the
+secrets a config holds, never leave tcecd except as the broker password.
+
+Each case is ``tcecd validate``: one line naming the key and the file, exit 2,
+and never the file's content."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tcecd.cli import main
+from tcecd.commands.mqtt_password import command_line_password
+from tcecd.config.load import load_event
+from tcecd.errors import ConfigError
+from tests.fixtures.event_config import BASE_EVENT
+
+SHADOW = "root:$6$saltsalt$hashhashhash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
+
+
+def _event(tmp_path: Path, **sections: object) -> Path:
+    path = tmp_path / "event.yaml"
+    path.write_text(yaml.safe_dump({**BASE_EVENT, **sections}, sort_keys=False),
+                    encoding="utf-8")
+    return path
+
+
+def _validate(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["validate", "-q", str(path)])
+    out, err = capsys.readouterr()
+    assert out == ""
+    return code, err
+
+
+def _secret(tmp_path: Path, text: str, mode: int = 0o600) -> Path:
+    path = tmp_path / "mqtt.pass"
+    path.write_text(text, encoding="utf-8")
+    path.chmod(mode)
+    return path
+
+
+def test_only_the_first_line_of_the_password_file_is_sent(tmp_path: Path) -> None:
+    """A config naming a file of several lines (``tcecd web evil.yaml`` sent a
+    shadow-like file whole to the broker the config names) sends its first line."""
+    _secret(tmp_path, SHADOW)
+    config = load_event(_event(tmp_path, mqtt={"url": "mqtt://u@127.0.0.1",
+                                                "password_file": "mqtt.pass"}))
+    settings = config.mqtt_settings()
+    assert settings is not None
+    assert settings.password == "root:$6$saltsalt$hashhashhash:19000:0:99999:7:::"
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o644, 0o620, 0o601])
+def test_a_password_file_others_can_read_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: int
+) -> None:
+    secret = _secret(tmp_path, SHADOW, mode)
+    path = _event(tmp_path, mqtt={"url": "mqtt://u@127.0.0.1", "password_file": "mqtt.pass"})
+    code, err = _validate(path, capsys)
+    assert code == 2
+    assert err == (
+        f"tcecd: error: {path}: mqtt.password_file: {str(secret.resolve())!r} can be read by "
+        f"other users (mode {mode:04o}); make it readable by its owner only: "
+        f"chmod 600 {secret.resolve()}\n"
+    )
+    assert "$6$" not in err
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "device"])
+def test_a_password_file_that_is_not_a_regular_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """A FIFO would block the daemon on open (it is opened without waiting), a
+    device such as /dev/zero or /dev/urandom sends what it reads."""
+    if kind == "directory":
+        target = tmp_path / "dir"
+        target.mkdir(mode=0o700)
+    elif kind == "fifo":
+        target = tmp_path / "fifo"
+        os.mkfifo(target, 0o600)
+    else:
+        target = Path("/dev/zero")
+    path = _event(tmp_path, mqtt={"url": "mqtt://u@127.0.0.1", "password_file": str(target)})
+    code, err = _validate(path, capsys)
+    assert code == 2
+    assert err == (
+        f"tcecd: error: {path}: mqtt.password_file: {str(target)!r} is not a regular file\n"
+    )
+
+
+def test_the_command_line_password_file_obeys_the_same_rules(tmp_path: Path) -> None:
+    secret = _secret(tmp_path, "pw\nsecond line\n")
+    args = argparse.Namespace(mqtt_password_file=secret)
+    assert command_line_password(args, {}) == "pw"
+    secret.chmod(0o644)
+    with pytest.raises(ConfigError, match=r"^--mqtt-password-file: .* can be read by other users"):
+        command_line_password(args, {})
