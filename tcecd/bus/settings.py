@@ -18,6 +18,26 @@ from tcecd.errors import BusError
 #: Default ports by scheme (MQTT over TCP, MQTT over TLS).
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
+#: What stands for a password in anything tcecd prints.
+HIDDEN = "***"
+
+
+def redact_url(url: str) -> str:
+    """``url`` with the password of its ``user:password@`` part replaced by
+    :data:`HIDDEN`, for every message, log line and summary that shows a URL
+    (issue 28). Works on malformed URLs too, which is when they are shown in an
+    error: everything between the first ``:`` after ``//`` and the *last* ``@``
+    is hidden (a ``/`` or ``@`` typed unescaped in the password cannot make it
+    show)."""
+    head, sep, rest = url.partition("//")
+    at = rest.rfind("@")
+    if not sep or at < 0:
+        return url
+    user, colon, _password = rest[:at].partition(":")
+    if not colon:
+        return url
+    return f"{head}//{user}:{HIDDEN}{rest[at:]}"
+
 
 def _check_segment(name: str, value: str) -> None:
     """A topic prefix must be a plain topic path: no wildcards, no empty levels."""
@@ -25,7 +45,7 @@ def _check_segment(name: str, value: str) -> None:
         raise BusError(f"invalid MQTT {name}: {value!r} (no '+', '#' or empty levels)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MqttSettings:
     """Connection and publishing settings.
 
@@ -79,6 +99,19 @@ class MqttSettings:
             )
         if self.tls_key is not None and self.tls_cert is None:
             raise BusError(f"MQTT tls_key {self.tls_key!r} given without tls_cert")
+
+    def __repr__(self) -> str:
+        """The fields, with the password hidden (in ``password`` and in the URL):
+        a settings value that reaches a log or a traceback shows no secret."""
+        shown = []
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "url":
+                value = redact_url(value)
+            elif f.name == "password" and value is not None:
+                value = HIDDEN
+            shown.append(f"{f.name}={value!r}")
+        return f"MqttSettings({', '.join(shown)})"
 
     @classmethod
     def from_url(cls, url: str, **overrides: object) -> MqttSettings:
@@ -141,18 +174,22 @@ class MqttSettings:
 
 def _parse(url: str) -> tuple[str, int, bool, str | None, str | None]:
     """``(host, port, tls, user, password)`` of a broker URL, or BusError."""
+    shown = redact_url(url)  # errors never show the password
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise BusError(f"invalid MQTT URL: {url!r} ({exc})") from None
+        # urllib's own words quote the netloc or the port, which may be part of
+        # a password typed with an unescaped '/': said without them.
+        why = "invalid port" if "port" in str(exc).lower() else "malformed host"
+        raise BusError(f"invalid MQTT URL: {shown!r} ({why})") from None
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS:
-        raise BusError(f"invalid MQTT URL: {url!r} (expected mqtt://host[:port] or mqtts://...)")
+        raise BusError(f"invalid MQTT URL: {shown!r} (expected mqtt://host[:port] or mqtts://...)")
     if not parts.hostname:
-        raise BusError(f"invalid MQTT URL: {url!r} (no host)")
+        raise BusError(f"invalid MQTT URL: {shown!r} (no host)")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise BusError(f"invalid MQTT URL: {url!r} (unexpected path or query)")
+        raise BusError(f"invalid MQTT URL: {shown!r} (unexpected path or query)")
     user = unquote(parts.username) if parts.username is not None else None
     password = unquote(parts.password) if parts.password is not None else None
     return (

@@ -402,7 +402,7 @@ class MqttConfig(_Section):
     """MQTT client id (null: generated)."""
     username: str | None = None
     """User name (overrides the URL's)."""
-    password: str | None = None
+    password: str | None = Field(default=None, repr=False)
     """Password (prefer password_file)."""
     password_file: ConfigPath | None = None
     """File holding the password, relative to the config file."""
@@ -416,6 +416,13 @@ class MqttConfig(_Section):
     """Seconds tcecd run waits at its end for the broker to acknowledge the results,
     pairings and standings still queued (then warns; they are re-sent on the next start)."""
 
+
+    def __repr_args__(self) -> Any:
+        # The URL's password stays out of a repr (logs, tracebacks): issue 28.
+        from tcecd.bus.settings import redact_url
+
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if name == "url" and isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _valid_settings(self) -> MqttConfig:

@@ -218,11 +218,12 @@ def _pgn_error(game: chess.pgn.Game) -> str:
     text (its message quotes the move and the position): what kind, and where
     in the main line (the line stops at the error)."""
     error = game.errors[0]
-    kind = {
+    kinds: dict[type[Exception], str] = {
         chess.IllegalMoveError: "illegal move",
         chess.AmbiguousMoveError: "ambiguous move",
         chess.InvalidMoveError: "unreadable move",
-    }.get(type(error), "unreadable text")
+    }
+    kind = kinds.get(type(error), "unreadable text")
     board = game.end().board()
     side = "White" if board.turn == chess.WHITE else "Black"
     return f"{kind} ({side}'s move {board.fullmove_number})"

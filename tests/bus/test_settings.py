@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tcecd.bus.settings import MqttSettings
 from tcecd.errors import BusError
@@ -64,3 +66,24 @@ def test_tls_insecure_turns_off_verification() -> None:
     assert ctx is not None
     assert ctx.verify_mode == ssl.CERT_NONE
     assert not ctx.check_hostname
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(min_size=6, max_size=30).filter(lambda s: "***" not in s),
+       st.sampled_from(["broker", "broker:1883", "[::1]:8883", "broker/x", "broker:x"]))
+def test_a_urls_password_never_shows_whatever_it_holds(password: str, rest: str) -> None:
+    """Issue 28: errors and logs show the URL, never its password, also when
+    the password holds '/', '@' or ':' unescaped (a URL that does not parse)."""
+    from tcecd.bus.settings import redact_url
+
+    url = f"mqtt://alice:{password}@{rest}"
+    shown = redact_url(url)
+    assert shown == f"mqtt://alice:***@{rest}"
+    reasons = ("invalid port", "malformed host", "unexpected path or query", "no host")
+    error = ""
+    try:
+        MqttSettings.from_url(url)
+    except BusError as exc:
+        error = str(exc)
+    # Only the redacted URL and a reason of tcecd's own words.
+    assert not error or error in {f"invalid MQTT URL: {shown!r} ({why})" for why in reasons}

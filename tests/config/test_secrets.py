@@ -99,3 +99,71 @@ def test_the_command_line_password_file_obeys_the_same_rules(tmp_path: Path) -> 
     secret.chmod(0o644)
     with pytest.raises(ConfigError, match=r"^--mqtt-password-file: .* can be read by other users"):
         command_line_password(args, {})
+
+
+# -- a broker URL's password is never shown ---------------------------------------------------
+
+PW = "S3cretPW"
+
+
+@pytest.mark.parametrize(
+    ("mqtt", "message"),
+    [
+        ({"url": f"mqtt://alice:{PW}@broker/x"},
+         "mqtt: invalid MQTT URL: 'mqtt://alice:***@broker/x' (unexpected path or query)"),
+        (f"http://alice:{PW}@broker",
+         "mqtt: invalid MQTT URL: 'http://alice:***@broker' (expected mqtt://host[:port] or "
+         "mqtts://...)"),
+        # An unescaped '/' in the password: urllib reads part of it as the port.
+        ({"url": f"mqtt://alice:{PW[:3]}/{PW[3:]}@broker"},
+         "mqtt: invalid MQTT URL: 'mqtt://alice:***@broker' (invalid port)"),
+        ({"url": f"mqtt://alice:{PW}@broker:99999"},
+         "mqtt: invalid MQTT URL: 'mqtt://alice:***@broker:99999' (invalid port)"),
+        # A password of the wrong type is still a password.
+        ({"url": "mqtt://broker", "password": 31415926},
+         "mqtt.password: expected a string, got '***'"),
+        ({"url": "mqtt://broker", "password": [PW]},
+         "mqtt.password: expected a string, got '***'"),
+        # A mapping shown whole hides its password key's value and its URL's password.
+        ([{"url": f"mqtt://alice:{PW}@broker", "password": PW}],
+         "mqtt: expected a mapping of keys to values, got "
+         "[{'url': 'mqtt://alice:***@broker', 'password': '***'}]"),
+    ],
+)
+def test_config_errors_never_show_the_broker_password(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mqtt: object, message: str
+) -> None:
+    path = _event(tmp_path, mqtt=mqtt)
+    code, err = _validate(path, capsys)
+    assert (code, err) == (2, f"tcecd: error: {path}: {message}\n")
+    assert PW not in err
+    assert PW[:3] + "/" not in err
+
+
+def test_the_command_lines_broker_url_is_redacted_in_its_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["watch", "--once", "--mqtt", f"mqtt://viewer:{PW}@broker/path"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err == (
+        "tcecd: error: invalid MQTT URL: 'mqtt://viewer:***@broker/path' "
+        "(unexpected path or query)\n"
+    )
+
+
+def test_validate_summary_and_reprs_hide_the_password(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _event(tmp_path, mqtt={"url": f"mqtt://alice:{PW}@127.0.0.1:1883"})
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "mqtt://alice@127.0.0.1:1883" in out
+    assert PW not in out
+    config = load_event(path)
+    settings = config.mqtt_settings()
+    assert settings is not None
+    assert settings.password == PW
+    for text in (repr(config), repr(config.mqtt), repr(settings), str(settings)):
+        assert PW not in text
+    assert "mqtt://alice:***@127.0.0.1:1883" in repr(settings)
