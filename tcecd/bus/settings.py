@@ -9,6 +9,7 @@ error (the publisher keeps retrying in the background).
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import ssl
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
@@ -20,6 +21,19 @@ DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
 #: What stands for a password in anything tcecd prints.
 HIDDEN = "***"
+
+
+def is_loopback(host: str) -> bool:
+    """True for a host that only this machine reaches: ``localhost`` (and names
+    under ``.localhost``, RFC 6761), 127.0.0.0/8 and ``::1``. Any other name
+    counts as reachable from elsewhere (tcecd does not resolve it to decide)."""
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def redact_url(url: str) -> str:
@@ -57,6 +71,8 @@ class MqttSettings:
     a free one; :mod:`tcecd.bus.embedded`), with a websockets listener on
     ``embedded_ws_port`` (0: a free port; None: none); ``embedded_broker`` picks
     it: ``auto`` (Mosquitto if installed, else amqtt), ``mosquitto`` or ``amqtt``.
+    ``embedded_public`` lets the embedded broker listen on an address that is not
+    loopback (refused otherwise: it takes anonymous clients).
     ``delivery_timeout_s`` is how long ``tcecd run`` waits at its end for the
     broker to acknowledge the results, pairings and standings still queued.
     """
@@ -76,6 +92,7 @@ class MqttSettings:
     delivery_timeout_s: float = 30.0
     embedded_ws_port: int | None = 0
     embedded_broker: str = "auto"
+    embedded_public: bool = False
 
     def __post_init__(self) -> None:
         _parse(self.url)  # raises BusError on a bad URL
@@ -99,6 +116,26 @@ class MqttSettings:
             )
         if self.tls_key is not None and self.tls_cert is None:
             raise BusError(f"MQTT tls_key {self.tls_key!r} given without tls_cert")
+        if self.embedded and not self.embedded_public and not is_loopback(self.host):
+            # The embedded broker takes anonymous clients over plain MQTT: on an
+            # address others reach, anyone may publish what viewers show (issue 28).
+            raise BusError(
+                f"the embedded broker would listen on {self.host!r}, which other machines "
+                "reach, and it lets anyone publish and subscribe without a password; use a "
+                "loopback address (127.0.0.1), or set mqtt.embedded_public: true to allow it"
+            )
+
+    def plain_password_warning(self) -> str | None:
+        """The warning to give when the password would cross the network in clear
+        text: a password, plain ``mqtt://`` (no TLS) and a host that is not
+        loopback (:func:`is_loopback`); None otherwise."""
+        if self.password is None or self.tls or is_loopback(self.host):
+            return None
+        return (
+            f"the MQTT password for {self.redacted_url()} goes over the network unencrypted "
+            "(plain mqtt:// to a host that is not loopback); use mqtts:// (docs/operations.md, "
+            "'Secure the broker')"
+        )
 
     def __repr__(self) -> str:
         """The fields, with the password hidden (in ``password`` and in the URL):

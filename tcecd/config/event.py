@@ -398,6 +398,9 @@ class MqttConfig(_Section):
     null: no websockets listener)."""
     embedded_broker: Literal["auto", "mosquitto", "amqtt"] = "auto"
     """With embedded: auto (Mosquitto if installed, else amqtt), mosquitto or amqtt."""
+    embedded_public: bool = False
+    """With embedded: allow an address other machines reach (the embedded broker takes
+    anonymous clients, who may publish what viewers show); refused unless true."""
     client_id: str | None = None
     """MQTT client id (null: generated)."""
     username: str | None = None
@@ -451,6 +454,7 @@ class MqttConfig(_Section):
             "embedded": self.embedded,
             "embedded_ws_port": self.embedded_ws_port,
             "embedded_broker": self.embedded_broker,
+            "embedded_public": self.embedded_public,
             "delivery_timeout_s": self.delivery_timeout_s,
         }
         if self.username is not None:

@@ -167,3 +167,49 @@ def test_validate_summary_and_reprs_hide_the_password(
     for text in (repr(config), repr(config.mqtt), repr(settings), str(settings)):
         assert PW not in text
     assert "mqtt://alice:***@127.0.0.1:1883" in repr(settings)
+
+
+# -- the broker's address ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "10.1.2.3", "[::]", "broker.example.org"])
+def test_an_embedded_broker_others_reach_needs_the_explicit_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], host: str
+) -> None:
+    """The embedded broker takes anonymous clients: on an address other machines
+    reach, anyone could publish what the viewers show."""
+    path = _event(tmp_path, mqtt={"embedded": True, "url": f"mqtt://{host}:1883"})
+    code, err = _validate(path, capsys)
+    assert code == 2
+    assert err == (
+        f"tcecd: error: {path}: mqtt: the embedded broker would listen on "
+        f"{host.strip('[]')!r}, which other machines reach, and it lets anyone publish and "
+        "subscribe without a password; use a loopback address (127.0.0.1), or set "
+        "mqtt.embedded_public: true to allow it\n"
+    )
+    allowed = _event(tmp_path, mqtt={"embedded": True, "embedded_public": True,
+                                      "url": f"mqtt://{host}:1883"})
+    assert main(["validate", "-q", str(allowed)]) == 0
+
+
+@pytest.mark.parametrize("url", ["mqtt://127.0.0.1:1883", "mqtt://127.0.0.2", "mqtt://[::1]:0",
+                                 "mqtt://localhost", None])
+def test_an_embedded_broker_on_loopback_is_fine(tmp_path: Path, url: str | None) -> None:
+    mqtt: dict[str, object] = {"embedded": True}
+    if url is not None:
+        mqtt["url"] = url
+    assert main(["validate", "-q", str(_event(tmp_path, mqtt=mqtt))]) == 0
+
+
+def test_validate_warns_of_a_password_sent_in_clear_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for url, warned in (("mqtt://alice@broker.example.org", True),
+                        ("mqtt://alice@10.0.0.5:1883", True),
+                        ("mqtts://alice@broker.example.org", False),
+                        ("mqtt://alice@127.0.0.1", False)):
+        path = _event(tmp_path, mqtt={"url": url, "password": PW})
+        assert main(["validate", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert ("note: mqtt: the MQTT password for" in out) is warned, url
+        assert PW not in out
