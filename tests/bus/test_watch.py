@@ -108,7 +108,9 @@ def test_tolerates_garbage_and_other_events() -> None:
     view = w.selected
     assert view is not None
     assert view.status == "online"
-    assert view.ignored == 3
+    assert view.ignored == 2  # another schema version, a topic outside the schema
+    assert view.rejected == 1  # not JSON on a topic of the schema (issue 28: counted, shown)
+    assert view.last_rejected == "standings: not JSON"
     assert render(None, source="mqtt://h:1").startswith("tcecd watch: waiting")
 
 
