@@ -99,8 +99,8 @@ def _standings(**row: Any) -> bytes:
         (["round", "3", "pairing"], b'{"schema":1,"type":"pairing","round":4,"games":[]}',
          "pairing: round 4 on the topic of round 3"),
         (["engine", "Alpha", "state"],
-         b'{"schema":1,"type":"engine","engine":"Beta","strikes":1,"disqualified":false}',
-         "engine: engine 'Beta' on another's topic"),
+         b'{"schema":1,"type":"engine","engine":"Beta","strikes":"1","disqualified":false}',
+         "engine: strikes: Input should be a valid integer"),
         (["game", "1.1", "live"], b'{"schema":1,"type":"live","game":"1.1","white":"A",'
                                   b'"black":"B","moves":["e4",5]}',
          "live: moves.1: Input should be a valid string"),
