@@ -500,6 +500,9 @@ class ExecutionConfig(_Section):
     """How long to try reaching the scheduler at start before giving up (exit 2)."""
     tls: ExecutionTlsConfig | None = None
     """TLS files for a tls:// scheduler."""
+    insecure_tcp: bool = False
+    """Allow a plain tcp:// scheduler on a host that is not loopback (refused otherwise: whoever
+    reaches the scheduler runs code on the workers, and the daemon unpickles what comes back)."""
 
     @model_validator(mode="after")
     def _scheduler_fits_backend(self) -> ExecutionConfig:
@@ -512,9 +515,35 @@ class ExecutionConfig(_Section):
                     f"{self.scheduler!r} is not a scheduler address; expected tcp://HOST:PORT "
                     "or tls://HOST:PORT",
                 )
+            if (
+                self.scheduler.startswith("tcp://")
+                and not self.insecure_tcp
+                and not _loopback_address(self.scheduler)
+            ):
+                # Issue 28: Dask's comms run pickled code both ways (docs/operations.md).
+                raise _at(
+                    "execution.scheduler",
+                    f"{self.scheduler!r} is plain TCP to a host that is not loopback: whoever "
+                    "reaches the scheduler runs code on the workers, and the daemon unpickles "
+                    "what comes back; use tls:// with execution.tls, or set "
+                    "execution.insecure_tcp: true for a network only the cluster reaches",
+                )
         elif self.scheduler is not None or self.tls is not None:
             raise _at("execution", "scheduler and tls are for backend 'dask'; backend is 'local'")
         return self
+
+
+def _loopback_address(address: str) -> bool:
+    """Whether a ``tcp://HOST:PORT`` scheduler address names this machine only."""
+    from urllib.parse import urlsplit
+
+    from tcecd.bus.settings import is_loopback
+
+    try:
+        host = urlsplit(address).hostname
+    except ValueError:
+        return False
+    return host is not None and is_loopback(host)
 
 
 class LoggingConfig(_Section):

@@ -213,3 +213,33 @@ def test_validate_warns_of_a_password_sent_in_clear_text(
         out = capsys.readouterr().out
         assert ("note: mqtt: the MQTT password for" in out) is warned, url
         assert PW not in out
+
+
+# -- the cluster ----------------------------------------------------------------------------
+
+
+def test_a_plain_tcp_scheduler_elsewhere_needs_the_explicit_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whoever reaches the scheduler runs code on the workers, and the daemon
+    unpickles what comes back: plain TCP to another host is refused without
+    ``execution.insecure_tcp`` (checked without connecting anywhere)."""
+    path = _event(tmp_path, execution={"backend": "dask", "scheduler": "tcp://10.0.0.1:8786"})
+    code, err = _validate(path, capsys)
+    assert code == 2
+    assert err == (
+        f"tcecd: error: {path}: execution.scheduler: 'tcp://10.0.0.1:8786' is plain TCP to a "
+        "host that is not loopback: whoever reaches the scheduler runs code on the workers, and "
+        "the daemon unpickles what comes back; use tls:// with execution.tls, or set "
+        "execution.insecure_tcp: true for a network only the cluster reaches\n"
+    )
+    allowed = _event(tmp_path, execution={"backend": "dask", "scheduler": "tcp://10.0.0.1:8786",
+                                           "insecure_tcp": True})
+    assert main(["validate", "-q", str(allowed)]) == 0
+    for fine in ("tcp://127.0.0.1:8786", "tcp://localhost:8786", "tcp://[::1]:8786",
+                 "tls://10.0.0.1:8786"):
+        path = _event(tmp_path, execution={"backend": "dask", "scheduler": fine})
+        assert main(["validate", "-q", str(path)]) == 0, fine
+    # tcecd run --scheduler goes through the same check (before any connection).
+    with pytest.raises(ConfigError, match=r"^--scheduler: 'tcp://sched\.example:8786' is plain"):
+        load_event(_event(tmp_path), scheduler="tcp://sched.example:8786")
