@@ -222,7 +222,7 @@ def _paths(doc: Any, prefix: list[Any]) -> list[list[Any]]:
 STREAM = [m for m in _stream() if m.payload]
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_no_payload_makes_the_view_or_its_frames_fail(data: st.DataObject) -> None:
     """Take the real stream up to one of its messages, replace one value anywhere

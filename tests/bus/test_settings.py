@@ -68,7 +68,7 @@ def test_tls_insecure_turns_off_verification() -> None:
     assert not ctx.check_hostname
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(min_size=6, max_size=30).filter(lambda s: "***" not in s),
        st.sampled_from(["broker", "broker:1883", "[::1]:8883", "broker/x", "broker:x"]))
 def test_a_urls_password_never_shows_whatever_it_holds(password: str, rest: str) -> None:
