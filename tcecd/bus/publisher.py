@@ -279,6 +279,9 @@ class Publisher:
     async def __aenter__(self) -> Publisher:
         # Bad TLS files are a configuration error: report them now, not in the task.
         self._ssl = await asyncio.to_thread(self.settings.ssl_context)
+        warning = self.settings.plain_password_warning()
+        if warning is not None:
+            self._log.warning(warning)
         self._task = asyncio.create_task(self._run(), name="mqtt-publisher")
         return self
 

@@ -9,6 +9,7 @@ error (the publisher keeps retrying in the background).
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import ssl
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
@@ -18,6 +19,39 @@ from tcecd.errors import BusError
 #: Default ports by scheme (MQTT over TCP, MQTT over TLS).
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
+#: What stands for a password in anything tcecd prints.
+HIDDEN = "***"
+
+
+def is_loopback(host: str) -> bool:
+    """True for a host that only this machine reaches: ``localhost`` (and names
+    under ``.localhost``, RFC 6761), 127.0.0.0/8 and ``::1``. Any other name
+    counts as reachable from elsewhere (tcecd does not resolve it to decide)."""
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def redact_url(url: str) -> str:
+    """``url`` with the password of its ``user:password@`` part replaced by
+    :data:`HIDDEN`, for every message, log line and summary that shows a URL
+    (issue 28). Works on malformed URLs too, which is when they are shown in an
+    error: everything between the first ``:`` after ``//`` and the *last* ``@``
+    is hidden (a ``/`` or ``@`` typed unescaped in the password cannot make it
+    show)."""
+    head, sep, rest = url.partition("//")
+    at = rest.rfind("@")
+    if not sep or at < 0:
+        return url
+    user, colon, _password = rest[:at].partition(":")
+    if not colon:
+        return url
+    return f"{head}//{user}:{HIDDEN}{rest[at:]}"
+
 
 def _check_segment(name: str, value: str) -> None:
     """A topic prefix must be a plain topic path: no wildcards, no empty levels."""
@@ -25,7 +59,7 @@ def _check_segment(name: str, value: str) -> None:
         raise BusError(f"invalid MQTT {name}: {value!r} (no '+', '#' or empty levels)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MqttSettings:
     """Connection and publishing settings.
 
@@ -37,6 +71,8 @@ class MqttSettings:
     a free one; :mod:`tcecd.bus.embedded`), with a websockets listener on
     ``embedded_ws_port`` (0: a free port; None: none); ``embedded_broker`` picks
     it: ``auto`` (Mosquitto if installed, else amqtt), ``mosquitto`` or ``amqtt``.
+    ``embedded_public`` lets the embedded broker listen on an address that is not
+    loopback (refused otherwise: it takes anonymous clients).
     ``delivery_timeout_s`` is how long ``tcecd run`` waits at its end for the
     broker to acknowledge the results, pairings and standings still queued.
     """
@@ -56,6 +92,7 @@ class MqttSettings:
     delivery_timeout_s: float = 30.0
     embedded_ws_port: int | None = 0
     embedded_broker: str = "auto"
+    embedded_public: bool = False
 
     def __post_init__(self) -> None:
         _parse(self.url)  # raises BusError on a bad URL
@@ -79,6 +116,39 @@ class MqttSettings:
             )
         if self.tls_key is not None and self.tls_cert is None:
             raise BusError(f"MQTT tls_key {self.tls_key!r} given without tls_cert")
+        if self.embedded and not self.embedded_public and not is_loopback(self.host):
+            # The embedded broker takes anonymous clients over plain MQTT: on an
+            # address others reach, anyone may publish what viewers show (issue 28).
+            raise BusError(
+                f"the embedded broker would listen on {self.host!r}, which other machines "
+                "reach, and it lets anyone publish and subscribe without a password; use a "
+                "loopback address (127.0.0.1), or set mqtt.embedded_public: true to allow it"
+            )
+
+    def plain_password_warning(self) -> str | None:
+        """The warning to give when the password would cross the network in clear
+        text: a password, plain ``mqtt://`` (no TLS) and a host that is not
+        loopback (:func:`is_loopback`); None otherwise."""
+        if self.password is None or self.tls or is_loopback(self.host):
+            return None
+        return (
+            f"the MQTT password for {self.redacted_url()} goes over the network unencrypted "
+            "(plain mqtt:// to a host that is not loopback); use mqtts:// (docs/operations.md, "
+            "'Secure the broker')"
+        )
+
+    def __repr__(self) -> str:
+        """The fields, with the password hidden (in ``password`` and in the URL):
+        a settings value that reaches a log or a traceback shows no secret."""
+        shown = []
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "url":
+                value = redact_url(value)
+            elif f.name == "password" and value is not None:
+                value = HIDDEN
+            shown.append(f"{f.name}={value!r}")
+        return f"MqttSettings({', '.join(shown)})"
 
     @classmethod
     def from_url(cls, url: str, **overrides: object) -> MqttSettings:
@@ -141,18 +211,22 @@ class MqttSettings:
 
 def _parse(url: str) -> tuple[str, int, bool, str | None, str | None]:
     """``(host, port, tls, user, password)`` of a broker URL, or BusError."""
+    shown = redact_url(url)  # errors never show the password
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise BusError(f"invalid MQTT URL: {url!r} ({exc})") from None
+        # urllib's own words quote the netloc or the port, which may be part of
+        # a password typed with an unescaped '/': said without them.
+        why = "invalid port" if "port" in str(exc).lower() else "malformed host"
+        raise BusError(f"invalid MQTT URL: {shown!r} ({why})") from None
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS:
-        raise BusError(f"invalid MQTT URL: {url!r} (expected mqtt://host[:port] or mqtts://...)")
+        raise BusError(f"invalid MQTT URL: {shown!r} (expected mqtt://host[:port] or mqtts://...)")
     if not parts.hostname:
-        raise BusError(f"invalid MQTT URL: {url!r} (no host)")
+        raise BusError(f"invalid MQTT URL: {shown!r} (no host)")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise BusError(f"invalid MQTT URL: {url!r} (unexpected path or query)")
+        raise BusError(f"invalid MQTT URL: {shown!r} (unexpected path or query)")
     user = unquote(parts.username) if parts.username is not None else None
     password = unquote(parts.password) if parts.password is not None else None
     return (

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import MutableMapping
 from pathlib import Path
 
 from tcecd.bus.settings import MqttSettings
-from tcecd.errors import ConfigError
 
 #: The environment variable holding the broker password.
 PASSWORD_ENV = "TCECD_MQTT_PASSWORD"
@@ -33,20 +32,23 @@ def add_password_file_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def command_line_password(args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+def command_line_password(
+    args: argparse.Namespace, environ: MutableMapping[str, str]
+) -> str | None:
     """The password from ``--mqtt-password-file`` (its first line), else from
-    :data:`PASSWORD_ENV`, else None; an unreadable file is one line naming it."""
+    :data:`PASSWORD_ENV`, else None; an unreadable file is one line naming it.
+
+    The variable is removed from ``environ`` (the daemon's ``os.environ``) once
+    read, so that nothing the daemon starts afterwards inherits it (engines get
+    an allowlisted environment anyway: :func:`tcecd.runner.process.engine_env`).
+    """
+    from_env = environ.pop(PASSWORD_ENV, None) or None
     path: Path | None = args.mqtt_password_file
     if path is not None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise ConfigError(
-                f"--mqtt-password-file: cannot read {str(path)!r}: {reason}"
-            ) from None
-        return text.splitlines()[0] if text else ""
-    return environ.get(PASSWORD_ENV) or None
+        from tcecd.config.load import read_password_file
+
+        return read_password_file(path, "--mqtt-password-file")
+    return from_env
 
 
 def with_password(settings: MqttSettings, password: str | None) -> MqttSettings:

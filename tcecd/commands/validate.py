@@ -110,6 +110,10 @@ def run(args: argparse.Namespace) -> int:
     own_limits = limits_note(config)
     if own_limits is not None:
         notes.append(own_limits)
+    mqtt = config.mqtt_settings()
+    warning = mqtt.plain_password_warning() if mqtt is not None else None
+    if warning is not None:
+        notes.append(f"mqtt: {warning}")
     tables = config.adjudication.tablebases
     if tables is not None:
         pieces = _tablebase_pieces(tables.path)

@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     settings = MqttSettings.from_url(args.mqtt, topic_prefix=args.prefix or "tcecd",
                                      tls_ca=args.tls_ca)
     settings = with_password(settings, command_line_password(args, os.environ))
+    warning = settings.plain_password_warning()
+    if warning is not None:
+        print(f"tcecd watch: warning: {warning}", file=sys.stderr, flush=True)
     prefix: str | None = settings.topic_prefix if args.prefix else None
     if args.once:
         frame = eventloop.run(_once(settings, prefix, args.event, args.wait))

@@ -444,11 +444,14 @@ class MqttConfig(_Section):
     null: no websockets listener)."""
     embedded_broker: Literal["auto", "mosquitto", "amqtt"] = "auto"
     """With embedded: auto (Mosquitto if installed, else amqtt), mosquitto or amqtt."""
+    embedded_public: bool = False
+    """With embedded: allow an address other machines reach (the embedded broker takes
+    anonymous clients, who may publish what viewers show); refused unless true."""
     client_id: str | None = None
     """MQTT client id (null: generated)."""
     username: str | None = None
     """User name (overrides the URL's)."""
-    password: str | None = None
+    password: str | None = Field(default=None, repr=False)
     """Password (prefer password_file)."""
     password_file: ConfigPath | None = None
     """File holding the password, relative to the config file."""
@@ -462,6 +465,13 @@ class MqttConfig(_Section):
     """Seconds tcecd run waits at its end for the broker to acknowledge the results,
     pairings and standings still queued (then warns; they are re-sent on the next start)."""
 
+
+    def __repr_args__(self) -> Any:
+        # The URL's password stays out of a repr (logs, tracebacks): issue 28.
+        from tcecd.bus.settings import redact_url
+
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if name == "url" and isinstance(value, str) else value
 
     @model_validator(mode="after")
     def _valid_settings(self) -> MqttConfig:
@@ -490,6 +500,7 @@ class MqttConfig(_Section):
             "embedded": self.embedded,
             "embedded_ws_port": self.embedded_ws_port,
             "embedded_broker": self.embedded_broker,
+            "embedded_public": self.embedded_public,
             "delivery_timeout_s": self.delivery_timeout_s,
         }
         if self.username is not None:
@@ -535,6 +546,9 @@ class ExecutionConfig(_Section):
     """How long to try reaching the scheduler at start before giving up (exit 2)."""
     tls: ExecutionTlsConfig | None = None
     """TLS files for a tls:// scheduler."""
+    insecure_tcp: bool = False
+    """Allow a plain tcp:// scheduler on a host that is not loopback (refused otherwise: whoever
+    reaches the scheduler runs code on the workers, and the daemon unpickles what comes back)."""
 
     @model_validator(mode="after")
     def _scheduler_fits_backend(self) -> ExecutionConfig:
@@ -547,9 +561,35 @@ class ExecutionConfig(_Section):
                     f"{self.scheduler!r} is not a scheduler address; expected tcp://HOST:PORT "
                     "or tls://HOST:PORT",
                 )
+            if (
+                self.scheduler.startswith("tcp://")
+                and not self.insecure_tcp
+                and not _loopback_address(self.scheduler)
+            ):
+                # Issue 28: Dask's comms run pickled code both ways (docs/operations.md).
+                raise _at(
+                    "execution.scheduler",
+                    f"{self.scheduler!r} is plain TCP to a host that is not loopback: whoever "
+                    "reaches the scheduler runs code on the workers, and the daemon unpickles "
+                    "what comes back; use tls:// with execution.tls, or set "
+                    "execution.insecure_tcp: true for a network only the cluster reaches",
+                )
         elif self.scheduler is not None or self.tls is not None:
             raise _at("execution", "scheduler and tls are for backend 'dask'; backend is 'local'")
         return self
+
+
+def _loopback_address(address: str) -> bool:
+    """Whether a ``tcp://HOST:PORT`` scheduler address names this machine only."""
+    from urllib.parse import urlsplit
+
+    from tcecd.bus.settings import is_loopback
+
+    try:
+        host = urlsplit(address).hostname
+    except ValueError:
+        return False
+    return host is not None and is_loopback(host)
 
 
 class LoggingConfig(_Section):

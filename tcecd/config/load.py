@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -67,8 +68,15 @@ YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def find_executable(name: str) -> Path | None:
-    """Absolute path of program ``name`` on ``PATH`` or in :data:`EXTRA_BIN_DIRS`."""
-    found = shutil.which(name)
+    """Absolute path of program ``name`` on ``PATH`` or in :data:`EXTRA_BIN_DIRS`.
+
+    Never in the working directory (under systemd, the state directory): an
+    empty or relative ``PATH`` entry (``::``, ``.``), which would name it, is
+    skipped, as Go's ``exec.LookPath`` refuses such results (issue 28). A
+    program in the working directory is named with a path: ``./engine``."""
+    if "/" in name or not name:
+        return None
+    found = shutil.which(name, path=_absolute_path_entries())
     if found is not None:
         return Path(os.path.abspath(found))  # not resolve(): keep venv symlinks
     for directory in EXTRA_BIN_DIRS:
@@ -76,6 +84,12 @@ def find_executable(name: str) -> Path | None:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def _absolute_path_entries() -> str:
+    """``PATH`` without its empty and relative entries."""
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return os.pathsep.join(e for e in entries if os.path.isabs(e))
 
 
 def show_path(path: Path) -> str:
@@ -392,7 +406,10 @@ def load_engine(ref: str, *, search_dirs: Sequence[Path] = ()) -> EngineConfig:
                 if candidate.is_file():
                     return load_engine_file(candidate)
     path = Path(ref).expanduser()
-    if path.is_file():
+    # A bare name is never looked up in the working directory (issue 28): it is a
+    # definition's name or a program on PATH; a file there is named as one
+    # (./engine, or a name ending in .yaml/.yml).
+    if looks_like_path and path.is_file():
         if path.suffix in YAML_SUFFIXES:
             return load_engine_file(path)
         if path.suffix == ".py" or os.access(path, os.X_OK):
@@ -405,7 +422,10 @@ def load_engine(ref: str, *, search_dirs: Sequence[Path] = ()) -> EngineConfig:
     if looks_like_path:
         raise UnknownEngine(f"unknown engine {ref!r} (no such file)")
     looked = ", ".join(show_path(d).rstrip("/") + "/" for d in search_path(search_dirs))
-    raise UnknownEngine(f"unknown engine {ref!r} (looked in {looked})")
+    hint = ""
+    if path.is_file():
+        hint = f"; a file in the working directory is named with a path: './{ref}'"
+    raise UnknownEngine(f"unknown engine {ref!r} (looked in {looked}{hint})")
 
 
 # -- the event config ---------------------------------------------------------------
@@ -497,7 +517,10 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
         if engine.remote is not None or on_workers:
             continue
         program = Path(engine.command[0])
-        if not (program.is_file() and os.access(program, os.X_OK)):
+        # A bare name left as written was not found on PATH (resolve_command);
+        # the working directory is not searched (find_executable).
+        bare = "/" not in engine.command[0]
+        if bare or not (program.is_file() and os.access(program, os.X_OK)):
             dirs = ", ".join(str(d) for d in EXTRA_BIN_DIRS[:3])
             raise ConfigError(
                 f"{where(source, ('engines', i, 'command'))}: program {engine.command[0]!r} "
@@ -540,15 +563,51 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
                     )
         if config.mqtt.password_file is not None:
             key = where(source, ("mqtt", "password_file"))
-            try:
-                secret = config.mqtt.password_file.read_text(encoding="utf-8").rstrip("\r\n")
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-                raise ConfigError(
-                    f"{key}: cannot read {str(config.mqtt.password_file)!r}: {reason}"
-                ) from None
+            secret = read_password_file(config.mqtt.password_file, key)
             config = config.model_copy(update={"mqtt_password": secret})
     return config
+
+
+#: Bytes of a password file read at most: its first line is the password.
+MAX_PASSWORD_FILE_BYTES = 4096
+
+
+def read_password_file(path: Path, key: str) -> str:
+    """The password in ``path``: its first line, without the line end.
+
+    A config is hostile input too (issue 28): the file it names is sent to the
+    broker it names, so only a file that is a secret by its permissions is read:
+    a regular file (not a FIFO, device or directory: opened without blocking,
+    then checked on the open descriptor) that neither its group nor others may
+    read, write or run (``chmod 600``, as ssh wants of a private key). Only the
+    first :data:`MAX_PASSWORD_FILE_BYTES` bytes are read, and only the first line
+    is used. Any problem is one :class:`ConfigError` naming ``key`` and the file,
+    never its content."""
+    shown = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ConfigError(f"{key}: cannot read {shown!r}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"{key}: {shown!r} is not a regular file")
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & 0o077:
+            raise ConfigError(
+                f"{key}: {shown!r} can be read by other users (mode {mode:04o}); "
+                f"make it readable by its owner only: chmod 600 {shown}"
+            )
+        data = os.read(fd, MAX_PASSWORD_FILE_BYTES)
+    except OSError as exc:
+        raise ConfigError(f"{key}: cannot read {shown!r}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    first = data.split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        return first.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{key}: {shown!r}: the first line is not UTF-8 text") from None
 
 
 def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:

@@ -27,9 +27,26 @@ MAX_SHOWN = 200
 
 
 def shown(value: object) -> str:
-    """``repr(value)``, cut to :data:`MAX_SHOWN` characters (``...`` marks the cut)."""
-    text = repr(value)
+    """``repr(value)``, cut to :data:`MAX_SHOWN` characters (``...`` marks the cut),
+    with secrets hidden: a URL's password and any ``password`` key's value
+    (:func:`redacted`)."""
+    text = repr(redacted(value))
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def redacted(value: object) -> object:
+    """``value`` with its secrets replaced by ``***`` (issue 28): the password of
+    a URL string (``mqtt://user:***@host``) and the value of every ``password``
+    key, however deep (a config's nesting is bounded by the YAML reader)."""
+    from tcecd.bus.settings import HIDDEN, redact_url
+
+    if isinstance(value, str):
+        return redact_url(value) if "//" in value else value
+    if isinstance(value, dict):
+        return {k: HIDDEN if k == "password" else redacted(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(redacted(v) for v in value)
+    return value
 
 
 def key_path(loc: Loc) -> str:
@@ -104,6 +121,10 @@ def describe(error: ErrorDetails, *, model: type[BaseModel] | None = None) -> tu
     loc: Loc = tuple(error["loc"])
     kind = error["type"]
     value = error.get("input")
+    if "password" in loc:  # a password of the wrong type is still a password
+        from tcecd.bus.settings import HIDDEN
+
+        value = HIDDEN
     if kind == "extra_forbidden":
         parent, key = loc[:-1], loc[-1]
         allowed = _allowed_keys(model, parent)

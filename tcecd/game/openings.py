@@ -2,10 +2,11 @@
 
 :func:`load_openings` is the (small) I/O part: it reads and validates every
 line or game up front, so a bad file fails when the event starts, naming the
-file, the line or game, and the bad text. :func:`select_opening` is pure and
-deterministic, so a resumed event picks exactly the same openings again; the
-runner passes the same index for both games of a double-round pair so they
-share an opening.
+file and the line or game, never quoting its text: a config is hostile input
+(issue 28), and ``openings.file: /etc/shadow`` must not print the file's lines.
+:func:`select_opening` is pure and deterministic, so a resumed event picks
+exactly the same openings again; the runner passes the same index for both
+games of a double-round pair so they share an opening.
 
 A Polyglot book (``tcecd.game.polyglot``) either is the openings file itself
 (``fmt="polyglot"``: every game starts from the standard position and follows
@@ -69,7 +70,7 @@ def load_openings(
     book attached. ``book``: a Polyglot book (:func:`read_book`) that extends
     every EPD/PGN opening. ``Opening.index`` is the opening's 0-based position
     in the file. Raises :class:`OpeningsError` naming ``file:line`` (EPD) or
-    ``file: game N`` (PGN) and quoting the bad text.
+    ``file: game N`` (PGN) and what is wrong, without quoting the file's text.
     """
     if plies is not None and plies < 0:
         raise OpeningsError(f"{path}: invalid opening ply limit {plies!r}")
@@ -87,9 +88,14 @@ def load_openings(
         polyglot = read_book(path, depth=plies)
         return OpeningSet((Opening(name=None, fen=None),), polyglot)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise OpeningsError(f"{path}: cannot read openings file ({exc})") from None
+        data = path.read_bytes()
+    except OSError as exc:
+        raise OpeningsError(f"{path}: cannot read openings file ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise OpeningsError(f"{path}:{line}: not UTF-8 text") from None
     openings = _parse_epd(path, text) if fmt == "epd" else _parse_pgn(path, text, plies)
     if not openings:
         raise OpeningsError(f"{path}: no openings in file")
@@ -121,14 +127,18 @@ def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
         epd, counters = split_fen_counters(line)
         try:
             board, ops = chess.Board.from_epd(epd)
-        except ValueError as exc:
-            raise OpeningsError(f"{path}:{lineno}: invalid EPD {line!r} ({exc})") from None
+        except ValueError:
+            # python-chess's message quotes the line's fields: not repeated here.
+            raise OpeningsError(
+                f"{path}:{lineno}: not an EPD position (expected piece placement, side to move, "
+                "castling rights, en passant square, then opcodes)"
+            ) from None
         if counters is not None:
             board.halfmove_clock, board.fullmove_number = counters
         if not board.is_valid():
-            raise OpeningsError(f"{path}:{lineno}: illegal position {line!r} ({board.status()!r})")
+            raise OpeningsError(f"{path}:{lineno}: illegal position ({_status(board)})")
         if is_finished(board):
-            raise OpeningsError(f"{path}:{lineno}: the game is already over in {line!r}")
+            raise OpeningsError(f"{path}:{lineno}: the game is already over in this position")
         name: str | None = None
         for opcode in _NAME_OPCODES:
             value = ops.get(opcode)
@@ -160,16 +170,17 @@ def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
         if game is None:
             break
         number += 1
-        if game.errors:
-            raise OpeningsError(f"{path}: game {number}: {game.errors[0]}")
         headers = game.headers
         try:
             board = game.board()
-        except ValueError as exc:
-            fen = headers.get("FEN", "")
-            raise OpeningsError(f"{path}: game {number}: invalid FEN {fen!r} ({exc})") from None
+        except ValueError:
+            raise OpeningsError(f"{path}: game {number}: invalid FEN tag") from None
         if not board.is_valid():
-            raise OpeningsError(f"{path}: game {number}: illegal start position {board.fen()!r}")
+            raise OpeningsError(
+                f"{path}: game {number}: illegal start position ({_status(board)})"
+            )
+        if game.errors:
+            raise OpeningsError(f"{path}: game {number}: {_pgn_error(game)}")
         moves: list[str] = []
         for move in game.mainline_moves():
             if plies is not None and len(moves) >= plies:
@@ -178,8 +189,8 @@ def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
             board.push(move)
         if is_finished(board):
             raise OpeningsError(
-                f"{path}: game {number}: the game is already over after the opening"
-                f" ({board.fen()!r})"
+                f"{path}: game {number}: the game is already over after the opening's "
+                f"{len(moves)} plies"
             )
         name_parts = [headers.get(tag, "") for tag in ("Opening", "Variation")]
         name = ", ".join(part for part in name_parts if part and part != "?") or None
@@ -194,6 +205,28 @@ def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
             )
         )
     return tuple(openings)
+
+
+def _status(board: chess.Board) -> str:
+    """What makes ``board`` illegal, in python-chess's words (``TOO_MANY_KINGS``...)."""
+    status = board.status()
+    return ", ".join(flag.name or "" for flag in chess.Status if flag and flag in status)
+
+
+def _pgn_error(game: chess.pgn.Game) -> str:
+    """The first error python-chess met in ``game``, said without the game's
+    text (its message quotes the move and the position): what kind, and where
+    in the main line (the line stops at the error)."""
+    error = game.errors[0]
+    kinds: dict[type[Exception], str] = {
+        chess.IllegalMoveError: "illegal move",
+        chess.AmbiguousMoveError: "ambiguous move",
+        chess.InvalidMoveError: "unreadable move",
+    }
+    kind = kinds.get(type(error), "unreadable text")
+    board = game.end().board()
+    side = "White" if board.turn == chess.WHITE else "Black"
+    return f"{kind} ({side}'s move {board.fullmove_number})"
 
 
 def select_opening(

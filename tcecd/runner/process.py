@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -57,20 +57,51 @@ def engine_argv(config: EngineConfig) -> list[str]:
     return [resolve_program(config.command[0], engine=config.name), *config.command[1:]]
 
 
+#: What an engine gets of the daemon's own environment (issue 28): an engine is a
+#: third-party program, and the daemon's environment may hold secrets (the broker
+#: password in ``TCECD_MQTT_PASSWORD``, cloud or CI tokens). Anything else an engine
+#: needs goes in its definition's ``env``.
+ENGINE_ENV_PASSED: tuple[str, ...] = ("PATH", "HOME", "LANG", "TZ")
+#: What the local ``ssh`` client of a remote engine gets besides: the agent's socket
+#: (a key held by ssh-agent). The engine on the far host gets none of the local
+#: environment (ssh sends only what ``SendEnv`` names; the definition's ``env`` is
+#: set there by the remote command, :func:`tcecd.runner.remote.remote_command`).
+SSH_ENV_PASSED: tuple[str, ...] = ("SSH_AUTH_SOCK",)
+
+
+def engine_env(
+    config: EngineConfig,
+    extra_env: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The whole environment an engine process starts with: the allowlisted
+    variables of ``environ`` (default: the daemon's, :data:`ENGINE_ENV_PASSED`),
+    the definition's ``env`` (a local engine's; a remote one's applies on the
+    far host), then ``extra_env`` (tcecd's own mark, :mod:`tcecd.runner.reaper`)."""
+    source = os.environ if environ is None else environ
+    names = ENGINE_ENV_PASSED
+    if config.remote is not None:
+        names = (*names, *SSH_ENV_PASSED)
+    env = {name: source[name] for name in names if name in source}
+    if config.remote is None:
+        env.update(config.env)
+    env.update(extra_env or {})
+    return env
+
+
 def spawn_kwargs(
     config: EngineConfig, extra_env: dict[str, str] | None = None
 ) -> dict[str, Any]:
     """Keyword arguments for ``loop.subprocess_exec`` (through python-chess's
-    ``popen``): own session/process group, working directory, environment
-    (``extra_env``: tcecd's own mark, :mod:`tcecd.runner.reaper`)."""
+    ``popen``): own session/process group, working directory, and the
+    allowlisted environment of :func:`engine_env` (never the daemon's whole
+    environment)."""
     kwargs: dict[str, Any] = {"start_new_session": True}
     # A remote engine's workdir lives on the far host (remote_command does the
     # `cd` there); the local ssh client keeps our own working directory.
     if config.workdir is not None and config.remote is None:
         kwargs["cwd"] = config.workdir
-    env = {**config.env, **(extra_env or {})}
-    if env:
-        kwargs["env"] = {**os.environ, **env}
+    kwargs["env"] = engine_env(config, extra_env)
     return kwargs
 
 

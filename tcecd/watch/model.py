@@ -4,9 +4,17 @@
 ones first, then live ones) and keeps what the screen shows: metadata and
 daemon status, the current round's pairing, the standings, the running game
 (position, clocks, last evaluation, PV, moves) and recent engine faults. It is
-tolerant: unknown topics, other schema versions and malformed JSON are
-ignored (counted in :attr:`EventView.ignored`), so a newer daemon never
-crashes an older viewer.
+tolerant: unknown topics and other schema versions are ignored (counted in
+:attr:`EventView.ignored`), so a newer daemon never crashes an older viewer.
+
+It trusts no payload (issue 28; anyone who may publish on the broker can write
+these topics): each message is checked against docs/events.md by
+:func:`tcecd.bus.inbound.parse`, and one that breaks it is skipped and counted
+(:attr:`EventView.rejected`, the reason of the last in :attr:`EventView.last_rejected`,
+both shown in the frame's footer) instead of failing later in a renderer. What
+the view keeps of a payload has its control and bidi characters replaced
+(:func:`tcecd.bus.inbound.printable`): nothing a stranger wrote reaches the
+terminal as an escape sequence.
 
 Two events may use the same topic root one after the other (same event name).
 The view never mixes them: an empty retained payload (how the daemon deletes an
@@ -32,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from tcecd.bus.inbound import InvalidPayload, UnknownPayload, parse, printable
 from tcecd.bus.payloads import SCHEMA, topic_segment
 
 #: Faults kept for display.
@@ -117,6 +126,9 @@ class EventView:
     finished: dict[str, Any] | None = None
     run_id: str | None = None  # the event instance the view shows (``event`` document)
     ignored: int = 0
+    #: Messages that broke the schema of their topic, skipped (see the module docstring).
+    rejected: int = 0
+    last_rejected: str | None = None
     seq: int = 0
 
     # -- queries ------------------------------------------------------------------------
@@ -173,13 +185,15 @@ class EventView:
             return self._delete(levels)
         if payload:
             try:
-                doc = json.loads(payload)
-            except ValueError:
+                checked = parse(levels, payload)
+            except UnknownPayload:
                 self.ignored += 1
                 return False
-            if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-                self.ignored += 1
+            except InvalidPayload as exc:
+                self.rejected += 1
+                self.last_rejected = printable(str(exc))
                 return False
+            doc = printable(checked)
             if doc.get("event"):
                 self.name = str(doc["event"])
         match levels:
@@ -261,7 +275,8 @@ class EventView:
     def _reset(self) -> None:
         """Forget everything but the daemon status (a new event instance began)."""
         keep = EventView(self.slug, status=self.status, status_ts=self.status_ts,
-                         ignored=self.ignored, seq=self.seq)
+                         ignored=self.ignored, rejected=self.rejected,
+                         last_rejected=self.last_rejected, seq=self.seq)
         self.__dict__.update(keep.__dict__)
 
     def _delete(self, levels: list[str]) -> bool:
@@ -354,7 +369,9 @@ class Watcher:
                retained: bool) -> bool:
         if self.event is not None and slug != self.event:
             return False
-        view = self.views.setdefault(slug, EventView(slug))
+        view = self.views.get(slug)
+        if view is None:  # (the slug comes from the topic: shown, so made printable)
+            view = self.views[slug] = EventView(printable(slug))
         changed = view.apply(rest, payload, at=at, retained=retained)
         if changed:
             self._latest = slug

@@ -255,4 +255,17 @@ def render(view: EventView | None, *, source: str = "", now: float | None = None
             who = view.player_name(str(f.get("engine")))
             detail = f.get("detail") or f.get("reason") or ""
             lines.append(f"  {who}: {what} {detail} (game {f.get('game') or '-'})")
+    footer = rejected_note(view)
+    if footer:
+        lines += ["", footer]
     return "\n".join(lines) + "\n"
+
+
+def rejected_note(view: EventView) -> str:
+    """The footer telling how many messages broke the schema and were skipped
+    (issue 28: a bad message is counted, never a crash), with the last reason."""
+    if not view.rejected:
+        return ""
+    n = view.rejected
+    return (f"{n} malformed message{'s' if n != 1 else ''} skipped "
+            f"(last: {view.last_rejected})")

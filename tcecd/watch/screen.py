@@ -1,6 +1,11 @@
 """The terminal screen of ``tcecd watch``: an :class:`~tcecd.watch.model.EventView`
 laid out and coloured with rich. Pure (``now`` is passed in).
 
+Every string from a payload goes into a :class:`~rich.text.Text` (never a plain
+``str`` cell, which rich reads as markup: a name ``[blink]...`` or ``[link=...]``
+must show as written; issue 28). The view-model has already replaced control
+characters.
+
 The content is the plain frame's (:mod:`tcecd.watch.render`, whose helpers it
 uses): the board (light and dark squares), players and clocks (the side to
 move's clock highlighted and ticking), the last move with evaluation, depth,
@@ -25,6 +30,7 @@ from tcecd.watch.render import (
     clocks_now,
     count,
     move_number,
+    rejected_note,
     result_text,
     standings_title,
 )
@@ -74,21 +80,21 @@ def game_panel(view: EventView, g: GameView, now: float | None) -> RenderableTyp
     status = Text("playing", style="cyan") if running else Text(
         result_text(view, g.game), style=_result_style(g.result or ""))
     info.add_row(Text(f"Game {g.game}", style="bold"), Text(f"{white} - {black}"), status)
-    info.add_row("Opening", g.opening or "-", "")
+    info.add_row("Opening", Text(g.opening or "-"), "")
     for label, name, ms, to_move in (("White", white, white_ms, white_moves),
                                      ("Black", black, black_ms, not white_moves)):
         low = ms is not None and ms < 60_000
         style = ("bold red" if low else "bold green") if running and to_move else "dim"
-        info.add_row(label, name, Text(clock(ms), style=style))
+        info.add_row(label, Text(name), Text(clock(ms), style=style))
     if last:
         played = move_number(last.get("fen"), str(last.get("san", "?")))
         info.add_row("Last", Text(played, style="bold"),
                      Text(_eval_text(last), style=_eval_style(last)))
-        info.add_row("Depth", f"{last.get('depth') or '-'}/{last.get('seldepth') or '-'}",
-                     f"nodes {count(last.get('nodes'))}")
+        info.add_row("Depth", Text(f"{last.get('depth') or '-'}/{last.get('seldepth') or '-'}"),
+                     Text(f"nodes {count(last.get('nodes'))}"))
         nps = last.get("nps")
-        info.add_row("Speed", f"{count(nps)}{'nps' if nps else ''}",
-                     f"tb {count(last.get('tbhits'))}")
+        info.add_row("Speed", Text(f"{count(nps)}{'nps' if nps else ''}"),
+                     Text(f"tb {count(last.get('tbhits'))}"))
         info.add_row("PV", Text(" ".join(last.get("pv") or [])[:60] or "-", style="dim"), "")
     moves = "\n".join(_moves_text(g.moves, g.start_fen, 60, 6))
     grid = Table.grid(padding=(0, 3))
@@ -121,10 +127,10 @@ def pairings_table(view: EventView) -> RenderableType:
     for g in p.get("games", []):
         gid = str(g.get("game", "?"))
         res = result_text(view, gid)
-        table.add_row(gid, view.player_name(g["white"]), view.player_name(g["black"]),
-                      Text(res, style=_result_style(res)))
+        table.add_row(Text(gid), Text(view.player_name(g["white"])),
+                      Text(view.player_name(g["black"])), Text(res, style=_result_style(res)))
     if p.get("bye"):
-        table.add_row("BYE", view.player_name(p["bye"]), "", "")
+        table.add_row("BYE", Text(view.player_name(p["bye"])), "", "")
     return table
 
 
@@ -141,16 +147,16 @@ def standings_table(view: EventView) -> RenderableType:
     rows = st.get("rows", [])
     names = [k for k in (rows[0].get("tiebreaks") or {})] if rows else []
     for name in names:
-        table.add_column(name, justify="right", style="dim")
+        table.add_column(Text(name), justify="right", style="dim")
     for row in rows:
         pid = str(row.get("id"))
         eng = view.engines.get(pid, {})
         flag = Text(" DQ", style="bold red") if eng.get("disqualified") else Text(
             f" strikes {eng['strikes']}", style="yellow") if eng.get("strikes") else Text("")
         tbs = row.get("tiebreaks") or {}
-        table.add_row(str(row.get("rank", "?")), Text(view.player_name(pid)) + flag,
-                      f"{row.get('score', 0):g}", str(row.get("games", 0)),
-                      *(f"{tbs.get(n, 0):g}" for n in names))
+        table.add_row(Text(str(row.get("rank", "?"))), Text(view.player_name(pid)) + flag,
+                      Text(f"{row.get('score', 0):g}"), Text(str(row.get("games", 0))),
+                      *(Text(f"{tbs.get(n, 0):g}") for n in names))
     return table
 
 
@@ -190,6 +196,9 @@ def screen(view: EventView | None, *, source: str = "", now: float | None = None
                 detail = f.get("detail") or f.get("reason") or ""
                 parts.append(Text(f"  {who}: {what} {detail} (game {f.get('game') or '-'})",
                                   style="yellow"))
+    footer = rejected_note(view) if view is not None else ""
+    if footer:
+        parts.append(Text(footer, style="yellow"))
     if note:
         parts.append(Text(note, style="red"))
     return Group(*parts)

@@ -108,7 +108,9 @@ def test_tolerates_garbage_and_other_events() -> None:
     view = w.selected
     assert view is not None
     assert view.status == "online"
-    assert view.ignored == 3
+    assert view.ignored == 2  # another schema version, a topic outside the schema
+    assert view.rejected == 1  # not JSON on a topic of the schema (issue 28: counted, shown)
+    assert view.last_rejected == "standings: not JSON"
     assert render(None, source="mqtt://h:1").startswith("tcecd watch: waiting")
 
 
@@ -355,6 +357,7 @@ async def test_watch_password_from_file_or_environment(
     if source == "file":
         secret = tmp_path / "viewer.pass"
         secret.write_text("view-pw\n", encoding="utf-8")
+        secret.chmod(0o600)
         args += ["--mqtt-password-file", str(secret)]
     else:
         env["TCECD_MQTT_PASSWORD"] = "view-pw"
@@ -370,3 +373,39 @@ async def test_watch_password_from_file_or_environment(
     assert proc.returncode == 0, err.decode()
     assert "Game 2.1: Gamma 2 - Alpha  [playing]" in out.decode()
     assert "view-pw" not in " ".join(args)
+
+
+@pytest.mark.mosquitto
+async def test_watch_once_skips_a_bad_retained_message(mosquitto: MosquittoBroker) -> None:
+    """Issue 28: a stranger's retained ``standings`` with ``"rank": "x"`` and a name
+    carrying an OSC title change made ``tcecd watch --once`` exit 1 with a traceback;
+    now the frame is drawn, the message counted, and no escape reaches stdout."""
+    import aiomqtt
+
+    settings = MqttSettings.from_url(mosquitto.url)
+    async with Publisher(settings, event="Bus Test") as pub:
+        for e in mid_round_two():
+            pub.publish(e)
+        assert await pub.flush(30)
+    bad = {"schema": 1, "type": "standings", "event": "Bus Test", "ts": TS, "after_round": 2,
+           "final": False, "rows": [{"rank": "x", "id": "A", "score": 1, "games": 1,
+                                     "tiebreaks": {"SB": "x"}}]}
+    fault = {"schema": 1, "type": "fault", "event": "Bus Test", "ts": TS,
+             "engine": "A", "game": None, "kind": "crash\x1b]0;pwned\x07", "detail": "d",
+             "strikes": 1}
+    async with aiomqtt.Client("127.0.0.1", mosquitto.port) as client:
+        await client.publish("tcecd/bus-test/standings", json.dumps(bad), qos=1, retain=True)
+        await client.publish("tcecd/bus-test/engine/A/fault", json.dumps(fault), qos=1,
+                             retain=True)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tcecd", "watch", "--mqtt", mosquitto.url, "--once",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    frame = out.decode()
+    assert "Game 2.1: Gamma 2 - Alpha" in frame
+    assert "\x1b" not in frame
+    assert "crash\ufffd]0;pwned\ufffd" in frame
+    assert frame.endswith("1 malformed message skipped (last: standings: rows.0.rank: Input "
+                          "should be a valid integer)\n")

@@ -56,6 +56,10 @@ def test_validate_prints_a_summary(
         "  logging:      info, auto",
         "  note: 4 rounds for 2 engines: the rules recommend at most about 1 (players / 2); "
         "consider a round robin",
+        # A password over plain mqtt:// to a host that is not loopback (issue 28).
+        "  note: mqtt: the MQTT password for mqtt://ops@broker:1884 goes over the network "
+        "unencrypted (plain mqtt:// to a host that is not loopback); use mqtts:// "
+        "(docs/operations.md, 'Secure the broker')",
     ]
     assert "hunter2" not in out
 

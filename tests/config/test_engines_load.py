@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tcecd.config.load import DEFAULT_ENGINES_DIR, load_engine, load_engine_file
+from tcecd.config.load import DEFAULT_ENGINES_DIR, UnknownEngine, load_engine, load_engine_file
 from tcecd.errors import ConfigError
 
 
@@ -123,3 +123,63 @@ def test_remote_workdir_is_kept_as_written(tmp_path: Path) -> None:
     )
     assert load_engine_file(tmp_path / "far.yaml").workdir == "engines/sf"
     assert load_engine_file(tmp_path / "near.yaml").workdir == str(tmp_path / "engines/sf")
+
+
+# -- issue 28: a bare name is never looked up in the working directory -------------------------
+
+
+def _planted(directory: Path, name: str = "planted-engine-xyz") -> Path:
+    """An executable in ``directory`` that a bare name must not reach."""
+    program = directory / name
+    program.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    program.chmod(0o755)
+    return program
+
+
+def test_a_bare_name_is_not_looked_up_in_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under systemd the working directory is the state directory: a file
+    planted there must not become the engine a config names by a bare name."""
+    program = _planted(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UnknownEngine) as info:
+        load_engine(program.name, search_dirs=[tmp_path / "defs"])
+    assert "'./planted-engine-xyz'" in str(info.value)  # says how to name it
+    # Named with a path it is taken, as before.
+    assert load_engine(f"./{program.name}").command == (str(program),)
+
+
+def test_empty_and_relative_path_entries_are_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PATH=/usr/bin:`` (a trailing colon) or ``.`` in PATH would name the
+    working directory: those entries are not searched."""
+    from tcecd.config.load import find_executable
+
+    program = _planted(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for path in ("/usr/bin:", ".:/usr/bin", "/usr/bin::/bin", "sub/..:/bin"):
+        monkeypatch.setenv("PATH", path)
+        assert find_executable(program.name) is None, path
+    monkeypatch.setenv("PATH", f"/usr/bin:{tmp_path}")
+    assert find_executable(program.name) == program
+
+
+def test_a_definitions_bare_command_is_not_taken_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A definition's bare ``command`` not found on PATH is refused by the event
+    check, even with a file of that name in the working directory."""
+    from tcecd.config.load import load_event
+
+    _planted(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    event = tmp_path / "event.yaml"
+    event.write_text(
+        "event: {name: x}\npairing: {system: round-robin}\ntime_control: {tc: '1+0.1'}\n"
+        "engines:\n  - {name: a, command: [planted-engine-xyz]}\n  - ab-d1\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match=r"program 'planted-engine-xyz' of engine 'a' not found"):
+        load_event(event)

@@ -34,6 +34,7 @@ def _full_config(tmp_path: Path) -> Path:
         encoding="utf-8",
     )
     (tmp_path / "mqtt.pass").write_text("s3cret\n", encoding="utf-8")
+    (tmp_path / "mqtt.pass").chmod(0o600)  # a password file others can read is refused
     (tmp_path / "mine").mkdir()
     return write_event(
         tmp_path,

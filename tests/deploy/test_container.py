@@ -135,6 +135,9 @@ def test_two_services_mosquitto_and_tcecd() -> None:
 def test_mosquitto_publishes_mqtt_and_websockets_with_the_shipped_config() -> None:
     mosquitto = _compose()["services"]["mosquitto"]  # type: ignore[index]
     assert mosquitto["image"].startswith("eclipse-mosquitto:2")
+    # Plain MQTT and WebSockets carry passwords in clear: the host's loopback only
+    # (issue 28); other hosts get the TLS listeners.
+    assert all(str(p).startswith("127.0.0.1:") for p in mosquitto["ports"])
     ports = {str(p).split(":")[1] for p in mosquitto["ports"]}
     conf = (DEPLOY / "mosquitto.conf").read_text()
     listeners = set(re.findall(r"^listener (\d+)$", conf, flags=re.M))
@@ -177,6 +180,7 @@ def test_the_compose_event_validates_with_container_paths_mapped(tmp_path: Path)
     compose broker as the ACL's publisher."""
     secret = tmp_path / "mqtt_password"
     secret.write_text("s3cret\n")
+    secret.chmod(0o600)  # as deploy/secrets/README.md says
     text = (DEPLOY / "compose-event.yaml").read_text()
     assert "/opt/tcecd/" in text
     assert "/run/secrets/mqtt_password" in text

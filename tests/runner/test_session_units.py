@@ -122,7 +122,7 @@ def test_bare_program_names_are_found_in_debian_dirs() -> None:
     assert kwargs["start_new_session"] is True
     assert kwargs["cwd"] == "/tmp"
     assert kwargs["env"]["TCECD_TEST"] == "1"
-    assert "PATH" in kwargs["env"]  # the environment is extended, not replaced
+    assert "PATH" in kwargs["env"]  # the allowlisted part of the daemon's environment
 
 
 def test_missing_bare_program_is_one_clear_error() -> None:

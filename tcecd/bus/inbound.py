@@ -1,0 +1,496 @@
+"""What a consumer reads from the stream, checked against docs/events.md. Pure.
+
+Anyone who can publish to the broker (an anonymous client of an embedded broker, a
+viewer account the ACL forgot, a page open on the host that speaks MQTT over
+websockets) can put any bytes on the event's topics, retained. Every consumer of
+the stream (``tcecd watch``, ``tcecd web`` and its TCEC viewer feed, a bot) must
+therefore check each message before it uses it, and skip a bad one instead of
+failing on it (issue 28: a retained ``standings`` row with ``"rank": "x"`` made
+``tcecd watch --once`` exit with a traceback). This module is that check, in one
+place:
+
+* :func:`parse` ``(levels, payload)``: the message on ``<prefix>/<event>/<levels>``
+  as a JSON object that has the types docs/events.md gives its topic (``None`` for
+  an empty payload: a retained message deleted). It raises
+  :class:`UnknownPayload` for what this reader does not know (a topic outside the
+  schema, another schema version: not an error, a newer daemon's) and
+  :class:`InvalidPayload` for a message that breaks the schema: not JSON, not an
+  object, a ``type`` other than its topic's, a field of the wrong type, a game id
+  or round that contradicts its topic, a number that is not finite.
+* :func:`check_document` ``(doc_type, obj)``: the same check for an object
+  already decoded.
+* :func:`document_type` ``(levels)``: the document type a topic carries.
+* :func:`printable` ``(value)``: a payload's strings made safe to print on a
+  terminal or show on a page: control characters (C0, DEL, C1: ESC sequences,
+  OSC title changes and hyperlinks, BEL, backspaces, carriage returns, new lines)
+  and the Unicode bidirectional controls (which reorder what is shown: "Trojan
+  Source") become U+FFFD, so a tampered name shows as tampered.
+
+The models accept fields they do not know (a newer daemon may add some within
+schema 1) and leave out of the check what a reader needs no type for (the TCEC
+crosstable inside a ``crosstable`` of format ``tcec``, the ``daemon`` details of
+``status``). The returned document is the decoded object itself: the check
+changes nothing, so a consumer reads what the daemon wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tcecd.bus.payloads import SCHEMA
+from tcecd.errors import BusError
+
+
+class PayloadError(BusError):
+    """A message a consumer does not use."""
+
+
+class UnknownPayload(PayloadError):
+    """A topic outside the schema, or another schema version: ignore it."""
+
+
+class InvalidPayload(PayloadError):
+    """A message that breaks the schema of its topic: skip it and count it."""
+
+
+# -- the schema (docs/events.md, "Payloads") ----------------------------------------
+
+#: Integers as the daemon writes them (times in ms, node counts): within 64 bits.
+Int = Annotated[int, Field(strict=True, ge=-(2**63), lt=2**63)]
+#: Numbers (scores, tiebreaks, probabilities): an integer or a finite float.
+Num = Annotated[float, Field(allow_inf_nan=False)]
+Str = Annotated[str, Field(strict=True)]
+Bool = Annotated[bool, Field(strict=True)]
+#: A game id ``r.g`` (docs/events.md, "Topic tree").
+GameId = Annotated[str, Field(strict=True, pattern=r"^[0-9]{1,9}\.[0-9]{1,9}$")]
+
+
+class _Part(BaseModel):
+    """A part of a document: typed fields, unknown ones kept (a newer daemon)."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+
+class _Doc(_Part):
+    """The fields every payload carries."""
+
+    schema_: Literal[1] = Field(alias="schema")
+    event: Str | None = None
+    ts: Str | None = None
+
+
+class Player(_Part):
+    id: Str
+    name: Str | None = None
+    seed: Int | None = None
+    rating: Num | None = None
+
+
+class StatusDoc(_Doc):
+    type: Literal["status"]
+    state: Str
+    daemon: dict[str, Any] | None = None
+
+
+class EventDoc(_Doc):
+    type: Literal["event"]
+    name: Str | None = None
+    site: Str | None = None
+    system: Str | None = None
+    double: Bool | None = None
+    rounds: Int | None = None
+    time_control: Str | None = None
+    run_id: Str | None = None
+    players: list[Player] = []
+
+
+class ScheduleEntry(_Part):
+    game: GameId
+    round: Int
+    white: Str
+    black: Str
+    result: Str | None = None
+    termination: Str | None = None
+
+
+class ScheduleDoc(_Doc):
+    type: Literal["schedule"]
+    games: list[ScheduleEntry]
+
+
+class PairedGame(_Part):
+    game: GameId
+    number: Int
+    white: Str
+    black: Str
+    pair_index: Int | None = None
+    leg: Int | None = None
+
+
+class Pair(_Part):
+    first: Str
+    second: Str
+
+
+class PairingDoc(_Doc):
+    type: Literal["pairing"]
+    round: Int
+    bye: Str | None = None
+    removed_history_rounds: list[Int] = []
+    pairs: list[Pair] = []
+    games: list[PairedGame]
+
+
+class OpeningPart(_Part):
+    name: Str | None = None
+    eco: Str | None = None
+    fen: Str | None = None
+    moves: list[Str] = []
+    index: Int | None = None
+
+
+class StartPart(_Part):
+    """A ``start`` document's own fields (also the ``start`` of a ``live`` one)."""
+
+    game: GameId
+    round: Int | None = None
+    number: Int | None = None
+    white: Str
+    black: Str
+    opening: OpeningPart | None = None
+    fen: Str | None = None
+    time_control: Str | None = None
+    start_time: Str | None = None
+    white_clock_ms: Int | None = None
+    black_clock_ms: Int | None = None
+
+
+class StartDoc(_Doc, StartPart):
+    type: Literal["start"]
+
+
+class Eval(_Part):
+    cp: Int | None = None
+    mate: Int | None = None
+    text: Str | None = None
+
+
+class MovePart(_Part):
+    """A move's fields (a ``move`` document; ``last`` of ``live`` and ``end``)."""
+
+    ply: Int
+    color: Literal["white", "black"] | None = None
+    san: Str
+    uci: Str | None = None
+    fen: Str | None = None
+    book: Bool | None = None
+    move_time_ms: Int | None = None
+    clock_left_ms: Int | None = None
+    eval: Eval | None = None
+    depth: Int | None = None
+    seldepth: Int | None = None
+    nodes: Int | None = None
+    nps: Int | None = None
+    tbhits: Int | None = None
+    hashfull: Int | None = None
+    pv: list[Str] | None = None
+    ponder: Str | None = None
+    r50: Int | None = None
+    rd: Int | None = None
+    rr: Int | None = None
+
+
+class MoveDoc(_Doc, MovePart):
+    type: Literal["move"]
+    game: GameId
+    white_clock_ms: Int | None = None
+    black_clock_ms: Int | None = None
+
+
+class LiveDoc(_Doc):
+    type: Literal["live"]
+    game: GameId
+    white: Str
+    black: Str
+    start: StartPart | None = None
+    fen: Str | None = None
+    moves: list[Str] = []
+    last: MovePart | None = None
+    white_clock_ms: Int | None = None
+    black_clock_ms: Int | None = None
+
+
+class EndDoc(_Doc):
+    type: Literal["end"]
+    game: GameId
+    round: Int | None = None
+    number: Int | None = None
+    white: Str
+    black: Str
+    result: Str
+    termination: Str | None = None
+    termination_detail: Str | None = None
+    start_time: Str | None = None
+    end_time: Str | None = None
+    duration_ms: Int | None = None
+    plies: Int | None = None
+    final_fen: Str | None = None
+    white_clock_ms: Int | None = None
+    black_clock_ms: Int | None = None
+    last: MovePart | None = None
+    pgn: Str | None = None
+
+
+class FaultDoc(_Doc):
+    type: Literal["fault"]
+    engine: Str
+    game: GameId | None = None
+    kind: Str
+    detail: Str | None = None
+    strikes: Int | None = None
+
+
+class DisqualifiedDoc(_Doc):
+    type: Literal["disqualified"]
+    engine: Str
+    reason: Str | None = None
+    round: Int | None = None
+
+
+class EngineStateDoc(_Doc):
+    type: Literal["engine"]
+    engine: Str
+    strikes: Int
+    disqualified: Bool
+    reason: Str | None = None
+
+
+class StandingRow(_Part):
+    rank: Int
+    id: Str
+    score: Num
+    score_half: Int | None = None
+    byes: Int | None = None
+    games: Int
+    tiebreaks: dict[str, Num] = {}
+
+
+class StandingsDoc(_Doc):
+    type: Literal["standings"]
+    after_round: Int
+    final: Bool = False
+    rows: list[StandingRow]
+
+
+class CrossResult(_Part):
+    game: GameId
+    color: Literal["white", "black"]
+    result: Literal["1", "=", "0"]
+
+
+class CrossRow(StandingRow):
+    strikes: Int | None = None
+    disqualified: Bool | None = None
+    results: dict[str, list[CrossResult]] = {}
+
+
+class CrosstableDoc(_Doc):
+    type: Literal["crosstable"]
+    format: Literal["simple", "tcec"]
+    order: list[Str] | None = None
+    table: dict[str, CrossRow] | None = None
+    #: TCEC's own format (``format: tcec``): its reader checks what it uses.
+    crosstable: dict[str, Any] | None = None
+
+
+class ForecastModel(_Part):
+    kind: Str
+    draw_rate: Num
+    white_advantage: Num
+    prior_sd: Num
+    games: Int
+
+
+class ForecastPlayer(_Part):
+    id: Str
+    name: Str
+    score: Num
+    expected_score: Num
+    expected_place: Num
+    top: Num
+    places: list[Num]
+    rating: Num
+    prior_rating: Num
+
+
+class ForecastDoc(_Doc):
+    type: Literal["forecast"]
+    after_round: Int
+    after_game: Int
+    total_rounds: Int
+    simulations: Int
+    seed: Int | None = None
+    top: Int
+    model: ForecastModel
+    players: list[ForecastPlayer]
+
+
+class FinishedDoc(_Doc):
+    type: Literal["finished"]
+    winner: Str | None = None
+    rows: list[StandingRow] = []
+
+
+#: The model of each document type (the payload's ``type``).
+MODELS: dict[str, type[_Doc]] = {
+    "status": StatusDoc,
+    "event": EventDoc,
+    "schedule": ScheduleDoc,
+    "pairing": PairingDoc,
+    "start": StartDoc,
+    "move": MoveDoc,
+    "live": LiveDoc,
+    "end": EndDoc,
+    "fault": FaultDoc,
+    "disqualified": DisqualifiedDoc,
+    "engine": EngineStateDoc,
+    "standings": StandingsDoc,
+    "crosstable": CrosstableDoc,
+    "forecast": ForecastDoc,
+    "finished": FinishedDoc,
+}
+
+_SINGLE = ("status", "event", "schedule", "standings", "crosstable", "forecast", "finished")
+
+
+def document_type(levels: Sequence[str]) -> str | None:
+    """The document type the topic ``<prefix>/<event>/<levels>`` carries
+    (docs/events.md, "Topic tree"), or None for a topic outside the schema."""
+    match list(levels):
+        case [name] if name in _SINGLE:
+            return name
+        case ["round", n, "pairing"] if n.isdigit():
+            return "pairing"
+        case ["game", _gid, "start" | "move" | "live" | "end" as kind]:
+            return kind
+        case ["engine", _seg, "fault" | "disqualified" as kind]:
+            return kind
+        case ["engine", _seg, "state"]:
+            return "engine"
+    return None
+
+
+def _first_error(doc_type: str, exc: ValidationError) -> str:
+    error = exc.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in error["loc"]).replace("schema_", "schema")
+    return f"{doc_type}: {where or '(document)'}: {error['msg']}"
+
+
+def check_document(doc_type: str, obj: object) -> dict[str, Any]:
+    """``obj`` (a decoded payload) if it is a ``doc_type`` document as
+    docs/events.md describes it; else :class:`InvalidPayload` (another schema
+    version: :class:`UnknownPayload`). The object is returned unchanged."""
+    if not isinstance(obj, dict):
+        raise InvalidPayload(f"{doc_type}: not a JSON object")
+    if obj.get("schema") != SCHEMA:
+        raise UnknownPayload(f"{doc_type}: schema {obj.get('schema')!r}, not {SCHEMA}")
+    model = MODELS.get(doc_type)
+    if model is None:
+        raise UnknownPayload(f"unknown document type {doc_type!r}")
+    try:
+        model.model_validate(obj)
+    except ValidationError as exc:
+        raise InvalidPayload(_first_error(doc_type, exc)) from None
+    return obj
+
+
+def parse(levels: Sequence[str], payload: bytes) -> dict[str, Any] | None:
+    """The payload of the message on ``<prefix>/<event>/<levels>``, checked
+    (see the module docstring); None for an empty payload."""
+    if not payload:
+        return None
+    doc_type = document_type(levels)
+    if doc_type is None:
+        raise UnknownPayload(f"topic {'/'.join(levels)!r} is not in the schema")
+    try:
+        obj = json.loads(payload)
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
+        raise InvalidPayload(f"{doc_type}: not JSON") from None
+    if _too_deep(obj):
+        raise InvalidPayload(f"{doc_type}: nested more than {MAX_DEPTH} levels deep")
+    doc = check_document(doc_type, obj)
+    _check_topic(doc_type, list(levels), doc)
+    return doc
+
+
+#: The deepest nesting a payload may have: the schema's deepest document (a TCEC
+#: crosstable) is some eight levels deep; unknown fields are kept, and a reader
+#: that walks them (:func:`printable`) must not run out of stack.
+MAX_DEPTH = 32
+
+
+def _too_deep(obj: object) -> bool:
+    """Whether ``obj`` nests more than :data:`MAX_DEPTH` levels (iterative)."""
+    stack: list[tuple[object, int]] = [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                return True
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
+    return False
+
+
+def _check_topic(doc_type: str, levels: list[str], doc: dict[str, Any]) -> None:
+    """The document names what its topic names: a message cannot pass for
+    another game's or round's (readers key games and rounds by the topic; an
+    engine's documents are read by their ``engine`` field, so an engine topic's
+    name is not compared: a segment is a lossy form of the name)."""
+    match levels:
+        case ["round", n, "pairing"] if doc["round"] != int(n):
+            raise InvalidPayload(f"pairing: round {doc['round']} on the topic of round {n}")
+        case ["game", gid, _] if doc["game"] != gid:
+            raise InvalidPayload(f"{doc_type}: game {doc['game']!r} on the topic of another")
+    if doc.get("type") != doc_type:  # (the models check it too; kept explicit)
+        raise InvalidPayload(f"{doc_type}: type {doc.get('type')!r}")
+
+
+# -- showing what a payload says -------------------------------------------------------
+
+#: C0 controls, DEL, C1 controls, and the bidirectional formatting characters
+#: (LRM/RLM/ALM, LRE..RLO, LRI..PDI): what a terminal or a page must not receive
+#: from a stranger.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: What stands for a character taken out.
+REPLACEMENT = "\ufffd"
+
+
+def printable(value: Any) -> Any:
+    """``value`` (a decoded payload, or any part of one) with every string's
+    control and bidi characters replaced by U+FFFD, keys included; other values
+    as they are. Depth-first: a payload is bounded by the broker's message size."""
+    if isinstance(value, str):
+        return _UNPRINTABLE.sub(REPLACEMENT, value)
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    return value
+
+
+__all__ = [
+    "MODELS",
+    "InvalidPayload",
+    "PayloadError",
+    "UnknownPayload",
+    "check_document",
+    "document_type",
+    "parse",
+    "printable",
+]
