@@ -353,6 +353,9 @@ class EventRunner:
                 # would; its faults go too (a sequential run never played it).
                 record, faults = self._forfeit(slot, out), ()
             before = self.fmt.round_over(self.recorder.state, gid.round)
+            extra = self.fmt.record_tags(self.recorder.state, record)
+            if extra:
+                record = dataclasses.replace(record, extra_tags=record.extra_tags + extra)
             await self.recorder.game(record, game_pgn(record), faults=faults)
             await self.recorder.stream.flush()
             self.crash.hit(f"after-game:{gid}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tcecd.daemon.settings import RunSettings
+from tcecd.outputs.text import cup_table
 from tcecd.outputs.text import standings_table as _table
 from tcecd.pairing.base import Player, RoundRecord, Standing
 
@@ -18,7 +19,12 @@ def standings_table(
     """The shared standings table (with wins, draws, losses and performance when
     ``records`` are given), under a title naming the event."""
     double = settings.format.double if settings is not None else False
-    table = _table(standings, players, records=records, double=double)
+    if settings is not None and settings.format.system == "knockout":
+        # A cup ranks by the round each engine went out in; its encounters are
+        # several games between the same two engines, not a Swiss round's.
+        table = cup_table(standings, players)
+    else:
+        table = _table(standings, players, records=records, double=double)
     if settings is None:
         return table
     n = settings.format.rounds

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 from tcecd.domain import GameId
 from tcecd.errors import PairingError
 from tcecd.event.state import EventState
+from tcecd.game.record import GameRecord
 from tcecd.game.rules import GameRules
 from tcecd.pairing.base import RoundPairing, Standing
 
@@ -105,6 +106,12 @@ class EventFormat(Protocol):
 
     def bracket(self, state: EventState) -> dict[str, Any] | None:
         """The bracket as the ``bracket`` topic carries it (None: no bracket)."""
+        ...
+
+    def record_tags(self, state: EventState, record: GameRecord) -> tuple[tuple[str, str], ...]:
+        """PGN tags the format adds to a finished game before it is recorded
+        (``state``: the event without it): a cup's deciding game says who
+        advanced and why."""
         ...
 
     def viewer_files(self, state: EventState, event: str, slug: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from typing import Any, cast
 from tcecd.domain import Color, GameId, PlayerId, Result
 from tcecd.event.state import EventState
 from tcecd.formats.base import Done, FormatSettings, Plan, Play, Schedule
-from tcecd.game.record import GameSummary
+from tcecd.game.record import GameRecord, GameSummary
 from tcecd.game.rules import GameRules
 from tcecd.pairing.base import Pair, RoundPairing, ScheduledGame, Standing
 from tcecd.runner.stats import (
@@ -298,6 +298,9 @@ class MatchFormat:
 
     def bracket(self, state: EventState) -> dict[str, Any] | None:
         return None
+
+    def record_tags(self, state: EventState, record: GameRecord) -> tuple[tuple[str, str], ...]:
+        return ()
 
     def viewer_files(self, state: EventState, event: str, slug: str) -> dict[str, Any]:
         from tcecd.outputs.tcec_json import tournament_json

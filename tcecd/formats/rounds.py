@@ -17,6 +17,7 @@ from tcecd.domain import GameId
 from tcecd.errors import StateError
 from tcecd.event.state import EventState
 from tcecd.formats.base import Done, FormatSettings, Plan, Play, Schedule
+from tcecd.game.record import GameRecord
 from tcecd.game.rules import GameRules
 from tcecd.pairing.base import RoundContext, Standing
 
@@ -97,6 +98,9 @@ class RoundsFormat:
 
     def bracket(self, state: EventState) -> dict[str, Any] | None:
         return None
+
+    def record_tags(self, state: EventState, record: GameRecord) -> tuple[tuple[str, str], ...]:
+        return ()
 
     def viewer_files(self, state: EventState, event: str, slug: str) -> dict[str, Any]:
         from tcecd.outputs.tcec_json import tournament_json

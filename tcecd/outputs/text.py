@@ -135,3 +135,16 @@ def standings_table(
         for row, s in enumerate(ranked)
     ]
     return render_table(header, rows, right={0, *range(2, len(header))})
+
+
+def cup_table(standings: Sequence[Standing], players: Sequence[Player] = ()) -> str:
+    """A knockout cup's standings: the winner, the runner-up, then by the round
+    each engine went out in, with the encounters won (``rounds-won``), the
+    points and the games of each."""
+    names = {p.id: p.name for p in players}
+    rows = [
+        [str(s.rank), names.get(s.id, s.id), str(int(dict(s.tiebreaks).get("rounds-won", 0))),
+         points(s.score_half), str(s.games)]
+        for s in standings
+    ]  # fmt: skip
+    return render_table(["Rank", "Engine", "Won", "Points", "Games"], rows, right={0, 2, 3, 4})

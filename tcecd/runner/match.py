@@ -46,6 +46,7 @@ from tcecd.game.adjudication import AdjudicationRules
 from tcecd.game.record import GameRecord, GameSummary, Opening
 from tcecd.game.rules import FaultPolicy, GameRules
 from tcecd.game.timecontrol import TimeControl
+from tcecd.outputs.text import cup_table
 from tcecd.pairing.base import Standing
 from tcecd.runner.stats import Sprt
 
@@ -95,17 +96,6 @@ class MatchSpec:
             return 0
         names = [e.name for e in self.engines]
         return len(match_pairings(names, self.tournament)) * self.rounds * self.games
-
-
-def cup_table(standings: tuple[Standing, ...]) -> list[str]:
-    """A cup's final standings: the winner, the runner-up, then by the round
-    each engine went out in (encounters won, points and games alongside)."""
-    width = max((len(s.id) for s in standings), default=4)
-    lines = [f"Rank {'Name':<{width}}  Rounds won  Points  Games"]
-    for s in standings:
-        won = int(dict(s.tiebreaks).get("rounds-won", 0))
-        lines.append(f"{s.rank:>4} {s.id:<{width}}  {won:10d}  {s.score:6.1f}  {s.games:5d}")
-    return lines
 
 
 def unique_names(configs: list[EngineConfig]) -> tuple[EngineConfig, ...]:
@@ -212,7 +202,7 @@ class MatchResult:
         if len(self.tallies) > 1:
             lines.extend(self.standings())
         if self.final:
-            lines.extend(cup_table(self.final))
+            lines.extend(cup_table(self.final).splitlines())
         lines.append(
             f"Games: {len(self.outcomes)}"
             + (f" (+{self.replays} replayed)" if self.replays else "")

@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from tcecd.domain import GameId, PlayerId
-from tcecd.event.state import EventState
+from tcecd.event.state import EventState, apply
+from tcecd.events import GameFinished
 from tcecd.formats.base import Done, FormatSettings, Plan, Play, Schedule
 from tcecd.formats.knockout.bracket import round_count
 from tcecd.formats.knockout.cup import Cup, build_cup, next_games, standings
@@ -30,6 +31,7 @@ from tcecd.formats.knockout.documents import (
     tournament_json,
 )
 from tcecd.formats.knockout.encounter import CupGame, KnockoutSettings
+from tcecd.game.record import GameRecord
 from tcecd.game.rules import GameRules
 from tcecd.game.timecontrol import TimeControl
 from tcecd.pairing.base import Pair, RoundPairing, ScheduledGame, Standing
@@ -115,6 +117,17 @@ class KnockoutFormat:
 
     def bracket(self, state: EventState) -> dict[str, Any] | None:
         return bracket_document(self.cup(state))
+
+    def record_tags(self, state: EventState, record: GameRecord) -> tuple[tuple[str, str], ...]:
+        """The game that decides its encounter says so: ``[Encounter "ab-d1
+        advances: tied 2-2 after 2 tiebreak games: ab-d1 advances as the higher
+        seed"]`` (the reason the bracket gives too)."""
+        after = apply(state, GameFinished(record, ""))
+        encounter, _ = self.cup(after).find(record.game_id.round, record.game_id.number)
+        outcome = encounter.outcome
+        if outcome is None or not encounter.decided:
+            return ()
+        return (("Encounter", f"{outcome.winner} advances: {outcome.reason}"),)
 
     def viewer_files(self, state: EventState, event: str, slug: str) -> dict[str, Any]:
         """``tournament.json`` with a non-zero ``cup`` (TCEC's viewer then shows
