@@ -228,8 +228,8 @@ def render_text(
     lines = [f"{label}: {len(players)} players, {len(rounds)} {kind} round(s)", ""]
     for rnd in rounds:
         head = f"Round {rnd.round}"
-        if rnd.bye is not None:
-            head += f"  BYE: {rnd.bye}"
+        if rnd.byes:
+            head += f"  BYE: {', '.join(sorted(rnd.byes, key=lambda pid: by_id[pid].seed))}"
         if rnd.removed_history_rounds:
             removed = ", ".join(str(r) for r in rnd.removed_history_rounds)
             head += f"  (history rounds removed: {removed})"

@@ -428,7 +428,7 @@ class EventRunner:
                 self.log.info(
                     "round paired",
                     round=round_no,
-                    bye=derived.bye,
+                    byes=sorted(derived.byes),
                     removed_history_rounds=list(derived.removed_history_rounds),
                     games=[f"{g.white}-{g.black}" for g in derived.games],
                 )

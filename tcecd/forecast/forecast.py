@@ -108,7 +108,7 @@ def summarise(
         row = PlayerForecast(
             id=p.id,
             name=p.name,
-            score=(totals[p.id].score_half + current[p.id]) / 2,
+            score=(totals[p.id].score + current[p.id]) / 2,
             prior_rating=model.priors[p.id],
             rating=model.ratings[p.id],
             expected_score=expected,

@@ -127,13 +127,7 @@ def check_snapshot(snap: EventSnapshot) -> None:
 
 def _round_record(pairing: RoundPairing, games: list[PlayedGame]) -> RoundRecord:
     """The record of a simulated round: ``pairing`` with these results."""
-    return RoundRecord(
-        round=pairing.round,
-        bye=pairing.bye,
-        removed_history_rounds=pairing.removed_history_rounds,
-        games=tuple(games),
-        requested_byes=pairing.requested_byes,
-    )
+    return pairing.record(games)
 
 
 def simulate_chunk(
@@ -246,7 +240,7 @@ def simulate_chunk(
         for place, p in enumerate(rank_order(players, totals, snap.tiebreaks)):
             i = index[p.id]
             places[i][place] += 1
-            score_half[i] += totals[p.id].score_half
+            score_half[i] += totals[p.id].score
     return Counts(count, places, score_half)
 
 

@@ -130,14 +130,6 @@ def simulate_event(
             )
             for g in pairing.games
         )
-        history.append(
-            RoundRecord(
-                round=pairing.round,
-                bye=pairing.bye,
-                removed_history_rounds=pairing.removed_history_rounds,
-                games=games,
-                requested_byes=pairing.requested_byes,
-            )
-        )
+        history.append(pairing.record(games))
     table = standings(field, history, double=double, tiebreaks=tiebreaks)
     return SimulatedEvent(field, double, tuple(history), table, name, context)

@@ -91,7 +91,7 @@ class ReplayContext:
         fmt = "double" if replayed.double else "single"
         fmt_src = "inferred" if replayed.double_inferred else "given"
         seed_src = "inferred from round 1" if replayed.seeds_inferred else "from the config"
-        byes = sum(1 for r in replayed.rounds if r.bye is not None)
+        byes = sum(len(r.byes) for r in replayed.rounds)
         lines = [
             f"{replayed.event}: {len(replayed.players)} players (seeds {seed_src}), "
             f"{rounds} complete {fmt} rounds ({fmt_src}), {games} games, {byes} BYEs",
