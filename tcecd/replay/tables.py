@@ -49,7 +49,7 @@ def crosstable_table(
                 cells[me][i].append(f"{rank.get(opp, '?')}{c}{mark}")
     header = ["#", "Player", "Score", *(f"R{r.round}" for r in rounds)]
     rows = [
-        [str(s.rank), name.get(s.id, s.id), _points(s.score_half),
+        [str(s.rank), name.get(s.id, s.id), _points(s.score_units, s.unit),
          *(" ".join(c) for c in cells.get(s.id, []))]
         for s in sorted(standings, key=lambda s: s.rank)
     ]  # fmt: skip

@@ -168,16 +168,49 @@ BAD_CASES: list[tuple[list[str], str]] = [
         "bad.trf:4: XXZ: unknown pairing number 4",
     ),
     (
-        [*GOOD, GOOD[2].replace(" 3 ", " 4 ", 1)],
-        "bad.trf:4: round 1 result: a second pairing-allocated bye '0000 - U' (player 3 has one)",
+        [*GOOD, "XXA    1  1.x"],
+        "bad.trf:4: XXA: round 1 (columns 10-13): expected a number, got '1.x'",
     ),
     (
-        [*GOOD, "XXA    1  1.0"],
-        "bad.trf:4: XXA: acceleration is not supported: '1  1.0'",
+        [*GOOD, "XXA    1  1.00"],
+        "bad.trf:4: XXA: round 1 (columns 10-13): expected 'pp.p' and a blank column, "
+        "got ' 1.00'",
     ),
     (
-        [*GOOD, "BBW  3.0"],
-        "bad.trf:4: BBW: only the standard point system (win 1, draw 0.5) is supported, got '3.0'",
+        [*GOOD, "XXA    1  .25"],
+        "bad.trf:4: XXA: round 1 (columns 10-13): points are multiples of 0.1, got '.25'",
+    ),
+    ([*GOOD, "XXA    4  1.0"], "bad.trf:4: XXA: unknown pairing number 4"),
+    (
+        [*GOOD, "XXR 2", "XXA    1  1.0  1.0  0.5"],
+        "bad.trf:5: XXA: virtual points for 3 rounds, but XXR is 2",
+    ),
+    ([*GOOD, "XXP 1 4"], "bad.trf:4: XXP: unknown pairing number 4"),
+    (
+        [*GOOD, "XXP 3"],
+        "bad.trf:4: XXP: expected two pairing numbers (a forbidden pair), got '3'",
+    ),
+    ([*GOOD, "XXP 1 x"], "bad.trf:4: XXP: expected pairing numbers, got 'x'"),
+    (
+        [*GOOD, "XXS W=3 WIN=1"],
+        "bad.trf:4: XXS: expected CODE=points (WW BW WD BD WL BL FW FL PAB FPB HPB ZPB W D L), "
+        "got 'WIN=1'",
+    ),
+    ([*GOOD, "XXS W=-1"], "bad.trf:4: XXS W: points cannot be negative, got '-1'"),
+    ([*GOOD, "BBD  x.5"], "bad.trf:4: BBD: expected a number, got 'x.5'"),
+    (
+        # bbpPairings' check: a score the results do not give under the point system.
+        [pl(1, "A", 2000, "2 w 1", points="1.0"), *GOOD[1:], "BBW  3.0"],
+        "bad.trf:1: points: player 1's score is 1, but its results give 3 "
+        "(points: win 3, forfeit_win 3, pairing_bye 3, full_bye 3)",
+    ),
+    (
+        [pl(1, "A", 2000, "2 w 1"), pl(2, "B", 1900, "1 b 0", points="0.5"), GOOD[2]],
+        "bad.trf:2: points: player 2's score is 0.5, but its results give 0",
+    ),
+    (
+        [pl(1, "A", 2000, "2 w 1", points="1.x"), *GOOD[1:]],
+        "bad.trf:1: points: expected points such as 2.5, got '1.x'",
     ),
     (["012 empty"], "bad.trf: no player lines (001)"),
 ]
