@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tcecd.config.engines import EngineConfig
+from tcecd.errors import ConfigError
 from tcecd.execution import ExecutionSettings
 from tcecd.forecast.forecast import ForecastSettings
 from tcecd.forecast.model import ModelSettings
@@ -82,6 +83,16 @@ def from_config(config: EventConfig) -> RunSettings:
     from tcecd.config.fingerprint import config_fingerprint
 
     pairing, seeding = config.pairing, config.pairing.seeding
+    # The runner pairs with RoundContext(total_rounds=...) and ranks by the
+    # standard points: until it pairs with config.pairing_context(players) and
+    # ranks with config.point_system(), an event using the rules is refused
+    # rather than paired without them.
+    for key in ("forbidden_pairs", "points", "acceleration"):
+        if getattr(pairing, key):
+            raise ConfigError(
+                f"{config.source}: pairing.{key}: tcecd run does not apply it yet "
+                "(tcecd pair, simulate and replay do)"
+            )
     openings = config.openings
     book = None if openings is None else openings.book
     tablebases = config.adjudication.tablebases

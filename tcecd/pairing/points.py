@@ -258,20 +258,31 @@ class PointSystem:
         return self.unit
 
     def describe(self) -> str:
-        """The values that differ from the standard system, for messages and
-        docs: ``win 3, draw 1, half_bye 1, ...`` (``standard`` if none)."""
+        """The system for messages and docs: ``win 3, draw 1, loss 0``, then
+        every outcome that differs from what ``pairing.points``' ``W-D-L``
+        form gives it (:func:`parse_points`), such as ``pairing_bye 1``."""
         values = self.values()
         parts: list[str] = []
-        done: set[str] = set()
-        for group, names in GROUPS.items():
-            if values[names[0]] == values[names[1]]:
-                if values[names[0]] != STANDARD_VALUES[names[0]]:
-                    parts.append(f"{group} {format_points(values[names[0]])}")
-                done.update(names)
-        for name in OUTCOMES:
-            if name not in done and values[name] != STANDARD_VALUES[name]:
+        for group, (white, black) in GROUPS.items():
+            if values[white] == values[black]:
+                parts.append(f"{group} {format_points(values[white])}")
+            else:
+                parts.append(f"{white} {format_points(values[white])}")
+                parts.append(f"{black} {format_points(values[black])}")
+        win = values["win_white"] if values["win_white"] == values["win_black"] else None
+        draw = values["draw_white"] if values["draw_white"] == values["draw_black"] else None
+        follows = {
+            "forfeit_win": win,
+            "forfeit_loss": Fraction(0),
+            "pairing_bye": win,
+            "full_bye": win,
+            "half_bye": draw,
+            "zero_bye": Fraction(0),
+        }
+        for name, default in follows.items():
+            if values[name] != default:
                 parts.append(f"{name} {format_points(values[name])}")
-        return ", ".join(parts) or "standard"
+        return ", ".join(parts)
 
     def with_unit(self, unit: int) -> PointSystem:
         """The same values in ``unit`` (a multiple of this system's unit)."""
