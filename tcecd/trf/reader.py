@@ -289,13 +289,15 @@ def parse_trf(text: str, source: str) -> TrfEvent:
             rules.virtual[number] = (values, lineno)
         elif code == "XXS":
             for token in rest.split():
-                name, sep, value = token.partition("=")
-                if not sep or name not in XXS_CODES:
+                xxs_code, sep, value = token.partition("=")
+                if not sep or xxs_code not in XXS_CODES:
                     known = " ".join(XXS_CODES)
                     raise parser.fail(
                         lineno, "XXS", f"expected CODE=points ({known}), got {token!r}"
                     )
-                rules.xxs.append((name, parser.point_value(value, lineno, f"XXS {name}")))
+                rules.xxs.append(
+                    (xxs_code, parser.point_value(value, lineno, f"XXS {xxs_code}"))
+                )
         elif code in BB_CODES:
             rules.bb.append((code, parser.point_value(rest, lineno, code)))
     if not lines:

@@ -202,7 +202,7 @@ BAD_CASES: list[tuple[list[str], str]] = [
         # bbpPairings' check: a score the results do not give under the point system.
         [pl(1, "A", 2000, "2 w 1", points="1.0"), *GOOD[1:], "BBW  3.0"],
         "bad.trf:1: points: player 1's score is 1, but its results give 3 "
-        "(points: win 3, forfeit_win 3, pairing_bye 3, full_bye 3)",
+        "(points: win 3, draw 0.5, loss 0)",
     ),
     (
         [pl(1, "A", 2000, "2 w 1"), pl(2, "B", 1900, "1 b 0", points="0.5"), GOOD[2]],

@@ -367,7 +367,7 @@ class _Bracket:
         if ru == NEXT and self.c7:
             if rw == NEXT:  # C.7: a pair of the following bracket
                 return value + (1 << self.off["C7"]) + self.psd_next[0]
-            return value + self.psd_next[2]  # C.7: a downfloater of the following bracket
+            return value + self.psd_next[self.rp.one_point]  # C.7: a following downfloater
         return value
 
     def _pair_weight(self, u: int, w: int, ru: int, rw: int, value: int) -> int:
