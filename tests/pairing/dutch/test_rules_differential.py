@@ -42,6 +42,7 @@ from tests.pairing.dutch.rules_oracle import (
 #: The 12-player case of issue 24: 30 forbidden pairs in round 1.
 XXP_CASE = Path(__file__).parent / "data" / "xxp-12-players.trf"
 XXP_CASE_PAIRING = "6\n1 3\n4 2\n5 9\n8 6\n7 12\n11 10\n"
+BAKU_CASE = Path(__file__).parent / "data" / "baku-8-players.trf"
 
 
 def _agrees_with_bbp(seed: int) -> None:
@@ -75,15 +76,29 @@ def test_rules_pair_as_bbppairings_large(seed: int) -> None:
     _agrees_with_bbp(seed)
 
 
-def test_issue_24_forbidden_pairs_case(capsys: pytest.CaptureFixture[str]) -> None:
-    """12 players, 30 ``XXP`` lines, round 1: all three programs pair
-    1-3 4-2 5-9 8-6 7-12 11-10 (without the lines: 1-7 8-2 3-9 10-4 5-11 12-6)."""
-    assert main(["pair", str(XXP_CASE)]) == 0
-    assert capsys.readouterr().out == XXP_CASE_PAIRING
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # 12 players, 30 XXP lines, round 1 (issue 24): without the lines
+        # 1-7 8-2 3-9 10-4 5-11 12-6.
+        (XXP_CASE, XXP_CASE_PAIRING),
+        # 8 players, Baku: GA (players 1-4) one virtual point in round 1, so two
+        # brackets, each paired S1 against S2: without it 1-5 6-2 3-7 8-4.
+        (BAKU_CASE, "4\n1 3\n4 2\n5 7\n8 6\n"),
+    ],
+    ids=["xxp-12", "baku-8"],
+)
+def test_worked_cases_pair_as_both_programs(
+    case: Path, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The two worked examples of docs/pairing.md: tcecd, bbpPairings and
+    JaVaFo give the same output byte for byte."""
+    assert main(["pair", str(case)]) == 0
+    assert capsys.readouterr().out == expected
     require_bbp()
-    assert bbp_pairing(XXP_CASE) == XXP_CASE_PAIRING
+    assert bbp_pairing(case) == expected
     jar = require_javafo()
-    assert javafo_pairing(jar, XXP_CASE) == XXP_CASE_PAIRING
+    assert javafo_pairing(jar, case) == expected
 
 
 @pytest.mark.parametrize(
