@@ -366,7 +366,7 @@ class EventLengthSystem:
         """The event chooses its number of rounds."""
         return None
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Standing:
     """One row of the standings: rank 1..P (total order, seed last), score
     (BYEs included) in ``score_units`` of ``1/unit`` point (the event's
@@ -380,7 +380,33 @@ class Standing:
     byes: int
     games: int
     tiebreaks: tuple[tuple[str, float], ...]
-    unit: int = 2
+    unit: int
+
+    def __init__(
+        self,
+        rank: int,
+        id: PlayerId,
+        score_units: int | None = None,
+        byes: int = 0,
+        games: int = 0,
+        tiebreaks: tuple[tuple[str, float], ...] = (),
+        unit: int = 2,
+        *,
+        score_half: int | None = None,
+    ) -> None:
+        """``score_half=`` (half-points, ``unit`` 2) is kept for callers
+        written when every score was in half-points."""
+        if (score_units is None) == (score_half is None):
+            raise TypeError("Standing needs one of score_units and score_half")
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "id", id)
+        if score_half is not None:
+            score_units, unit = score_half, 2
+        object.__setattr__(self, "score_units", score_units)
+        object.__setattr__(self, "byes", byes)
+        object.__setattr__(self, "games", games)
+        object.__setattr__(self, "tiebreaks", tuple(tiebreaks))
+        object.__setattr__(self, "unit", unit)
 
     @property
     def score(self) -> float:
