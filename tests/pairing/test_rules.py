@@ -9,16 +9,20 @@ compares them on random tournaments).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from tcecd.cli import main
 from tcecd.errors import PairingError
 from tcecd.pairing.base import Player, RoundContext, RoundPairing
 from tcecd.pairing.points import baku, forbidden_pairs, parse_points
 from tcecd.pairing.registry import RULES, SYSTEMS, check_rules, get_system, rules_used
 from tcecd.pairing.simulation import simulate_event
+from tcecd.pairing.state_json import load_event_state
 
 from .helpers import field
 
@@ -139,3 +143,35 @@ def test_rules_used_names_the_non_default_fields() -> None:
         acceleration=baku(field(4), 3)[1],
     )
     assert rules_used(context) == ("forbidden_pairs", "acceleration", "points")
+
+
+def test_a_json_document_carries_the_rules_to_tcecd_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``simulate --json`` writes the rules in ``"context"``; ``tcecd pair``
+    reads them back and pairs the next round as the system does with them."""
+    base = ["simulate", "--system", "dutch", "--players", "8", "--rounds", "2", "--json"]
+    assert main([*base, "--acceleration", "baku"]) == 0
+    # Two rounds: one accelerated, GA (4 of 8) with one virtual point.
+    assert json.loads(capsys.readouterr().out)["context"]["acceleration"] == {
+        pid: [1] for pid in ("P01", "P04", "P06", "P07")
+    }
+    assert main([*base, "--points", "3-1-0", "--forbid", "P01,P02"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    context = doc["context"]
+    assert context["forbidden_pairs"] == [["P01", "P02"]]
+    assert context["points"]["win_white"] == 3
+    assert doc["standings"][0]["score"] in (6.0, 4.0)  # two wins, or a win and a draw
+    doc["context"]["total_rounds"] = 4
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(doc))
+    assert main(["pair", str(path)]) == 0
+    paired = json.loads(capsys.readouterr().out)
+    state = load_event_state(path.read_text(), str(path))
+    assert state.context.forbidden_pairs == forbidden_pairs([("P01", "P02")])
+    expected = get_system("dutch-2017").pair(
+        state.players, state.rounds, double=False, context=state.context
+    )
+    assert [(g["white"], g["black"]) for g in paired["games"]] == [
+        (g.white, g.black) for g in expected.games
+    ]
