@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from tcecd.domain import Color, Result
@@ -223,3 +225,30 @@ def test_bad_trf_is_one_line(lines: list[str], message: str) -> None:
     assert str(info.value) == message
     assert isinstance(info.value, TcecdError)
     assert info.value.exit_code == 2
+
+
+def test_rule_lines_and_unknown_codes() -> None:
+    """``XXP``, ``XXA``, ``XXS`` and ``BB?`` lines become the context's rules;
+    other ``XX?`` and ``BB?`` codes pass, as JaVaFo lets them (and the ``012``
+    name survives an ``XXS`` line)."""
+    lines = [
+        "012 Rules",
+        pl(1, "A", 2000, "2 w 1", points="3.0"),
+        pl(2, "B", 1900, "1 b 0", points="0.0"),
+        pl(3, "C", 1800, "0000 - U", points="3.0"),
+        "XXR 5",
+        "XXP 1 3",
+        "XXP 2 3 1",  # bbpPairings: every two of them
+        "XXA    2  0.0  1.0",
+        "XXS W=3 D=1",
+        "BBU  3.0",
+        "XXY anything",
+        "BBX 1.0",
+    ]
+    event = parse_trf("\n".join(lines) + "\n", "rules.trf")
+    assert event.name == "Rules"
+    context = event.context
+    assert context.forbidden_pairs == {frozenset(p) for p in (("1", "3"), ("2", "3"), ("1", "2"))}
+    assert context.points.describe() == "win 3, draw 1, loss 0"
+    assert context.acceleration.virtual("2", 2) == context.points.units(Fraction(1))
+    assert context.acceleration.virtual("1", 2) == 0
