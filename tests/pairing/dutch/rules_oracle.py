@@ -148,7 +148,11 @@ def round_file(event: TrfEvent, done: int, folder: Path) -> tuple[Path, TrfEvent
 
 
 def bbp_pairing(path: Path) -> str:
-    out = path.with_suffix(".bbp")
+    with tempfile.TemporaryDirectory() as tmp:
+        return _bbp_pairing(path, Path(tmp) / "out.txt")
+
+
+def _bbp_pairing(path: Path, out: Path) -> str:
     done = subprocess.run(
         [str(ORACLE), "--dutch", str(path), "-p", str(out)],
         capture_output=True,
@@ -179,7 +183,11 @@ def javafo(jar: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def javafo_pairing(jar: Path, path: Path) -> str:
-    out = path.with_suffix(".jv")
+    with tempfile.TemporaryDirectory() as tmp:
+        return _javafo_pairing(jar, path, Path(tmp) / "out.txt")
+
+
+def _javafo_pairing(jar: Path, path: Path, out: Path) -> str:
     done = javafo(jar, path, "-p", out)
     if "Pairing impossible" in done.stdout + done.stderr:
         return "NO PAIRING\n"
