@@ -30,6 +30,8 @@ if (( dev )); then
     pkgs+=(systemd)
     # Headless browser tests of `tcecd web` (Selenium drives Debian's chromium).
     pkgs+=(chromium chromium-driver)
+    # Java for JaVaFo, a reference program of the pairing tests (../shared/oracles).
+    pkgs+=(default-jre-headless)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -317,7 +317,9 @@ class Projection:
                 self.schedule.setdefault(gid, {"game": gid, "round": p.round, "white": g.white,
                                                "black": g.black, "result": None,
                                                "termination": None})
-            doc = self._doc("pairing", ts, round=p.round, bye=p.bye,
+            byes = sorted(p.byes)
+            doc = self._doc("pairing", ts, round=p.round, bye=byes[0] if byes else None,
+                            byes=byes,
                             removed_history_rounds=list(p.removed_history_rounds),
                             pairs=[{"first": x.first, "second": x.second} for x in p.pairs],
                             games=games)

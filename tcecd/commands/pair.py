@@ -22,6 +22,13 @@ writes it to FILE instead of stdout.
 each round the rules pair differently (JaVaFo's and bbpPairings' checker);
 exit code 1 when any differs, 0 when all agree. Bad input is one error line
 naming the file and the line or JSON path, exit code 2.
+
+The event's rules come with the input (TRF ``XXP``, ``XXA``, ``XXS``/``BB?``;
+JSON ``context.forbidden_pairs``, ``context.acceleration``,
+``context.points``): forbidden pairs are never paired, virtual points count
+for pairing, scores follow the point system. A system that cannot honour
+them (TCEC Swiss; the round-robin, but for a point system) is an error
+naming the file.
 """
 
 from __future__ import annotations
@@ -144,7 +151,7 @@ def _load(path: str, system: str | None) -> _Event:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tcecd.pairing.registry import SystemOptions, canonical_name, get_system
+    from tcecd.pairing.registry import SystemOptions, canonical_name, check_rules, get_system
 
     event = _load(args.event, args.system)
     if args.time_limit <= 0:
@@ -156,6 +163,10 @@ def run(args: argparse.Namespace) -> int:
             f"not {canonical_name(event.system)!r}"
         )
     system = get_system(event.system, options)
+    try:
+        check_rules(event.system, event.context)
+    except PairingError as exc:
+        raise PairingError(f"{args.event}: {exc}") from None
     if args.check:
         from tcecd.pairing.checker import check_rounds
 

@@ -23,6 +23,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tcecd import eventloop
@@ -32,6 +33,7 @@ from tcecd.commands.mqtt_password import (
     with_password,
 )
 from tcecd.errors import ConfigError
+from tcecd.pairing.base import RoundContext
 from tcecd.pairing.registry import NAMES
 
 HELP = "rebuild, verify and re-stream an event from its PGN"
@@ -126,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             system=system,
             options=SystemOptions(time_limit_s=context.time_limit_s),
             total_rounds=context.rounds,
+            rules=context.rules,
             players=context.players,
             double=args.double if args.double is not None else context.double,
             progress=bar,
@@ -166,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"\nwrote {', '.join(str(p) for p in written)}", file=out)
     if args.trf:
-        _write_trf(Path(args.trf), replayed, context.rounds)
+        _write_trf(Path(args.trf), replayed, replace(context.rules, total_rounds=context.rounds))
         if not args.quiet:
             print(f"\nwrote {args.trf}", file=out)
     if args.publish:
@@ -218,10 +221,10 @@ def _publish(args: argparse.Namespace, context: object, replayed: object) -> Non
         print(f"\npublished {count} events to {settings.redacted_url()}", file=sys.stdout)
 
 
-def _write_trf(path: Path, replayed: object, total_rounds: int | None) -> None:
-    """The finished rounds as TRF-2016; an unfinished last round is left out."""
+def _write_trf(path: Path, replayed: object, rules: RoundContext) -> None:
+    """The finished rounds as TRF-2016 (with the event's rules: ``XXR``,
+    ``XXP``, ``XXS``/``BB?``, ``XXA``); an unfinished last round is left out."""
     from tcecd.errors import TrfError
-    from tcecd.pairing.base import RoundContext
     from tcecd.replay.event import ReplayedEvent
     from tcecd.trf import TrfEvent, format_trf
 
@@ -235,7 +238,7 @@ def _write_trf(path: Path, replayed: object, total_rounds: int | None) -> None:
         name=replayed.event or None,
         players=replayed.players,
         rounds=replayed.rounds,
-        context=RoundContext(total_rounds=total_rounds),
+        context=rules,
     )
     try:
         path.write_text(format_trf(event), encoding="utf-8")

@@ -7,6 +7,12 @@ bytes. ``--json`` prints one document in the format
 :mod:`tcecd.pairing.state_json` reads back (``tcecd pair``); ``--trf OUT``
 also writes the event as a TRF-2016 file (with ``XXR`` and ``XXC``) that
 ``tcecd pair``, JaVaFo and bbpPairings read.
+
+The event's rules, as an event config gives them: ``--points`` (a point
+system, ``pairing.points``' syntax), ``--acceleration baku`` (FIDE's Baku
+acceleration) and ``--forbid A,B`` (a forbidden pair, repeatable); the JSON
+document's ``context`` and the TRF (``XXS``/``BB?``, ``XXA``, ``XXP``) carry
+them.
 """
 
 from __future__ import annotations
@@ -93,10 +99,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="OUT",
         help="also write the event as a TRF-2016 file (single rounds only)",
     )
+    parser.add_argument(
+        "--points",
+        metavar="W-D-L",
+        help="the point system (as the config's pairing.points: 3-1-0, ...; default 1-0.5-0)",
+    )
+    parser.add_argument(
+        "--acceleration",
+        choices=("baku",),
+        help="accelerate the first rounds by FIDE's Baku method (C.04.5.1)",
+    )
+    parser.add_argument(
+        "--forbid",
+        action="append",
+        default=[],
+        metavar="A,B",
+        help="two player ids (P01, ...) who must never meet; repeatable",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from tcecd.errors import ConfigError
+    from tcecd.pairing.points import STANDARD, parse_points
     from tcecd.pairing.simulation import simulate_event
     from tcecd.pairing.state_json import dumps, event_to_json
 
@@ -107,6 +131,18 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"{flag} is required (unless --forecast)")
     if args.trf and args.double:
         raise ConfigError("--trf: a TRF-2016 file holds one game per round: drop --double")
+    points = STANDARD
+    if args.points is not None:
+        try:
+            points = parse_points(args.points)
+        except ValueError as exc:
+            raise ConfigError(f"--points {args.points}: {exc}") from None
+    forbidden: list[tuple[str, str]] = []
+    for text in args.forbid:
+        pair = text.split(",")
+        if len(pair) != 2 or not all(pair):
+            raise ConfigError(f"--forbid: expected two player ids A,B, got {text!r}")
+        forbidden.append((pair[0], pair[1]))
     event = simulate_event(
         args.players,
         args.rounds,
@@ -116,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
         groups=args.groups,
         draw_rate=args.draw_rate,
         system=args.system,
+        points=points,
+        baku_acceleration=args.acceleration == "baku",
+        forbidden=forbidden,
     )
     if args.trf:
         _write_trf(args.trf, event)
@@ -228,8 +267,8 @@ def render_text(
     lines = [f"{label}: {len(players)} players, {len(rounds)} {kind} round(s)", ""]
     for rnd in rounds:
         head = f"Round {rnd.round}"
-        if rnd.bye is not None:
-            head += f"  BYE: {rnd.bye}"
+        if rnd.byes:
+            head += f"  BYE: {', '.join(sorted(rnd.byes, key=lambda pid: by_id[pid].seed))}"
         if rnd.removed_history_rounds:
             removed = ", ".join(str(r) for r in rnd.removed_history_rounds)
             head += f"  (history rounds removed: {removed})"

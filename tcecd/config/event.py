@@ -38,9 +38,13 @@ from tcecd.errors import ConfigError
 from tcecd.game.timecontrol import MAX_TIME_MS, TimeControl
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tcecd.bus.settings import MqttSettings
     from tcecd.formats.base import FormatSettings
     from tcecd.game.adjudication import AdjudicationRules
+    from tcecd.pairing.base import Player, RoundContext
+    from tcecd.pairing.points import PointSystem
 
 PositiveInt = Annotated[StrictInt, Field(ge=1)]
 
@@ -157,6 +161,17 @@ class KnockoutTiebreakConfig(_Section):
         return value
 
 
+def _point_system(value: object) -> object:
+    from tcecd.pairing.points import parse_points
+
+    parse_points(value)  # ValueError: the message names what is wrong
+    return value
+
+
+#: A point value in the config: a number (multiples of 0.1).
+PointValue = StrictInt | StrictFloat
+
+
 class PairingConfig(_Section):
     """The pairing system and its parameters."""
 
@@ -176,6 +191,39 @@ class PairingConfig(_Section):
     time_limit_s: Annotated[float, Field(gt=0)] = 10.0
     """The integer-program model's solver limit per round, in seconds: a round not proven
     optimal within it is an error, never a worse pairing. Other systems ignore it."""
+    forbidden_pairs: tuple[tuple[str, str], ...] = ()
+    """Pairs of engines that must never meet ([[a, b], ...], engine names), such as two
+    versions of one engine: an absolute rule, like not meeting twice, for dutch-2017,
+    dutch-2012, dubov and integer-program (TCEC Swiss and round-robin cannot honour it)."""
+    points: Annotated[str | dict[str, PointValue], AfterValidator(_point_system)] | None = None
+    """The point system: 'WIN-DRAW-LOSS' such as '3-1-0' (forfeits and byes follow), or a
+    mapping of outcomes (win, draw, loss, forfeit_win, forfeit_loss, pairing_bye, full_bye,
+    half_bye, zero_bye; win_white, win_black, draw_white, ... for one colour) to points, in
+    multiples of 0.1. Null: 1-0.5-0. Scores, standings and score groups follow it (TCEC Swiss
+    cannot honour it)."""
+    acceleration: Literal["baku"] | dict[str, tuple[PointValue, ...]] | None = None
+    """Accelerated rounds (virtual points for pairing only): 'baku', FIDE's Baku Acceleration
+    (C.04.5.1; standard points only), or {engine: [virtual points of round 1, round 2, ...]}.
+    Null: none. TCEC Swiss and round-robin cannot honour it."""
+
+    @field_validator("forbidden_pairs", mode="before")
+    @classmethod
+    def _pairs_of_two(cls, value: object) -> object:
+        if isinstance(value, list | tuple):
+            for item in value:
+                if not isinstance(item, list | tuple) or len(item) != 2:
+                    raise ValueError(f"expected pairs of two engine names [a, b], got {item!r}")
+        return value
+
+    @field_validator("acceleration", mode="before")
+    @classmethod
+    def _baku_or_mapping(cls, value: object) -> object:
+        if isinstance(value, str) and value != "baku":
+            raise ValueError(
+                f"expected 'baku' or a mapping of engines to virtual points per round, "
+                f"got {value!r}"
+            )
+        return value
     games: PositiveInt | None = None
     """Knockout only: games per encounter (default 2), played with paired openings; an
     encounter ends as soon as it is decided."""
@@ -707,6 +755,9 @@ class EventConfig(_Section):
                         f"engine {engine.name!r} has no rating; seeding method 'rating' "
                         f"{why}needs one for every engine",
                     )
+        if self.forecast is not None and self.pairing.system == "knockout":
+            raise _at("forecast", "a knockout has no forecast (it forecasts Swiss and "
+                      "round-robin events' final places)")
         if self.forecast is not None and self.forecast.top > count:
             raise _at("forecast.top", f"{self.forecast.top!r} for {count} engines; expected at "
                       "most the number of engines")
@@ -716,7 +767,64 @@ class EventConfig(_Section):
                 f"{seeding.groups!r} groups for {count} engines; expected at most one group "
                 "per engine",
             )
+        self._check_rules(set(seen))
         return self
+
+    def _check_rules(self, names: set[str]) -> None:
+        """``pairing.forbidden_pairs``, ``points`` and ``acceleration``: known
+        engines, values the rules allow, and a system that honours them."""
+        from tcecd.pairing.points import exact
+        from tcecd.pairing.registry import unsupported_rule
+
+        pairing = self.pairing
+        known = ", ".join(sorted(names))
+        for i, pair in enumerate(pairing.forbidden_pairs):
+            for k, name in enumerate(pair):
+                if name not in names:
+                    raise _at(
+                        f"pairing.forbidden_pairs[{i}][{k}]",
+                        f"unknown engine {name!r} (engines: {known})",
+                    )
+            if pair[0] == pair[1]:
+                raise _at(f"pairing.forbidden_pairs[{i}]", f"{pair[0]!r} is paired with itself")
+        if isinstance(pairing.acceleration, dict):
+            for name, row in pairing.acceleration.items():
+                if name not in names:
+                    raise _at(
+                        f"pairing.acceleration.{name}",
+                        f"unknown engine {name!r} (engines: {known})",
+                    )
+                for k, value in enumerate(row):
+                    try:
+                        exact(value)
+                    except ValueError as exc:
+                        raise _at(f"pairing.acceleration.{name}[{k}]", str(exc)) from None
+                if len(row) > self.rounds:
+                    raise _at(
+                        f"pairing.acceleration.{name}",
+                        f"virtual points for {len(row)} rounds, but the event has {self.rounds}",
+                    )
+        elif pairing.acceleration == "baku" and not self.point_system().is_standard:
+            raise _at(
+                "pairing.acceleration",
+                "'baku' (FIDE C.04.5.1) applies only to the standard point system "
+                f"(win 1, draw 0.5), not {pairing.points!r}",
+            )
+        used = [
+            key
+            for key, value in (
+                ("forbidden_pairs", pairing.forbidden_pairs),
+                ("acceleration", pairing.acceleration),
+                ("points", pairing.points is not None and not self.point_system().is_standard),
+            )
+            if value
+        ]
+        for key in used:
+            if pairing.system == "knockout":
+                raise _at(f"pairing.{key}", "a knockout's encounters cannot honour it")
+            reason = unsupported_rule(pairing.system, (key,))
+            if reason is not None:
+                raise _at(f"pairing.{key}", reason)
 
     # -- derived values -----------------------------------------------------
 
@@ -734,6 +842,13 @@ class EventConfig(_Section):
 
         pairing = self.pairing
         extra: dict[str, Any] = {}
+        if pairing.forbidden_pairs or pairing.points is not None or pairing.acceleration:
+            # The pairing rules, as the config writes them (tcecd.pairing.points.event_context).
+            extra["rules"] = {
+                "forbidden_pairs": [list(p) for p in pairing.forbidden_pairs],
+                "points": pairing.points,
+                "acceleration": pairing.acceleration,
+            }
         if pairing.system == "knockout":
             tiebreak = pairing.tiebreak
             extra = {
@@ -758,6 +873,27 @@ class EventConfig(_Section):
         fixed = self._fixed_rounds()
         assert fixed is not None  # checked when the config was validated
         return fixed
+
+    def point_system(self) -> PointSystem:
+        """``pairing.points`` (the standard system when null), in a unit that
+        also counts ``pairing.acceleration``'s virtual points exactly."""
+        from tcecd.pairing.points import event_point_system
+
+        return event_point_system(self.pairing.points, self.pairing.acceleration)
+
+    def pairing_context(self, players: Sequence[Player]) -> RoundContext:
+        """The context every round of the event is paired with (its requested
+        byes aside; a tcecd event has none): the event's rounds, white for the
+        top seed in round 1, and ``pairing.forbidden_pairs``, ``points`` and
+        ``acceleration``. ``players`` are the seeded engines (ids: engine
+        names; Baku's group GA is the first half by seed). Standings use
+        :meth:`point_system`, the same system."""
+        from tcecd.pairing.points import event_context
+
+        pairing = self.pairing
+        return event_context(
+            players, self.rounds, pairing.forbidden_pairs, pairing.points, pairing.acceleration
+        )
 
     @property
     def seeding_method(self) -> str:

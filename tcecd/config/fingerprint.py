@@ -72,6 +72,14 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
                 "seed": pairing.seeding.seed,
             },
             "tiebreaks": list(pairing.tiebreaks),
+            # The event's rules, only when set, so an event stored before they
+            # existed still resumes.
+            **({"forbidden_pairs": [list(p) for p in pairing.forbidden_pairs]}
+               if pairing.forbidden_pairs else {}),
+            **({"points": pairing.points} if pairing.points is not None else {}),
+            **({"acceleration": {k: list(v) for k, v in pairing.acceleration.items()}
+                if isinstance(pairing.acceleration, dict) else pairing.acceleration}
+               if pairing.acceleration is not None else {}),
         },
         "time_control": {
             "tc": tc.tc,

@@ -49,8 +49,18 @@ def describe_event(config: EventConfig) -> list[str]:
         f"pairing:      {pairing.system}, {config.rounds} {kind} round"
         f"{'s' if config.rounds != 1 else ''}, seeding {seed_text}",
         f"tiebreaks:    {', '.join((*pairing.tiebreaks, 'seed'))}",
-        f"engines:      {len(config.engines)}",
     ]
+    # The event's rules beyond C.04.1, only when it has any (lines as before otherwise).
+    if pairing.points is not None and not config.point_system().is_standard:
+        lines.append(f"points:       {config.point_system().describe()}")
+    if pairing.acceleration == "baku":
+        lines.append("acceleration: baku (FIDE C.04.5.1)")
+    elif pairing.acceleration:
+        lines.append(f"acceleration: virtual points for {len(pairing.acceleration)} engine(s)")
+    if pairing.forbidden_pairs:
+        shown = "; ".join(f"{a} - {b}" for a, b in pairing.forbidden_pairs)
+        lines.append(f"forbidden:    {shown}")
+    lines.append(f"engines:      {len(config.engines)}")
     for i, engine in enumerate(config.engines, 1):
         rating = f", rating {engine.rating}" if engine.rating is not None else ""
         where = f" on {engine.remote.host}" if engine.remote is not None else ""

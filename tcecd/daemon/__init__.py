@@ -247,6 +247,7 @@ def _add_sinks(
         stream.add(ForecastSink(
             settings.forecast, settings.format, fmt.total_rounds(recorder.state) or 0,
             recorder.live, log=log, workers=settings.forecast_workers,
+            context=getattr(fmt, "context", None),
         ))  # fmt: skip
     stream.add(LogSink(log))
 

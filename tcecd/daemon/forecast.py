@@ -28,11 +28,18 @@ from tcecd.forecast.forecast import Forecast, ForecastSettings, forecast
 from tcecd.forecast.montecarlo import EventSnapshot
 from tcecd.forecast.parallel import make_pool, simulate_in
 from tcecd.formats.base import FormatSettings
+from tcecd.pairing.base import RoundContext
 
 
-def snapshot(state: EventState, fs: FormatSettings, total_rounds: int) -> EventSnapshot:
+def snapshot(
+    state: EventState,
+    fs: FormatSettings,
+    total_rounds: int,
+    context: RoundContext | None = None,
+) -> EventSnapshot:
     """The event as the forecast reads it: finished rounds, and the round being
-    played with its games finished so far."""
+    played with its games finished so far; ``context``: what its rounds are
+    paired with (the event's pairing rules)."""
     history = state.history()
     current = state.schedule.get(len(history) + 1)
     games = state.round_record(current.round).games if current is not None else ()
@@ -45,6 +52,7 @@ def snapshot(state: EventState, fs: FormatSettings, total_rounds: int) -> EventS
         tiebreaks=fs.tiebreaks,
         current=current,
         current_games=tuple(games),
+        context=context if context is not None else RoundContext(total_rounds=total_rounds),
         time_limit_s=fs.time_limit_s,
     )
 
@@ -123,21 +131,27 @@ class ForecastSink(BaseSink):
         *,
         log: Any,
         workers: int = 1,
+        context: Callable[[EventState], RoundContext] | None = None,
     ) -> None:
         self.fs = fs
         self.total_rounds = total_rounds
+        self.context = context
         self.worker = ForecastWorker(
             worker_settings, lambda f: emit(ForecastUpdated(f)), log=log, workers=workers
         )
         #: Set once the event is complete: its last forecast is waited for.
         self.complete = False
 
+    def _snapshot(self, state: EventState) -> EventSnapshot:
+        context = None if self.context is None else self.context(state)
+        return snapshot(state, self.fs, self.total_rounds, context)
+
     def start(self, state: EventState) -> None:
-        self.worker.request(snapshot(state, self.fs, self.total_rounds))
+        self.worker.request(self._snapshot(state))
 
     def handle(self, committed: Committed, state: EventState) -> None:
         if isinstance(committed.event, GameFinished):
-            self.worker.request(snapshot(state, self.fs, self.total_rounds))
+            self.worker.request(self._snapshot(state))
 
     async def aclose(self) -> None:
         # A finished event's last forecast (certain places) is quick.

@@ -120,7 +120,7 @@ class EventState:
                 games.append(PlayedGame(done.white, done.black, done.result, done.played))
         return RoundRecord(
             round=round_no,
-            bye=pairing.bye,
+            byes=pairing.byes,
             removed_history_rounds=pairing.removed_history_rounds,
             games=tuple(games),
             requested_byes=pairing.requested_byes,

@@ -62,8 +62,7 @@ def _play(
                                                      draw_rate))
             for g in pairing.games
         )
-        history.append(RoundRecord(pairing.round, pairing.bye, pairing.removed_history_rounds,
-                                   games))
+        history.append(pairing.record(games))
 
 
 def run_calibration(

@@ -95,20 +95,21 @@ def summarise(
 ) -> Forecast:
     sims = counts.simulations
     records = list(snap.rounds)
-    totals = tally(snap.players, records, double=snap.double)
+    points = snap.context.points
+    totals = tally(snap.players, records, double=snap.double, points=points)
     current = {p.id: 0 for p in snap.players}
     for g in snap.current_games:
-        current[g.white] += g.result.half_points(Color.WHITE)
-        current[g.black] += g.result.half_points(Color.BLACK)
+        current[g.white] += points.game(g.result, Color.WHITE, g.played)
+        current[g.black] += points.game(g.result, Color.BLACK, g.played)
     rows: list[tuple[float, float, int, PlayerForecast]] = []
     for i, p in enumerate(snap.players):
         places = tuple(c / sims for c in counts.places[i])
         expected_place = sum((j + 1) * c for j, c in enumerate(counts.places[i])) / sims
-        expected = counts.score_half[i] / 2 / sims
+        expected = counts.score_half[i] / points.unit / sims
         row = PlayerForecast(
             id=p.id,
             name=p.name,
-            score=(totals[p.id].score_half + current[p.id]) / 2,
+            score=(totals[p.id].score + current[p.id]) / points.unit,
             prior_rating=model.priors[p.id],
             rating=model.ratings[p.id],
             expected_score=expected,

@@ -35,7 +35,7 @@ objects. What is left is the pairing itself, once per simulated round: see
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 import numpy as np
@@ -92,7 +92,8 @@ class Counts:
     simulations: int
     #: places[i][j]: simulations in which player i (snapshot order) finished j+1
     places: list[list[int]]
-    #: sum of final scores in half-points, per player
+    #: sum of final scores in units of the event's point system (half-points
+    #: in the standard one), per player
     score_half: list[int]
 
     def __add__(self, other: Counts) -> Counts:
@@ -127,13 +128,7 @@ def check_snapshot(snap: EventSnapshot) -> None:
 
 def _round_record(pairing: RoundPairing, games: list[PlayedGame]) -> RoundRecord:
     """The record of a simulated round: ``pairing`` with these results."""
-    return RoundRecord(
-        round=pairing.round,
-        bye=pairing.bye,
-        removed_history_rounds=pairing.removed_history_rounds,
-        games=tuple(games),
-        requested_byes=pairing.requested_byes,
-    )
+    return pairing.record(games)
 
 
 def simulate_chunk(
@@ -155,7 +150,9 @@ def simulate_chunk(
     chol = np.linalg.cholesky(cov + np.eye(n) * 1e-9)
     check_tiebreaks(snap.tiebreaks)
     system = get_system(snap.system, SystemOptions(time_limit_s=snap.time_limit_s))
-    context = RoundContext(total_rounds=snap.total_rounds, first_colour=snap.context.first_colour)
+    # The event's context (first colour, rules: forbidden pairs, points,
+    # virtual points) for every round left; no requested byes.
+    context = replace(snap.context, total_rounds=snap.total_rounds, requested_byes=())
     rng = np.random.Generator(np.random.PCG64(seed))
     per_round = n if snap.double else n // 2 + 1
     remaining = snap.total_rounds - len(snap.rounds)
@@ -189,7 +186,9 @@ def simulate_chunk(
 
     # The state after the finished rounds, tallied once; each simulation
     # continues a copy of it (tcecd.pairing.session).
-    start = open_session(system, players, snap.rounds, double=snap.double)
+    start = open_session(
+        system, players, snap.rounds, double=snap.double, points=context.points
+    )
     # A session that pairs and records in player indices (TCEC Swiss) plays
     # the rounds it pairs itself without building games and records as
     # objects; its indices are positions in ``players``, as here.
@@ -243,10 +242,11 @@ def simulate_chunk(
             session.record(_round_record(pairing, games))
             pairing = None
         totals = session.totals
-        for place, p in enumerate(rank_order(players, totals, snap.tiebreaks)):
+        ranked = rank_order(players, totals, snap.tiebreaks, unit=context.points.unit)
+        for place, p in enumerate(ranked):
             i = index[p.id]
             places[i][place] += 1
-            score_half[i] += totals[p.id].score_half
+            score_half[i] += totals[p.id].score
     return Counts(count, places, score_half)
 
 

@@ -31,6 +31,11 @@ class RoundsFormat:
         self.settings = settings
         self.name = canonical_name(settings.system)
         self.system = get_system(self.name, SystemOptions(time_limit_s=settings.time_limit_s))
+        rules = settings.extra.get("rules") or {}
+        from tcecd.pairing.points import event_point_system
+
+        #: Scores and standings follow the event's point system (standard: 1-0.5-0).
+        self.points = event_point_system(rules.get("points"), rules.get("acceleration"))
 
     def total_rounds(self, state: EventState) -> int | None:
         if self.settings.rounds is not None:
@@ -50,12 +55,24 @@ class RoundsFormat:
         if len(history) >= rounds:
             return Done()
         pairing = self.system.pair(
-            state.players,
-            history,
-            double=self.settings.double,
-            context=RoundContext(total_rounds=rounds),
+            state.players, history, double=self.settings.double, context=self.context(state)
         )
         return Schedule(pairing)
+
+    def context(self, state: EventState) -> RoundContext:
+        """What every round is paired with: the rounds, and the event's pairing
+        rules (forbidden pairs, point system, virtual points) when it has any."""
+        rounds = self.total_rounds(state)
+        assert rounds is not None
+        rules = self.settings.extra.get("rules")
+        if not rules:
+            return RoundContext(total_rounds=rounds)
+        from tcecd.pairing.points import event_context
+
+        return event_context(
+            state.players, rounds, rules["forbidden_pairs"], rules["points"],
+            rules["acceleration"],
+        )  # fmt: skip
 
     def round_over(self, state: EventState, round_no: int) -> bool:
         return state.round_done(round_no)
@@ -71,6 +88,7 @@ class RoundsFormat:
                 state.records_so_far(),
                 double=self.settings.double,
                 tiebreaks=self.settings.tiebreaks,
+                points=self.points,
             )
         )
 

@@ -187,7 +187,7 @@ def crosstable_json(
     """
     strikes = strikes or {}
     by_id = {p.id: p for p in players}
-    score = {s.id: s.score_half / 2 for s in standings}
+    score = {s.id: s.score for s in standings}
     order = [s.id for s in sorted(standings, key=lambda s: s.rank)]
     rank = {s.id: s.rank for s in standings}
     rows: dict[PlayerId, JsonDict] = {}

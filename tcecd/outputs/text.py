@@ -33,9 +33,14 @@ def render_table(
     return "\n".join([line(header), rule, *(line(r) for r in rows)])
 
 
-def points(score_half: int) -> str:
-    """A score in points with one decimal: ``4.5``, ``4.0``, ``0.5``."""
-    return f"{score_half // 2}.{5 if score_half % 2 else 0}"
+def points(units: int, unit: int = 2) -> str:
+    """A score of ``units`` of ``1/unit`` point (half-points by default) in
+    points with one decimal: ``4.5``, ``4.0``, ``0.5`` (every point system's
+    values are multiples of 0.1)."""
+    if unit == 2:
+        return f"{units // 2}.{5 if units % 2 else 0}"
+    tenths = units * 10 // unit
+    return f"{tenths // 10}.{tenths % 10}"
 
 
 def tiebreak_column(values: Sequence[float]) -> list[str]:
@@ -126,7 +131,7 @@ def standings_table(
             str(s.rank),
             s.id,
             *([str(seed.get(s.id, ""))] if with_seed else []),
-            points(s.score_half),
+            points(s.score_units, s.unit),
             str(s.byes),
             str(s.games),
             *extra[row],

@@ -7,8 +7,8 @@ round. Systems are found by name in :mod:`tcecd.pairing.registry`.
 
 The records carry what FIDE's systems need (C.04.1 "Basic rules for Swiss
 systems"): pairing numbers (``Player.seed``), ratings, titles and names for
-the initial ranking; the pairing-allocated bye (``RoundRecord.bye``, scoring a
-win); requested half-, zero- and full-point byes and absences
+the initial ranking; the pairing-allocated byes (``RoundRecord.byes``, each
+scoring a win); requested half-, zero- and full-point byes and absences
 (``RoundRecord.requested_byes``); forfeits never played (``PlayedGame.played``
 False: no colour, and for FIDE systems no encounter). Float history is derived
 from the scores and games, as the FIDE texts define it. One TCEC-only fact
@@ -26,6 +26,14 @@ from typing import TYPE_CHECKING, Protocol
 
 from tcecd.domain import Color, PlayerId, Result
 from tcecd.errors import PairingError
+from tcecd.pairing.points import (
+    NO_ACCELERATION,
+    NO_FORBIDDEN,
+    STANDARD,
+    Acceleration,
+    ForbiddenPairs,
+    PointSystem,
+)
 
 if TYPE_CHECKING:
     from tcecd.pairing.registry import SystemOptions
@@ -89,18 +97,79 @@ class PlayedGame:
     played: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+ByeSpec = Collection[PlayerId] | PlayerId | None
+
+
+def _bye_set(byes: ByeSpec, requested: Iterable[Bye]) -> frozenset[PlayerId]:
+    """The round's pairing-allocated byes: ``byes`` (a collection of ids; a
+    single id or None as the records had them before several could be
+    allocated) and any kind ``U`` among the requested byes (how older
+    records kept the further ones)."""
+    if byes is None:
+        out: set[PlayerId] = set()
+    elif isinstance(byes, str):
+        out = {byes}
+    else:
+        out = set(byes)
+    out.update(b.player for b in requested if b.kind is ByeKind.PAIRING)
+    return frozenset(out)
+
+
+def _only_bye(round_number: int, byes: frozenset[PlayerId]) -> PlayerId | None:
+    if len(byes) > 1:
+        listed = ", ".join(repr(b) for b in sorted(byes))
+        raise PairingError(
+            f"round {round_number} has several pairing-allocated byes ({listed}); read 'byes'"
+        )
+    return next(iter(byes), None)
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class RoundRecord:
-    """A finished round: its pairing-allocated bye, the history rounds TCEC
-    Swiss removed while pairing it (STEP 3, permanent; empty for every other
-    system), its games in playing order, and the byes that were not allocated
-    by the pairing (requested byes, absences)."""
+    """A finished round: its pairing-allocated byes (a set: the FIDE systems
+    and TCEC Swiss allocate at most one, the integer-program model may leave
+    several players unpaired), the history rounds TCEC Swiss removed while
+    pairing it (STEP 3, permanent; empty for every other system), its games
+    in playing order, and the byes that were not allocated by the pairing
+    (requested byes, absences: never kind ``U``)."""
 
     round: int
-    bye: PlayerId | None
+    byes: frozenset[PlayerId]
     removed_history_rounds: tuple[int, ...]
     games: tuple[PlayedGame, ...]
-    requested_byes: tuple[Bye, ...] = ()
+    requested_byes: tuple[Bye, ...]
+
+    def __init__(
+        self,
+        round: int,
+        byes: ByeSpec = None,
+        removed_history_rounds: tuple[int, ...] = (),
+        games: tuple[PlayedGame, ...] = (),
+        requested_byes: tuple[Bye, ...] = (),
+        *,
+        bye: PlayerId | None = None,
+    ) -> None:
+        """``byes`` may also be given as one id or None, and ``bye=`` is kept
+        for callers written when a round had at most one; kind ``U`` entries
+        of ``requested_byes`` join ``byes`` (how older records held them)."""
+        object.__setattr__(self, "round", round)
+        object.__setattr__(
+            self, "byes", _bye_set(byes, requested_byes) | _bye_set(bye, ())
+        )
+        object.__setattr__(self, "removed_history_rounds", tuple(removed_history_rounds))
+        object.__setattr__(self, "games", tuple(games))
+        object.__setattr__(
+            self,
+            "requested_byes",
+            tuple(b for b in requested_byes if b.kind is not ByeKind.PAIRING),
+        )
+
+    @property
+    def bye(self) -> PlayerId | None:
+        """The round's only pairing-allocated bye (None: none). A
+        :class:`PairingError` when it has several: code that may meet the
+        integer program's rounds reads :attr:`byes`."""
+        return _only_bye(self.round, self.byes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,22 +196,62 @@ class ScheduledGame:
     leg: int = 1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class RoundPairing:
     """The outcome of pairing one round.
 
     ``pairs`` are in the system's own order (TCEC Swiss: pairing order of the
     first-of-pair; FIDE systems: board order, ``first`` = white of the first
-    game). ``games`` are in playing order. ``requested_byes`` echoes the
-    round's :attr:`RoundContext.requested_byes`, so the record is whole.
+    game). ``games`` are in playing order. ``byes`` are the players the
+    pairing leaves unpaired (pairing-allocated byes: at most one, except in
+    the integer program). ``requested_byes`` echoes the round's
+    :attr:`RoundContext.requested_byes`, so the record is whole.
     """
 
     round: int
-    bye: PlayerId | None
+    byes: frozenset[PlayerId]
     removed_history_rounds: tuple[int, ...]
     pairs: tuple[Pair, ...]
     games: tuple[ScheduledGame, ...]
-    requested_byes: tuple[Bye, ...] = ()
+    requested_byes: tuple[Bye, ...]
+
+    def __init__(
+        self,
+        round: int,
+        byes: ByeSpec = None,
+        removed_history_rounds: tuple[int, ...] = (),
+        pairs: tuple[Pair, ...] = (),
+        games: tuple[ScheduledGame, ...] = (),
+        requested_byes: tuple[Bye, ...] = (),
+        *,
+        bye: PlayerId | None = None,
+    ) -> None:
+        """As :class:`RoundRecord`: one id, None or ``bye=`` are accepted too."""
+        object.__setattr__(self, "round", round)
+        object.__setattr__(
+            self, "byes", _bye_set(byes, requested_byes) | _bye_set(bye, ())
+        )
+        object.__setattr__(self, "removed_history_rounds", tuple(removed_history_rounds))
+        object.__setattr__(self, "pairs", tuple(pairs))
+        object.__setattr__(self, "games", tuple(games))
+        object.__setattr__(
+            self,
+            "requested_byes",
+            tuple(b for b in requested_byes if b.kind is not ByeKind.PAIRING),
+        )
+
+    @property
+    def bye(self) -> PlayerId | None:
+        """The only pairing-allocated bye (None: none); :class:`PairingError`
+        when there are several (read :attr:`byes`)."""
+        return _only_bye(self.round, self.byes)
+
+    def record(self, games: Sequence[PlayedGame]) -> RoundRecord:
+        """The finished round this pairing becomes with ``games`` (its games
+        with their results, in playing order)."""
+        return RoundRecord(
+            self.round, self.byes, self.removed_history_rounds, tuple(games), self.requested_byes
+        )
 
 
 def board_order_games(pairs: Sequence[Pair], *, double: bool) -> tuple[ScheduledGame, ...]:
@@ -191,11 +300,28 @@ class RoundContext:
     (requested H/F/Z byes, absences; TRF ``0000 - H`` or JaVaFo's ``XXZ``).
     ``first_colour``: the colour of the top pairing number in round 1 (drawn
     by lot in FIDE events; TRF ``XXC white1``/``black1``).
+
+    The event's rules beyond C.04.1 (:mod:`tcecd.pairing.points`; the same in
+    every round of an event; TRF ``XXP``, ``XXS``/``BB?``, ``XXA``; config
+    ``pairing.forbidden_pairs``, ``pairing.points``, ``pairing.acceleration``):
+    ``forbidden_pairs``, pairs of players who must never meet (an absolute
+    criterion, like C.1); ``points``, what each outcome scores (scores,
+    brackets and standings follow it); ``acceleration``, virtual points per
+    player and round, in ``points``' units, added to scores for pairing only.
+    A system that cannot honour one of them refuses the round
+    (:func:`tcecd.pairing.registry.check_rules`).
     """
 
     total_rounds: int | None = None
     requested_byes: tuple[Bye, ...] = ()
     first_colour: Color = Color.WHITE
+    forbidden_pairs: ForbiddenPairs = NO_FORBIDDEN
+    points: PointSystem = STANDARD
+    acceleration: Acceleration = NO_ACCELERATION
+
+    def is_forbidden(self, a: PlayerId, b: PlayerId) -> bool:
+        """Whether ``a`` and ``b`` must not meet (``forbidden_pairs``)."""
+        return frozenset((a, b)) in self.forbidden_pairs
 
 
 #: The context of a round with nothing beyond players and history (a default argument).
@@ -240,19 +366,56 @@ class EventLengthSystem:
         """The event chooses its number of rounds."""
         return None
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Standing:
-    """One row of the standings: rank 1..P (total order, seed last),
-    score in half-points (BYEs included), received BYEs, games played and
-    the configured tiebreak values by name, in configured order."""
+    """One row of the standings: rank 1..P (total order, seed last), score
+    (BYEs included) in ``score_units`` of ``1/unit`` point (the event's
+    point system: half-points, ``unit`` 2, in the standard one), received
+    BYEs, games played and the configured tiebreak values by name, in
+    configured order."""
 
     rank: int
     id: PlayerId
-    score_half: int
+    score_units: int
     byes: int
     games: int
     tiebreaks: tuple[tuple[str, float], ...]
+    unit: int
+
+    def __init__(
+        self,
+        rank: int,
+        id: PlayerId,
+        score_units: int | None = None,
+        byes: int = 0,
+        games: int = 0,
+        tiebreaks: tuple[tuple[str, float], ...] = (),
+        unit: int = 2,
+        *,
+        score_half: int | None = None,
+    ) -> None:
+        """``score_half=`` (half-points, ``unit`` 2) is kept for callers
+        written when every score was in half-points."""
+        if (score_units is None) == (score_half is None):
+            raise TypeError("Standing needs one of score_units and score_half")
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "id", id)
+        if score_half is not None:
+            score_units, unit = score_half, 2
+        object.__setattr__(self, "score_units", score_units)
+        object.__setattr__(self, "byes", byes)
+        object.__setattr__(self, "games", games)
+        object.__setattr__(self, "tiebreaks", tuple(tiebreaks))
+        object.__setattr__(self, "unit", unit)
 
     @property
     def score(self) -> float:
-        return self.score_half / 2
+        """The score in points."""
+        return self.score_units / self.unit
+
+    @property
+    def score_half(self) -> int:
+        """The score in half-points (the MQTT payload's ``score_half``): exact
+        in every point system whose values are multiples of 0.5, the standard
+        one included; a finer one's score is rounded down to the half-point."""
+        return self.score_units * 2 // self.unit

@@ -6,15 +6,17 @@ own requested byes and the event's total rounds and first colour, and
 compared with the round as recorded. Pure: records in, discrepancies out.
 
 A round is compared as a set (a TRF has no board order): the same games with
-the same colours, the same pairing-allocated bye and, for TCEC Swiss, the
-same removed history rounds. A game never played (a forfeit) is compared
+the same colours, the same pairing-allocated byes (a set: the integer program
+may leave several players unpaired) and, for TCEC Swiss, the same removed
+history rounds. The event's rules (forbidden pairs, point system, virtual
+points) come with the context. A game never played (a forfeit) is compared
 without colours, as its colours count for nothing (C.04.1 "Basic rules";
 a TRF may not even record them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from tcecd.domain import PlayerId
@@ -42,10 +44,12 @@ class Discrepancy:
         return f"round {self.round}: rules give {self.rules}; the event has {self.recorded}"
 
 
-def _text(games: Sequence[tuple[PlayerId, PlayerId]], bye: PlayerId | None, removed: str) -> str:
+def _text(
+    games: Sequence[tuple[PlayerId, PlayerId]], byes: Collection[PlayerId], removed: str
+) -> str:
     parts = [" ".join(f"{w}-{b}" for w, b in games) or "no games"]
-    if bye is not None:
-        parts.append(f"bye {bye}")
+    if byes:
+        parts.append(f"bye {' '.join(sorted(byes, key=_number_key))}")
     if removed:
         parts.append(removed)
     return ", ".join(parts)
@@ -70,7 +74,7 @@ def check_rounds(
     for index, record in enumerate(rounds):
         round_context = replace(context, requested_byes=record.requested_byes)
         recorded_games = [(g.white, g.black) for g in record.games]
-        recorded = _text(recorded_games, record.bye, _removed(record.removed_history_rounds))
+        recorded = _text(recorded_games, record.byes, _removed(record.removed_history_rounds))
         try:
             pairing = system.pair(players, rounds[:index], double=double, context=round_context)
         except PairingError as exc:
@@ -79,11 +83,16 @@ def check_rounds(
         if not _same(pairing, record):
             rules = _text(
                 [(g.white, g.black) for g in pairing.games],
-                pairing.bye,
+                pairing.byes,
                 _removed(pairing.removed_history_rounds),
             )
             found.append(Discrepancy(record.round, rules, recorded))
     return tuple(found)
+
+
+def _number_key(pid: PlayerId) -> tuple[int, str]:
+    """TRF ids are pairing numbers: list them numerically, others by name."""
+    return (int(pid), "") if pid.isdigit() else (0, pid)
 
 
 def _removed(rounds: Sequence[int]) -> str:
@@ -105,6 +114,6 @@ def _same(pairing: RoundPairing, record: RoundRecord) -> bool:
     actual = sorted(key(g.white, g.black) for g in record.games)
     return (
         expected == actual
-        and pairing.bye == record.bye
+        and pairing.byes == record.byes
         and tuple(pairing.removed_history_rounds) == tuple(record.removed_history_rounds)
     )

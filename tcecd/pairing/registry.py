@@ -13,7 +13,16 @@ import importlib
 from dataclasses import dataclass
 
 from tcecd.errors import PairingError
-from tcecd.pairing.base import PairingSystem
+from tcecd.pairing.base import PairingSystem, RoundContext
+
+#: The event rules beyond C.04.1 a system may honour (``RoundContext`` fields;
+#: the event config's ``pairing.*`` keys of the same names; TRF ``XXP``,
+#: ``XXA``, ``XXS``/``BB?``), with what a refusal calls them.
+RULES: dict[str, str] = {
+    "forbidden_pairs": "forbidden pairs (TRF XXP, pairing.forbidden_pairs)",
+    "acceleration": "accelerated rounds (TRF XXA, pairing.acceleration)",
+    "points": "a point system other than the standard one (TRF XXS/BB?, pairing.points)",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +50,9 @@ class SystemInfo:
     #: given: FIDE's systems rank the field by rating (C.04.2 / the systems' own
     #: "initial ranking"), TCEC Swiss takes the order the config gives.
     default_seeding: str = "explicit"
+    #: The :data:`RULES` the system honours; a round asking for any other is
+    #: refused (:func:`check_rules`), and so is an event config naming it.
+    rules: tuple[str, ...] = tuple(RULES)
 
     def build(self, options: SystemOptions) -> PairingSystem:
         try:
@@ -58,6 +70,9 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         "tcecd.pairing.tcec_swiss",
         "TcecSwiss",
         "TCEC Swiss (../shared/seeds/tcec-swiss-system.txt), the default",
+        # Its rules (STEP 1-5) know neither forbidden pairs nor virtual points,
+        # and count 1 / 0.5 / 0 (tcec-swiss.md, "Players, seeds, scores").
+        rules=(),
     ),
     SystemInfo(
         "dutch-2017",
@@ -92,6 +107,9 @@ SYSTEMS: tuple[SystemInfo, ...] = (
         "tcecd.pairing.round_robin",
         "RoundRobin",
         "Round-robin by the Berger tables (FIDE C.05 Annex 1), single or multiple cycles",
+        # The Berger tables fix every pairing: scores never pair anybody, so
+        # only the standings follow a point system.
+        rules=("points",),
     ),
 )
 
@@ -120,3 +138,34 @@ def canonical_name(name: str) -> str:
 def get_system(name: str, options: SystemOptions | None = None) -> PairingSystem:
     """Build the system called ``name``; :class:`PairingError` for an unknown one."""
     return system_info(name).build(options or SystemOptions())
+
+
+def rules_used(context: RoundContext) -> tuple[str, ...]:
+    """The :data:`RULES` a round's context asks for (non-default values)."""
+    used: list[str] = []
+    if context.forbidden_pairs:
+        used.append("forbidden_pairs")
+    if context.acceleration:
+        used.append("acceleration")
+    if not context.points.is_standard:
+        used.append("points")
+    return tuple(used)
+
+
+def unsupported_rule(name: str, rules: tuple[str, ...]) -> str | None:
+    """The first of ``rules`` (:data:`RULES` names) the system called ``name``
+    does not honour, as a one-line reason; None when it honours them all."""
+    info = system_info(name)
+    for rule in rules:
+        if rule not in info.rules:
+            return f"the {info.name} system cannot honour {RULES[rule]}"
+    return None
+
+
+def check_rules(name: str, context: RoundContext) -> None:
+    """:class:`PairingError` when the system called ``name`` cannot honour the
+    event rules ``context`` asks for (a system that ignored them would pair
+    a forbidden pair, or score groups without their virtual points)."""
+    reason = unsupported_rule(name, rules_used(context))
+    if reason is not None:
+        raise PairingError(reason)

@@ -36,7 +36,6 @@ lot draws pairing numbers and the table fixes the colours.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
@@ -48,10 +47,8 @@ from tcecd.pairing.base import (
     RoundRecord,
     board_order_games,
 )
+from tcecd.pairing.registry import SystemOptions, check_rules
 from tcecd.pairing.tally import check_players, tally
-
-if TYPE_CHECKING:
-    from tcecd.pairing.registry import SystemOptions
 
 
 def table_size(players: int) -> int:
@@ -115,6 +112,10 @@ class RoundRobin:
         that is not whole cycles."""
         round_number = len(history) + 1
         where = f"round {round_number}"
+        try:
+            check_rules(self.name, context)
+        except PairingError as exc:
+            raise PairingError(f"{where}: {exc}") from None
         if context.requested_byes:
             raise PairingError(
                 f"{where}: a round-robin has no requested byes "
@@ -129,7 +130,7 @@ class RoundRobin:
             raise PairingError(
                 f"{where}: round-robin pairing numbers must be 1..{len(players)}, got {seeds}"
             )
-        tally(players, history, double=double)  # validates the finished rounds
+        tally(players, history, double=double, points=context.points)  # validates the rounds
         n = table_size(len(players))
         cycle_rounds = n - 1
         total = context.total_rounds
@@ -156,7 +157,7 @@ class RoundRobin:
         games = board_order_games(pairs, double=double)
         return RoundPairing(
             round=round_number,
-            bye=bye.id if bye is not None else None,
+            byes=(bye.id,) if bye is not None else (),
             removed_history_rounds=(),
             pairs=tuple(pairs),
             games=tuple(games),

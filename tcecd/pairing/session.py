@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from tcecd.domain import PlayerId
+from tcecd.errors import PairingError
 from tcecd.pairing.base import (
     NO_CONTEXT,
     PairingSystem,
@@ -30,6 +31,7 @@ from tcecd.pairing.base import (
     RoundPairing,
     RoundRecord,
 )
+from tcecd.pairing.points import STANDARD, PointSystem
 from tcecd.pairing.tally import RunningTally, Tally, check_players
 
 
@@ -116,13 +118,14 @@ class HistorySession:
         history: Sequence[RoundRecord],
         *,
         double: bool,
+        points: PointSystem = STANDARD,
     ) -> None:
         check_players(players)
         self.system = system
         self.players = tuple(players)
         self.double = double
         self.history: list[RoundRecord] = []
-        self._tally = RunningTally(players, double=double)
+        self._tally = RunningTally(players, double=double, points=points)
         for record in history:
             self.record(record)
 
@@ -157,9 +160,13 @@ def open_session(
     history: Sequence[RoundRecord],
     *,
     double: bool,
+    points: PointSystem = STANDARD,
 ) -> PairingSession:
     """A session of ``system`` after ``history``: the system's own if it has
-    one, else a :class:`HistorySession`."""
+    one, else a :class:`HistorySession`; its totals count by ``points``
+    (a system with its own session takes only the standard ones)."""
     if isinstance(system, IncrementalSystem):
+        if points != STANDARD:
+            raise PairingError(f"the {system.name} session counts only standard points")
         return system.session(players, history, double=double)
-    return HistorySession(system, players, history, double=double)
+    return HistorySession(system, players, history, double=double, points=points)

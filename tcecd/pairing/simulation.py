@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tcecd.domain import Result
-from tcecd.errors import ConfigError
+from tcecd.errors import ConfigError, PairingError
 from tcecd.pairing.base import PlayedGame, Player, RoundContext, RoundRecord, Standing
-from tcecd.pairing.registry import SystemOptions, canonical_name, get_system
+from tcecd.pairing.points import STANDARD, PointSystem, baku, forbidden_pairs
+from tcecd.pairing.registry import SystemOptions, canonical_name, check_rules, get_system
 from tcecd.pairing.seeding import Entry, seed_players
 from tcecd.pairing.standings import DEFAULT_TIEBREAKS, standings
 
@@ -39,7 +40,8 @@ DEFAULT_SYSTEM = "tcec-swiss"
 @dataclass(frozen=True, slots=True)
 class SimulatedEvent:
     """The simulated event; ``context`` is what every round was paired with
-    (the total rounds and the first colour; no requested byes)."""
+    (the total rounds, the first colour and the event's rules; no requested
+    byes)."""
 
     players: tuple[Player, ...]
     double: bool
@@ -88,9 +90,14 @@ def simulate_event(
     tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
     system: str = DEFAULT_SYSTEM,
     options: SystemOptions | None = None,
+    points: PointSystem = STANDARD,
+    baku_acceleration: bool = False,
+    forbidden: Sequence[tuple[str, str]] = (),
 ) -> SimulatedEvent:
     """Seed ``players`` synthetic players and play ``rounds`` rounds paired by
-    ``system``.
+    ``system``, under the event rules given: ``points`` (scores and
+    standings), FIDE's Baku acceleration (C.04.5.1) and ``forbidden`` pairs
+    (player ids).
 
     ``seeding`` defaults to TCEC's group seeding for TCEC Swiss and to rating
     order for every other system (FIDE's pairing numbers: C.04.2 "initial
@@ -111,7 +118,6 @@ def simulate_event(
     if seeding is None:
         seeding = "group" if name == DEFAULT_SYSTEM else "rating"
     pairing_system = get_system(name, options)
-    context = RoundContext(total_rounds=rounds)
     rng = random.Random(seed)
     entries = synthetic_entries(players, rng)
     field = seed_players(
@@ -120,6 +126,24 @@ def simulate_event(
         groups=groups,
         rng_seed=rng.randrange(2**32) if seeding == "random" else None,
     )
+    ids = {p.id for p in field}
+    for pair in forbidden:
+        for pid in pair:
+            if pid not in ids:
+                raise ConfigError(f"--forbid: unknown player {pid!r} (players: P01..)")
+    context = RoundContext(
+        total_rounds=rounds, forbidden_pairs=forbidden_pairs(forbidden), points=points
+    )
+    if baku_acceleration:
+        try:
+            scaled, virtual = baku(field, rounds, points)
+        except ValueError as exc:
+            raise ConfigError(f"--acceleration baku: {exc}") from None
+        context = replace(context, points=scaled, acceleration=virtual)
+    try:
+        check_rules(name, context)
+    except PairingError as exc:
+        raise ConfigError(f"--system {name}: {exc}") from None
     rating = {p.id: float(p.rating or RATING_MEAN) for p in field}
     history: list[RoundRecord] = []
     for _ in range(rounds):
@@ -130,14 +154,8 @@ def simulate_event(
             )
             for g in pairing.games
         )
-        history.append(
-            RoundRecord(
-                round=pairing.round,
-                bye=pairing.bye,
-                removed_history_rounds=pairing.removed_history_rounds,
-                games=games,
-                requested_byes=pairing.requested_byes,
-            )
-        )
-    table = standings(field, history, double=double, tiebreaks=tiebreaks)
+        history.append(pairing.record(games))
+    table = standings(
+        field, history, double=double, tiebreaks=tiebreaks, points=context.points
+    )
     return SimulatedEvent(field, double, tuple(history), table, name, context)

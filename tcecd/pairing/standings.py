@@ -21,7 +21,10 @@ Tiebreaks (all "higher is better"):
     earlier criterion (score, BYEs and the tiebreaks listed before it).
 
 Scores of opponents are their final scores, BYE points included. In double
-rounds every game counts on its own, so an opponent counts twice.
+rounds every game counts on its own, so an opponent counts twice. Scores, and
+the points in Sonneborn-Berger and direct encounter, follow the event's point
+system (``pairing.points``; the standard one by default); tiebreak values are
+in points.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections.abc import Callable, Sequence
 from tcecd.domain import PlayerId
 from tcecd.errors import ConfigError
 from tcecd.pairing.base import Player, RoundRecord, Standing
+from tcecd.pairing.points import STANDARD, PointSystem
 from tcecd.pairing.tally import Tally, check_players, tally
 
 #: Every tiebreak name, with its one-line meaning (for help texts and docs).
@@ -59,13 +63,16 @@ def check_tiebreaks(names: Sequence[str]) -> None:
         seen.add(name)
 
 
-def _simple_values(totals: dict[PlayerId, Tally]) -> dict[str, Callable[[Tally], float]]:
-    """Tiebreaks that depend on one player's games only (and final scores)."""
+def _simple_values(
+    totals: dict[PlayerId, Tally], unit: int
+) -> dict[str, Callable[[Tally], float]]:
+    """Tiebreaks that depend on one player's games only (and final scores);
+    ``unit``: the point system's units per point."""
     # Final scores looked up once (the forecast ranks thousands of tables).
-    score = {pid: t.score_half / 2 for pid, t in totals.items()}
+    score = {pid: t.score / unit for pid, t in totals.items()}
 
     def sonneborn_berger(t: Tally) -> float:
-        return sum([half / 2 * score[opp] for opp, half in t.results], 0.0)
+        return sum([got / unit * score[opp] for opp, got in t.results], 0.0)
 
     def buchholz(t: Tally) -> float:
         return sum([score[opp] for opp, _ in t.results], 0.0)
@@ -89,30 +96,37 @@ def standings(
     *,
     double: bool,
     tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
+    points: PointSystem = STANDARD,
 ) -> tuple[Standing, ...]:
-    """Rank every player after the rounds in ``history`` (best first)."""
+    """Rank every player after the rounds in ``history`` (best first), scored
+    by ``points``."""
     check_players(players)
     check_tiebreaks(tiebreaks)
-    return rank_totals(players, tally(players, history, double=double), tiebreaks)
+    totals = tally(players, history, double=double, points=points)
+    return rank_totals(players, totals, tiebreaks, unit=points.unit)
 
 
 def rank_totals(
-    players: Sequence[Player], totals: dict[PlayerId, Tally], tiebreaks: Sequence[str]
+    players: Sequence[Player],
+    totals: dict[PlayerId, Tally],
+    tiebreaks: Sequence[str],
+    *,
+    unit: int = STANDARD.unit,
 ) -> tuple[Standing, ...]:
     """The standings from ``totals`` already tallied (a pairing session's,
-    :mod:`tcecd.pairing.session`); ``players`` and ``tiebreaks`` must have
-    been checked."""
-    simple = _simple_values(totals)
+    :mod:`tcecd.pairing.session`) in units of ``1/unit`` point; ``players``
+    and ``tiebreaks`` must have been checked."""
+    simple = _simple_values(totals, unit)
 
     values: dict[PlayerId, list[float]] = {p.id: [] for p in players}
     # The key so far: criteria before the tiebreak being computed (negated
     # where higher is better, so that ascending sort is best first).
     keys: dict[PlayerId, tuple[float, ...]] = {
-        p.id: (-totals[p.id].score_half, totals[p.id].byes) for p in players
+        p.id: (-totals[p.id].score, totals[p.id].byes) for p in players
     }
     for name in tiebreaks:
         if name == "direct-encounter":
-            level = _direct_encounter(players, totals, keys)
+            level = _direct_encounter(players, totals, keys, unit)
         else:
             level = {p.id: simple[name](totals[p.id]) for p in players}
         for p in players:
@@ -124,30 +138,35 @@ def rank_totals(
         Standing(
             rank=rank,
             id=p.id,
-            score_half=totals[p.id].score_half,
+            score_units=totals[p.id].score,
             byes=totals[p.id].byes,
             games=totals[p.id].games,
             tiebreaks=tuple(zip(tiebreaks, values[p.id], strict=True)),
+            unit=unit,
         )
         for rank, p in enumerate(ranked, start=1)
     )
 
 
 def rank_order(
-    players: Sequence[Player], totals: dict[PlayerId, Tally], tiebreaks: Sequence[str]
+    players: Sequence[Player],
+    totals: dict[PlayerId, Tally],
+    tiebreaks: Sequence[str],
+    *,
+    unit: int = STANDARD.unit,
 ) -> list[Player]:
     """The players in the order of :func:`rank_totals` (best first), without
     the rows: each tiebreak is computed only for the players still level on
     every earlier criterion, since it cannot move anyone else (the forecast
     ranks thousands of final tables and needs only the order)."""
-    simple = _simple_values(totals)
+    simple = _simple_values(totals, unit)
     # Groups of players level so far, each with its key (as in rank_totals):
     # a player alone in its group keeps its place whatever comes next, so its
     # key is padded with 0 (the prefix already tells it from every other).
     groups: dict[tuple[float, ...], list[Player]] = {}
     for p in players:
         t = totals[p.id]
-        groups.setdefault((-t.score_half, t.byes), []).append(p)
+        groups.setdefault((-t.score, t.byes), []).append(p)
     for name in tiebreaks:
         split: dict[tuple[float, ...], list[Player]] = {}
         for key, members in groups.items():
@@ -157,7 +176,7 @@ def rank_order(
             if name == "direct-encounter":
                 ids = {p.id for p in members}
                 for p in members:
-                    level = sum(half for opp, half in totals[p.id].results if opp in ids) / 2.0
+                    level = sum(got for opp, got in totals[p.id].results if opp in ids) / unit
                     split.setdefault((*key, -level), []).append(p)
             else:
                 value = simple[name]
@@ -177,6 +196,7 @@ def _direct_encounter(
     players: Sequence[Player],
     totals: dict[PlayerId, Tally],
     keys: dict[PlayerId, tuple[float, ...]],
+    unit: int,
 ) -> dict[PlayerId, float]:
     """Points each player scored against the others level with it so far."""
     groups: dict[tuple[float, ...], set[PlayerId]] = {}
@@ -185,5 +205,5 @@ def _direct_encounter(
     result: dict[PlayerId, float] = {}
     for p in players:
         group = groups[keys[p.id]]
-        result[p.id] = sum(half for opp, half in totals[p.id].results if opp in group) / 2.0
+        result[p.id] = sum(got for opp, got in totals[p.id].results if opp in group) / unit
     return result

@@ -21,7 +21,18 @@ written only when set, so TCEC Swiss documents look as before): a player's
 ``"title"``; a round's ``"requested_byes": [{"player": "P03", "kind": "H"}]``
 (kinds ``H``, ``F``, ``Z``: half-, full-, zero-point bye or absence); and the
 round to pair next, ``"context": {"total_rounds": 9, "first_colour": "white",
-"requested_byes": [...]}`` (:class:`~tcecd.pairing.base.RoundContext`).
+"requested_byes": [...]}`` (:class:`~tcecd.pairing.base.RoundContext`), with
+the event's rules when it has any: ``"forbidden_pairs": [["P01", "P02"]]``,
+``"points": {"win_white": 3, ...}`` (points per outcome,
+:data:`tcecd.pairing.points.OUTCOMES`; ``win``/``draw``/``loss`` set both
+colours) and ``"acceleration": {"P01": [1, 1, 0.5]}`` (virtual points per
+round, from round 1).
+
+A round's pairing-allocated bye is ``"bye"`` (an id or null); a round with
+several (the integer program may leave several players unpaired) has
+``"byes"``, a list, instead. Older documents kept the further ones among the
+``"requested_byes"`` with kind ``U``: they still load, as pairing-allocated
+byes.
 
 Every error names the source and the JSON path of the bad value, e.g.
 ``state.json: $.rounds[2].games[0].result: invalid result '2-0'``.
@@ -33,6 +44,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from tcecd.domain import Color, PlayerId, Result
@@ -46,6 +58,17 @@ from tcecd.pairing.base import (
     RoundPairing,
     RoundRecord,
     Standing,
+)
+from tcecd.pairing.points import (
+    OUTCOMES,
+    STANDARD,
+    Acceleration,
+    ForbiddenPairs,
+    PointSystem,
+    acceleration_from_points,
+    exact,
+    forbidden_pairs,
+    parse_points,
 )
 from tcecd.pairing.tally import removed_rounds, tally
 
@@ -121,23 +144,55 @@ def byes_to_json(byes: Sequence[Bye]) -> list[dict[str, Any]]:
     return [{"player": b.player, "kind": b.kind.value} for b in byes]
 
 
-def context_to_json(context: RoundContext) -> dict[str, Any]:
+def number(value: Fraction) -> int | float:
+    """A point value for JSON: an int when whole (multiples of 0.1 otherwise)."""
+    return value.numerator if value.denominator == 1 else float(value)
+
+
+def points_to_json(points: PointSystem) -> dict[str, int | float]:
+    """Points by outcome (every outcome, in :data:`OUTCOMES` order)."""
+    return {name: number(value) for name, value in points.values().items()}
+
+
+def acceleration_to_json(
+    acceleration: Acceleration, points: PointSystem
+) -> dict[str, list[int | float]]:
+    """Virtual points (in points) per player, rounds 1, 2, ..."""
     return {
+        pid: [number(points.fraction(v)) for v in values]
+        for pid, values in acceleration.table
+    }
+
+
+def forbidden_to_json(pairs: ForbiddenPairs) -> list[list[str]]:
+    return sorted(sorted(pair) for pair in pairs)
+
+
+def context_to_json(context: RoundContext) -> dict[str, Any]:
+    doc: dict[str, Any] = {
         "total_rounds": context.total_rounds,
         "first_colour": context.first_colour.value,
         "requested_byes": byes_to_json(context.requested_byes),
     }
+    if context.forbidden_pairs:
+        doc["forbidden_pairs"] = forbidden_to_json(context.forbidden_pairs)
+    if not context.points.is_standard:
+        doc["points"] = points_to_json(context.points)
+    if context.acceleration:
+        doc["acceleration"] = acceleration_to_json(context.acceleration, context.points)
+    return doc
 
 
 def round_to_json(rnd: RoundRecord | RoundPairing) -> dict[str, Any]:
     """A finished round (games with results) or a freshly paired one (games
     without results, plus ``"pairs"``: first-of-pair / second-of-pair in
     STEP 4 order). Games are in playing order."""
-    doc: dict[str, Any] = {
-        "round": rnd.round,
-        "bye": rnd.bye,
-        "removed_history_rounds": list(rnd.removed_history_rounds),
-    }
+    doc: dict[str, Any] = {"round": rnd.round}
+    if len(rnd.byes) > 1:
+        doc["byes"] = sorted(rnd.byes)
+    else:
+        doc["bye"] = next(iter(rnd.byes), None)
+    doc["removed_history_rounds"] = list(rnd.removed_history_rounds)
     if isinstance(rnd, RoundRecord):
         games: list[dict[str, Any]] = []
         for g in rnd.games:
@@ -292,7 +347,14 @@ def load_event_state(text: str, source_name: str) -> EventState:
     rounds = _load_rounds(rd, top.get("rounds", []), players, double)
     context = RoundContext()
     if "context" in top:
-        keys = ("total_rounds", "first_colour", "requested_byes")
+        keys = (
+            "total_rounds",
+            "first_colour",
+            "requested_byes",
+            "forbidden_pairs",
+            "points",
+            "acceleration",
+        )
         obj = rd.obj(top["context"], "$.context", keys)
         total_raw = obj.get("total_rounds")
         total = None if total_raw is None else rd.integer(total_raw, "$.context.total_rounds")
@@ -307,10 +369,64 @@ def load_event_state(text: str, source_name: str) -> EventState:
                 "$.context.first_colour", f"expected 'white' or 'black', got {colour_raw!r}"
             )
         byes = _load_byes(rd, obj.get("requested_byes", []), "$.context.requested_byes", known)
+        points, acceleration = _load_points(rd, obj, known)
         context = RoundContext(
-            total_rounds=total, requested_byes=byes, first_colour=Color(colour_raw)
+            total_rounds=total,
+            requested_byes=byes,
+            first_colour=Color(colour_raw),
+            forbidden_pairs=_load_forbidden(rd, obj.get("forbidden_pairs", []), known),
+            points=points,
+            acceleration=acceleration,
         )
     return EventState(system, players, double, rounds, context)
+
+
+def _load_forbidden(rd: _Reader, value: Any, known: set[str]) -> ForbiddenPairs:
+    """``[[id, id], ...]``: players who must not meet (each a known player)."""
+    path = "$.context.forbidden_pairs"
+    groups: list[list[str]] = []
+    for j, item in enumerate(rd.array(value, path)):
+        pair = rd.array(item, f"{path}[{j}]")
+        if len(pair) != 2:
+            raise rd.fail(f"{path}[{j}]", f"expected two players, got {len(pair)}")
+        ids = [rd.string(pid, f"{path}[{j}][{k}]") for k, pid in enumerate(pair)]
+        for k, pid in enumerate(ids):
+            if pid not in known:
+                raise rd.fail(f"{path}[{j}][{k}]", f"unknown player {pid!r}")
+        if ids[0] == ids[1]:
+            raise rd.fail(f"{path}[{j}]", f"{ids[0]!r} is paired with itself")
+        groups.append(ids)
+    return forbidden_pairs(groups)
+
+
+def _load_points(
+    rd: _Reader, obj: dict[str, Any], known: set[str]
+) -> tuple[PointSystem, Acceleration]:
+    """The context's ``"points"`` and ``"acceleration"`` (in a common unit)."""
+    points = STANDARD
+    if "points" in obj:
+        raw = rd.obj(obj["points"], "$.context.points", (*OUTCOMES, "win", "draw", "loss"))
+        try:
+            points = parse_points(raw) if raw else STANDARD
+        except ValueError as exc:
+            raise rd.fail("$.context.points", str(exc)) from None
+    virtual: dict[str, list[Fraction]] = {}
+    if "acceleration" in obj:
+        path = "$.context.acceleration"
+        raw_acc = obj["acceleration"]
+        if not isinstance(raw_acc, dict):
+            raise rd.fail(path, f"expected an object, got {_kind(raw_acc)}")
+        for pid, row in raw_acc.items():
+            if pid not in known:
+                raise rd.fail(f"{path}.{pid}", f"unknown player {pid!r}")
+            values: list[Fraction] = []
+            for k, item in enumerate(rd.array(row, f"{path}.{pid}")):
+                try:
+                    values.append(exact(item))
+                except ValueError as exc:
+                    raise rd.fail(f"{path}.{pid}[{k}]", str(exc)) from None
+            virtual[pid] = values
+    return acceleration_from_points(virtual, points)
 
 
 def _load_byes(
@@ -381,7 +497,8 @@ def _load_rounds(
         obj = rd.obj(
             item,
             path,
-            ("round", "bye", "removed_history_rounds", "games", "pairs", "requested_byes"),
+            ("round", "bye", "byes", "removed_history_rounds", "games", "pairs",
+             "requested_byes"),
         )
         for key in ("round", "games"):
             if key not in obj:
@@ -389,11 +506,18 @@ def _load_rounds(
         number = rd.integer(obj["round"], f"{path}.round")
         if number != i + 1:
             raise rd.fail(f"{path}.round", f"expected round {i + 1}, got {number}")
-        bye: PlayerId | None = None
+        byes: list[PlayerId] = []
         if obj.get("bye") is not None:
-            bye = rd.string(obj["bye"], f"{path}.bye")
-            if bye not in known:
-                raise rd.fail(f"{path}.bye", f"unknown player {bye!r}")
+            byes.append(rd.string(obj["bye"], f"{path}.bye"))
+            if byes[0] not in known:
+                raise rd.fail(f"{path}.bye", f"unknown player {byes[0]!r}")
+        for j, raw_bye in enumerate(rd.array(obj.get("byes", []), f"{path}.byes")):
+            pid = rd.string(raw_bye, f"{path}.byes[{j}]")
+            if pid not in known:
+                raise rd.fail(f"{path}.byes[{j}]", f"unknown player {pid!r}")
+            if pid in byes:
+                raise rd.fail(f"{path}.byes[{j}]", f"{pid!r} has two byes")
+            byes.append(pid)
         removed = tuple(
             rd.integer(r, f"{path}.removed_history_rounds[{j}]")
             for j, r in enumerate(
@@ -407,9 +531,14 @@ def _load_rounds(
         requested = _load_byes(
             rd, obj.get("requested_byes", []), f"{path}.requested_byes", known, allocated=True
         )
+        for j, b in enumerate(requested):
+            if b.player in byes:
+                raise rd.fail(
+                    f"{path}.requested_byes[{j}].player", f"{b.player!r} has two byes"
+                )
         record = RoundRecord(
             round=number,
-            bye=bye,
+            byes=byes,
             removed_history_rounds=removed,
             games=games,
             requested_byes=requested,
@@ -465,11 +594,12 @@ def _check_round(
     for p in players:
         count = len(games_of.get(p.id, []))
         if p.id in requested:
-            if count or p.id == record.bye:
-                raise rd.fail(f"{path}.requested_byes", f"player {p.id!r} has a bye and plays")
-        elif p.id == record.bye:
             if count:
-                raise rd.fail(f"{path}.bye", f"BYE player {p.id!r} also plays")
+                raise rd.fail(f"{path}.requested_byes", f"player {p.id!r} has a bye and plays")
+        elif p.id in record.byes:
+            if count:
+                key = "bye" if len(record.byes) == 1 else "byes"
+                raise rd.fail(f"{path}.{key}", f"BYE player {p.id!r} also plays")
         elif count == 0:
             raise rd.fail(f"{path}.games", f"player {p.id!r} is not paired in this round")
         elif count != legs:

@@ -1,17 +1,20 @@
 """Per-player running totals of an event, as the TCEC Swiss rules count them.
 
-Shared by the pairing system (scores, BYEs, WGD, encounter history) and the
+Shared by the pairing systems (scores, BYEs, WGD, encounter history) and the
 standings (tiebreaks), so both always agree on what a round record means:
 
-* a game scores 1 / 1/2 / 0 (kept here as 2 / 1 / 0 half-points) whether it
-  was played or forfeited without being played;
-* a BYE scores a win for every game of the round (2 half-points in a single
-  round, 4 in a double round) and counts as one received BYE;
-* a requested bye scores what its kind gives (:meth:`ByeKind.half_points`:
-  full, half or zero points for every game of the round) and is not a
-  received BYE (``Tally.requested`` counts them); a further pairing-allocated
-  bye (kind ``PAIRING``, when a system leaves several players unpaired) scores
-  and counts like ``bye``;
+* scores are counted in the units of the event's point system
+  (:class:`~tcecd.pairing.points.PointSystem`; half-points in the standard
+  one, where a game scores 2 / 1 / 0 and everything below is as C.04.1 says);
+* a game scores what the point system gives its result and colour, whether
+  it was played or forfeited without being played (then a forfeit win or
+  loss);
+* each pairing-allocated BYE (``RoundRecord.byes``) scores the system's
+  pairing-allocated bye for every game of the round (a win, in a double round
+  two) and counts as one received BYE;
+* a requested bye scores what its kind gives (full, half or zero point bye,
+  for every game of the round) and is not a received BYE (``Tally.requested``
+  counts them);
 * only games actually played give a colour (``PlayedGame.played``), so a
   forfeit never moves a player's white game difference (WGD);
 * every game, played or not, is an encounter.
@@ -26,16 +29,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tcecd.domain import PlayerId, Result
+from tcecd.domain import Color, PlayerId, Result
 from tcecd.errors import PairingError
-from tcecd.pairing.base import ByeKind, Player, RoundRecord
+from tcecd.pairing.base import Player, RoundRecord
+from tcecd.pairing.points import NO_ACCELERATION, STANDARD, Acceleration, PointSystem
 
 
 @dataclass(slots=True)
 class Tally:
-    """One player's totals over the given rounds."""
+    """One player's totals over the given rounds; ``score`` and the points
+    in ``results`` are in units of the event's point system (half-points in
+    the standard one)."""
 
-    score_half: int = 0
+    score: int = 0
     byes: int = 0
     #: rounds not played for a requested bye or an absence (any kind)
     requested: int = 0
@@ -43,7 +49,7 @@ class Tally:
     black: int = 0
     wins: int = 0
     games: int = 0
-    #: one entry per game: (opponent, half-points this player scored)
+    #: one entry per game: (opponent, units this player scored)
     results: list[tuple[PlayerId, int]] = field(default_factory=list)
 
     @property
@@ -53,7 +59,8 @@ class Tally:
 
 
 def bye_half_points(double: bool) -> int:
-    """A BYE is a win for every game the round would have given the player."""
+    """A BYE is a win for every game the round would have given the player
+    (standard points: half-points)."""
     return 4 if double else 2
 
 
@@ -82,20 +89,31 @@ class RunningTally:
     record leaves the totals as they were.
     """
 
-    __slots__ = ("double", "rounds", "totals")
+    __slots__ = ("_scores", "double", "points", "rounds", "totals")
 
-    def __init__(self, players: Sequence[Player], *, double: bool) -> None:
+    def __init__(
+        self, players: Sequence[Player], *, double: bool, points: PointSystem = STANDARD
+    ) -> None:
         self.double = double
+        self.points = points
+        # What a game gives (white, black): [played][white wins, draw, black wins].
+        self._scores = tuple(
+            tuple(
+                (points.game(result, Color.WHITE, played), points.game(result, Color.BLACK, played))
+                for result in (Result.WHITE_WINS, Result.DRAW, Result.BLACK_WINS)
+            )
+            for played in (False, True)
+        )
         #: rounds added so far (the next record must be round ``rounds + 1``)
         self.rounds = 0
         self.totals: dict[PlayerId, Tally] = {p.id: Tally() for p in players}
 
     def copy(self) -> RunningTally:
         """An independent copy (the results lists are copied too)."""
-        other = RunningTally((), double=self.double)
+        other = RunningTally((), double=self.double, points=self.points)
         other.rounds = self.rounds
         other.totals = {
-            pid: Tally(t.score_half, t.byes, t.requested, t.white, t.black, t.wins, t.games,
+            pid: Tally(t.score, t.byes, t.requested, t.white, t.black, t.wins, t.games,
                        list(t.results))
             for pid, t in self.totals.items()
         }
@@ -107,7 +125,7 @@ class RunningTally:
 
     def check(self, record: RoundRecord) -> list[tuple[int, int]]:
         """Validate round ``rounds + 1`` without counting it; return the
-        (white, black) half-points of each game, for :meth:`count`."""
+        (white, black) units of each game, for :meth:`count`."""
         totals = self.totals
         where = f"round {record.round}"
         expected = self.rounds + 1
@@ -116,10 +134,10 @@ class RunningTally:
         per_round = 2 if self.double else 1
         # Validate first (unknown players, a player twice, unfinished games).
         seen: dict[PlayerId, tuple[PlayerId, int]] = {}
-        if record.bye is not None:
-            if record.bye not in totals:
-                raise PairingError(f"{where}: unknown BYE player {record.bye!r}")
-            seen[record.bye] = ("", per_round)
+        for bye in sorted(record.byes):
+            if bye not in totals:
+                raise PairingError(f"{where}: unknown BYE player {bye!r}")
+            seen[bye] = ("", per_round)
         for absent in record.requested_byes:
             if absent.player not in totals:
                 raise PairingError(f"{where}: unknown bye player {absent.player!r}")
@@ -137,12 +155,13 @@ class RunningTally:
                 raise PairingError(f"{where}: {white!r} plays itself")
             # Identity tests, not a dict keyed by the enum: Enum hashing is a
             # Python-level call, and forecasts add millions of games.
+            scores = self._scores[game.played]
             if result is _WHITE_WINS:
-                halves.append((2, 0))
+                halves.append(scores[0])
             elif result is _DRAW:
-                halves.append((1, 1))
+                halves.append(scores[1])
             elif result is _BLACK_WINS:
-                halves.append((0, 2))
+                halves.append(scores[2])
             else:
                 raise PairingError(f"{where}: game {white!r}-{black!r} has no result ('*')")
             # Single rounds: one game per player; double rounds: two, against
@@ -161,32 +180,28 @@ class RunningTally:
         """Count a record :meth:`check` accepted (``halves`` is what it returned)."""
         totals = self.totals
         per_round = 2 if self.double else 1
+        points = self.points
         self.rounds += 1
-        if record.bye is not None:
-            t = totals[record.bye]
-            t.score_half += bye_half_points(self.double)
+        for bye in record.byes:
+            t = totals[bye]
+            t.score += points.pairing_bye * per_round
             t.byes += 1
         for absent in record.requested_byes:
             t = totals[absent.player]
-            t.score_half += absent.kind.half_points(per_round)
-            if absent.kind is ByeKind.PAIRING:
-                # A further pairing-allocated bye (the integer-program system may
-                # leave several players unpaired): a received BYE like ``bye``.
-                t.byes += 1
-            else:
-                t.requested += 1
-        for game, (white_half, black_half) in zip(record.games, halves, strict=True):
+            t.score += points.bye(absent.kind) * per_round
+            t.requested += 1
+        for game, (white_units, black_units) in zip(record.games, halves, strict=True):
             w = totals[game.white]
             b = totals[game.black]
-            w.score_half += white_half
-            b.score_half += black_half
+            w.score += white_units
+            b.score += black_units
             w.games += 1
             b.games += 1
-            w.results.append((game.black, white_half))
-            b.results.append((game.white, black_half))
-            if white_half == 2:
+            w.results.append((game.black, white_units))
+            b.results.append((game.white, black_units))
+            if game.result is _WHITE_WINS:
                 w.wins += 1
-            elif black_half == 2:
+            elif game.result is _BLACK_WINS:
                 b.wins += 1
             if game.played:
                 w.white += 1
@@ -204,19 +219,22 @@ class RunningTally:
         ``ids``), as :meth:`count` counts the same record: the BYE (-1 if
         none) and the games ``(white, black)``, every one played, with
         white's half-points (0, 1 or 2). Not validated: for a caller counting
-        rounds it paired itself (the forecast's simulations)."""
+        rounds it paired itself (the forecast's simulations). Standard
+        points only (the systems with such sessions, TCEC Swiss, take no
+        other)."""
+        assert self.points == STANDARD
         totals = self.totals
         self.rounds += 1
         if bye != -1:
             t = totals[ids[bye]]
-            t.score_half += bye_half_points(self.double)
+            t.score += bye_half_points(self.double)
             t.byes += 1
         for (white, black), white_half in zip(games, white_halves, strict=True):
             w = totals[ids[white]]
             b = totals[ids[black]]
             black_half = 2 - white_half
-            w.score_half += white_half
-            b.score_half += black_half
+            w.score += white_half
+            b.score += black_half
             w.games += 1
             b.games += 1
             w.results.append((ids[black], white_half))
@@ -234,10 +252,15 @@ _BLACK_WINS = Result.BLACK_WINS
 
 
 def tally(
-    players: Sequence[Player], history: Sequence[RoundRecord], *, double: bool
+    players: Sequence[Player],
+    history: Sequence[RoundRecord],
+    *,
+    double: bool,
+    points: PointSystem = STANDARD,
 ) -> dict[PlayerId, Tally]:
-    """Totals for every player over ``history`` (rounds 1..len(history))."""
-    running = RunningTally(players, double=double)
+    """Totals for every player over ``history`` (rounds 1..len(history)),
+    scored by ``points``."""
+    running = RunningTally(players, double=double, points=points)
     for record in history:
         running.add(record)
     return running.totals
@@ -263,3 +286,34 @@ def removed_rounds(history: Sequence[RoundRecord]) -> set[int]:
     for record in history:
         check_removed(record, removed)
     return removed
+
+
+def pairing_scores(
+    players: Sequence[Player],
+    history: Sequence[RoundRecord],
+    *,
+    double: bool,
+    points: PointSystem = STANDARD,
+    acceleration: Acceleration = NO_ACCELERATION,
+) -> dict[PlayerId, list[int]]:
+    """Every player's score *for pairing* before each round, in ``points``'
+    units: entry ``r`` (0-based) is the score after rounds ``1..r`` plus the
+    virtual points of round ``r + 1`` (TRF ``XXA``, FIDE C.04.5), for ``r`` in
+    ``0..len(history)``; the last entry is the round being paired. What the
+    FIDE systems build score groups and brackets from, and compare to tell
+    floats (bbpPairings does so: a float of an accelerated round compares the
+    accelerated scores). The records are validated on the way."""
+    running = RunningTally(players, double=double, points=points)
+    virtual = acceleration.by_player()
+
+    def extra(pid: PlayerId, round_number: int) -> int:
+        row = virtual.get(pid, ())
+        return row[round_number - 1] if round_number <= len(row) else 0
+
+    scores: dict[PlayerId, list[int]] = {p.id: [extra(p.id, 1)] for p in players}
+    for record in history:
+        running.add(record)
+        following = record.round + 1
+        for pid, t in running.totals.items():
+            scores[pid].append(t.score + extra(pid, following))
+    return scores

@@ -42,6 +42,7 @@ from tcecd.pairing.base import (
     ScheduledGame,
 )
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher, mask_of
+from tcecd.pairing.points import STANDARD
 from tcecd.pairing.session import IndexedRound
 from tcecd.pairing.tally import (
     RunningTally,
@@ -203,7 +204,7 @@ class TcecSwissSession:
             ]
         return RoundPairing(
             round=round_number,
-            bye=players[bye].id if bye != -1 else None,
+            byes=(players[bye].id,) if bye != -1 else (),
             removed_history_rounds=newly_removed,
             pairs=pairs,
             games=tuple(games),
@@ -263,7 +264,7 @@ class TcecSwissSession:
         ids = self._ids
         totals = self.tally.totals
         tallies = [totals[pid] for pid in ids]
-        score = [t.score_half for t in tallies]
+        score = [t.score for t in tallies]
         wgd = [t.white - t.black for t in tallies]
 
         # STEP 1 (score DESC, seed ASC) and STEP 2, by player index.
@@ -306,6 +307,13 @@ class TcecSwissSession:
 
 
 def _check_context(round_number: int, context: RoundContext) -> None:
+    if context.forbidden_pairs or context.acceleration or context.points != STANDARD:
+        from tcecd.pairing.registry import check_rules
+
+        try:
+            check_rules(TcecSwiss.name, context)
+        except PairingError as exc:
+            raise PairingError(f"round {round_number}: {exc}") from None
     if context.requested_byes:
         raise PairingError(
             f"round {round_number}: TCEC Swiss has no requested byes "

@@ -31,8 +31,8 @@ PGN cannot show them) and every difference becomes a
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -130,7 +130,7 @@ class ReplayedEvent:
                 played_pairing(
                     index + 1,
                     games,
-                    record.bye if record is not None else None,
+                    record.byes if record is not None else (),
                     record.removed_history_rounds if record is not None else (),
                     self.expected[index],
                     self.players,
@@ -346,16 +346,15 @@ def _pair(
     players: Sequence[Player],
     history: Sequence[RoundRecord],
     double: bool,
-    total_rounds: int | None,
+    context: RoundContext,
 ) -> RoundPairing:
-    context = RoundContext(total_rounds=total_rounds)
     return system.pair(players, history, double=double, context=context)
 
 
 def played_pairing(
     round_: int,
     games: Sequence[PlayedGame],
-    bye: PlayerId | None,
+    byes: Collection[PlayerId],
     removed: tuple[int, ...],
     expected: RoundPairing | None,
     players: Sequence[Player],
@@ -388,7 +387,7 @@ def played_pairing(
             index[key] = len(pairs)
             pairs.append(Pair(first, second))
         scheduled.append(ScheduledGame(number, white, black, index[key], leg))
-    return RoundPairing(round_, bye, removed, tuple(pairs), tuple(scheduled))
+    return RoundPairing(round_, frozenset(byes), removed, tuple(pairs), tuple(scheduled))
 
 
 def rebuild_from_pgn(
@@ -402,6 +401,7 @@ def rebuild_from_pgn(
     system: str = "tcec-swiss",
     options: SystemOptions | None = None,
     total_rounds: int | None = None,
+    rules: RoundContext | None = None,
 ) -> ReplayedEvent:
     """Rebuild and verify the event in ``path``.
 
@@ -416,6 +416,14 @@ def rebuild_from_pgn(
     ``verify=False`` skips re-pairing the rounds (tables and files only): no
     deviations are looked for, and the records carry no removed history
     rounds, so such an event must not be used to pair further rounds.
+    ``rules`` is the event's context (forbidden pairs, point system, virtual
+    points: the event config's ``pairing.*``), every round paired with it.
+
+    A complete round leaves out only its pairing-allocated BYEs (a tcecd
+    event has no requested byes): one in an odd field, or, under the integer
+    program, any number (it may leave several players unpaired), so that a
+    round of that system is complete when it is not the last one, or when it
+    has the games the rules give it.
     """
     p = Path(path)
     # Imported here: the pairing core is only needed once the PGN has been read.
@@ -444,6 +452,9 @@ def rebuild_from_pgn(
             raise PgnError(f"{p.name}: player seeds must be 1..{len(field)}, got {seeds}")
     known = {pl.id: pl for pl in field}
     per_round = _games_per_round(len(field), is_double)
+    # The integer program may leave any number of players unpaired.
+    short_rounds = system == "integer-program"
+    context = replace(rules or RoundContext(), total_rounds=total_rounds)
 
     pairer: PairingSystem | None = None
     history: list[RoundRecord] = []
@@ -453,8 +464,9 @@ def rebuild_from_pgn(
     for index, games in enumerate(rounds):
         r = index + 1
         _check_round(p, games, known, is_double)
-        complete = len(games) == per_round
-        if len(games) > per_round or (not complete and index != len(rounds) - 1):
+        last = index == len(rounds) - 1
+        complete = len(games) == per_round or (short_rounds and not last)
+        if len(games) > per_round or (not complete and not last):
             raise _error(
                 p,
                 games[-1].number,
@@ -464,23 +476,25 @@ def rebuild_from_pgn(
         played = tuple(g.as_played_game() for g in games)
         in_games = {name for g in games for name in (g.white, g.black)}
         absent = [pl.id for pl in field if pl.id not in in_games]
-        bye = absent[0] if complete and len(absent) == 1 else None
         expected: RoundPairing | None = None
         if verify:
             try:
                 if pairer is None:
                     pairer = get_system(system, options)
-                expected = _pair(pairer, field, history, is_double, total_rounds)
+                expected = _pair(pairer, field, history, is_double, context)
             except PairingError as exc:
                 deviations.append(unpairable(r, str(exc)))
             if round_progress is not None:
                 round_progress(r, len(rounds))
+        if short_rounds and last and expected is not None:
+            complete = complete or len(games) == len(expected.games)
+        byes = absent if complete else []
         removed = expected.removed_history_rounds if expected is not None else ()
         if expected is not None:
-            deviations.extend(compare_round(expected, played, bye, complete=complete))
+            deviations.extend(compare_round(expected, played, byes, complete=complete))
         expected_pairings.append(expected)
         if complete:
-            history.append(RoundRecord(r, bye, removed, played))
+            history.append(RoundRecord(r, byes, removed, played))
         else:
             partial = PartialRound(r, played, expected)
     return ReplayedEvent(

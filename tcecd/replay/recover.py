@@ -79,7 +79,7 @@ def recover_from_pgn(
     follows the rules, so ``event.pairings()`` are the rules' pairings of the
     rounds in the PGN (the last one possibly unfinished: ``event.partial``).
     """
-    from tcecd.replay.session import players_from_config
+    from tcecd.replay.session import players_from_config, rules_from_config
 
     path = Path(pgn)
     players = players_from_config(config) or None
@@ -94,6 +94,7 @@ def recover_from_pgn(
         system=config.pairing.system,
         options=SystemOptions(time_limit_s=config.pairing.time_limit_s),
         total_rounds=config.rounds,
+        rules=rules_from_config(config, players or (), path),
     )
     engines = {e.name for e in config.engines}
     unknown = sorted(p.id for p in event.players if p.id not in engines)

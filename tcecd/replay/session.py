@@ -2,8 +2,9 @@
 
 Without ``--config`` everything comes from the PGN (seeds from round 1,
 single/double from the games, the default tiebreaks, no MQTT settings). With
-it, the config's players and seeds, round format, tiebreaks and broker are
-used, so a replay ranks and publishes exactly as the live event did.
+it, the config's players and seeds, round format, tiebreaks, broker and rules
+(forbidden pairs, point system, accelerated rounds) are used, so a replay
+pairs, ranks and publishes exactly as the live event did.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tcecd.pairing.base import Player, RoundRecord, Standing
+from tcecd.pairing.base import NO_CONTEXT, Player, RoundContext, RoundRecord, Standing
+from tcecd.pairing.points import PointSystem
 
 if TYPE_CHECKING:
     from tcecd.bus.settings import MqttSettings
@@ -39,6 +41,22 @@ def players_from_config(config: EventConfig) -> tuple[Player, ...]:
     return seed_players(entries, method, groups=seeding.groups, rng_seed=seeding.seed)
 
 
+def rules_from_config(
+    config: EventConfig, players: Sequence[Player], source: Path | str
+) -> RoundContext:
+    """The config's rules (:meth:`EventConfig.pairing_context`) for ``players``
+    (the seeded engines; none when the seeds cannot be known, which only
+    Baku's groups need: then a :class:`ConfigError` naming ``source``)."""
+    if not players and config.pairing.acceleration == "baku":
+        from tcecd.errors import ConfigError
+
+        raise ConfigError(
+            f"{source}: pairing.acceleration 'baku' needs the seeds, and random seeding "
+            "without a recorded seed cannot give them"
+        )
+    return config.pairing_context(players)
+
+
 @dataclass(frozen=True)
 class ReplayContext:
     """The config-derived settings of a replay (all optional)."""
@@ -51,6 +69,9 @@ class ReplayContext:
     config_path: Path | None = None
     system: str = "tcec-swiss"  # the pairing system's registry name
     time_limit_s: float = 10.0
+    #: the event's rules (``pairing.forbidden_pairs``, ``points``,
+    #: ``acceleration``) as every round is paired with them
+    rules: RoundContext = NO_CONTEXT
 
     @classmethod
     def from_config(cls, path: Path | None) -> ReplayContext:
@@ -61,6 +82,7 @@ class ReplayContext:
 
         config = load_event(path)
         players = players_from_config(config)
+        rules = rules_from_config(config, players, path)
         return cls(
             players=players or None,
             double=config.pairing.double,
@@ -70,7 +92,13 @@ class ReplayContext:
             config_path=path,
             system=config.pairing.system,
             time_limit_s=config.pairing.time_limit_s,
+            rules=rules,
         )
+
+    @property
+    def points(self) -> PointSystem:
+        """The event's point system (the standard one without a config)."""
+        return self.rules.points
 
     def standings(
         self, replayed: ReplayedEvent, rounds: Sequence[RoundRecord]
@@ -79,9 +107,15 @@ class ReplayContext:
         from tcecd.pairing.standings import standings
 
         if self.tiebreaks is None:
-            return standings(replayed.players, rounds, double=replayed.double)
+            return standings(
+                replayed.players, rounds, double=replayed.double, points=self.points
+            )
         return standings(
-            replayed.players, rounds, double=replayed.double, tiebreaks=self.tiebreaks
+            replayed.players,
+            rounds,
+            double=replayed.double,
+            tiebreaks=self.tiebreaks,
+            points=self.points,
         )
 
     def describe(self, replayed: ReplayedEvent) -> str:
@@ -91,7 +125,7 @@ class ReplayContext:
         fmt = "double" if replayed.double else "single"
         fmt_src = "inferred" if replayed.double_inferred else "given"
         seed_src = "inferred from round 1" if replayed.seeds_inferred else "from the config"
-        byes = sum(1 for r in replayed.rounds if r.bye is not None)
+        byes = sum(len(r.byes) for r in replayed.rounds)
         lines = [
             f"{replayed.event}: {len(replayed.players)} players (seeds {seed_src}), "
             f"{rounds} complete {fmt} rounds ({fmt_src}), {games} games, {byes} BYEs",

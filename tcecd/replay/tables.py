@@ -36,8 +36,9 @@ def crosstable_table(
     name = {p.id: p.name for p in players}
     cells: dict[PlayerId, list[list[str]]] = {p.id: [[] for _ in rounds] for p in players}
     for i, rnd in enumerate(rounds):
-        if rnd.bye is not None and rnd.bye in cells:
-            cells[rnd.bye][i].append("BYE+")
+        for bye in rnd.byes:
+            if bye in cells:
+                cells[bye][i].append("BYE+")
         for g in rnd.games:
             if g.result is Result.UNFINISHED:
                 continue
@@ -48,7 +49,7 @@ def crosstable_table(
                 cells[me][i].append(f"{rank.get(opp, '?')}{c}{mark}")
     header = ["#", "Player", "Score", *(f"R{r.round}" for r in rounds)]
     rows = [
-        [str(s.rank), name.get(s.id, s.id), _points(s.score_half),
+        [str(s.rank), name.get(s.id, s.id), _points(s.score_units, s.unit),
          *(" ".join(c) for c in cells.get(s.id, []))]
         for s in sorted(standings, key=lambda s: s.rank)
     ]  # fmt: skip

@@ -12,7 +12,7 @@ the BYE), e.g.::
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from tcecd.domain import PlayerId
@@ -56,8 +56,10 @@ def _game_text(white: PlayerId, black: PlayerId) -> str:
     return f"{white} (white) vs {black} (black)"
 
 
-def _bye_text(player: PlayerId | None) -> str:
-    return "no BYE" if player is None else f"the BYE to {player}"
+def _bye_text(players: Collection[PlayerId]) -> str:
+    if not players:
+        return "no BYE"
+    return f"the BYE to {', '.join(sorted(players))}"
 
 
 def _classify(
@@ -79,34 +81,38 @@ def _classify(
 def compare_round(
     expected: RoundPairing,
     games: Sequence[PlayedGame],
-    bye: PlayerId | None,
+    byes: Collection[PlayerId],
     *,
     complete: bool,
 ) -> list[Deviation]:
     """Every deviation of a played round from ``expected``.
 
-    ``games`` are the round's games in PGN (playing) order; ``bye`` is the
-    player the PGN leaves out (None in an even field). For an incomplete last
-    round (``complete=False``) games not played yet are not deviations, and
-    the BYE is checked only as far as the played games show it: the rules'
-    BYE player must not have played.
+    ``games`` are the round's games in PGN (playing) order; ``byes`` are the
+    players the PGN leaves out (none in an even field; several only under
+    the integer program). For an incomplete last round (``complete=False``)
+    games not played yet are not deviations, and the BYE is checked only as
+    far as the played games show it: the rules' BYE players must not have
+    played.
     """
     r = expected.round
     deviations: list[Deviation] = []
-    if complete and bye != expected.bye:
+    if complete and frozenset(byes) != expected.byes:
         deviations.append(
-            Deviation(r, None, DeviationKind.WRONG_BYE, _bye_text(expected.bye), _bye_text(bye))
+            Deviation(
+                r, None, DeviationKind.WRONG_BYE, _bye_text(expected.byes), _bye_text(byes)
+            )
         )
-    elif not complete and expected.bye is not None:
+    elif not complete and expected.byes:
         played = {p for g in games for p in (g.white, g.black)}
-        if expected.bye in played:
+        playing = sorted(expected.byes & played)
+        if playing:
             deviations.append(
                 Deviation(
                     r,
                     None,
                     DeviationKind.WRONG_BYE,
-                    _bye_text(expected.bye),
-                    f"{expected.bye} playing",
+                    _bye_text(expected.byes),
+                    f"{', '.join(playing)} playing",
                 )
             )
     count = max(len(expected.games), len(games)) if complete else len(games)

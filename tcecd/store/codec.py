@@ -28,9 +28,15 @@ def player_from_dict(d: JsonDict) -> Player:
 
 
 def pairing_to_dict(p: RoundPairing) -> JsonDict:
+    """A round with at most one pairing-allocated bye keeps the layout of
+    every earlier store (``"bye"``: the id or null); one with several (the
+    integer program) has ``"byes"``, a sorted list, instead."""
+    byes: JsonDict = (
+        {"byes": sorted(p.byes)} if len(p.byes) > 1 else {"bye": next(iter(p.byes), None)}
+    )
     return {
         "round": p.round,
-        "bye": p.bye,
+        **byes,
         "removed_history_rounds": list(p.removed_history_rounds),
         "pairs": [[pair.first, pair.second] for pair in p.pairs],
         "games": [[g.number, g.white, g.black, g.pair_index, g.leg] for g in p.games],
@@ -40,7 +46,7 @@ def pairing_to_dict(p: RoundPairing) -> JsonDict:
 def pairing_from_dict(d: JsonDict) -> RoundPairing:
     return RoundPairing(
         round=int(d["round"]),
-        bye=d["bye"],
+        byes=d["byes"] if "byes" in d else d["bye"],
         removed_history_rounds=tuple(int(r) for r in d["removed_history_rounds"]),
         pairs=tuple(Pair(first=a, second=b) for a, b in d["pairs"]),
         games=tuple(

@@ -617,11 +617,6 @@ def _lock_directory(state_dir: Path) -> int:
 def round_record(pairing: RoundPairing, games: dict[int, StoredGame]) -> RoundRecord:
     """The :class:`RoundRecord` of a round from its pairing and (some of) its
     finished games, in playing order; unfinished games are left out."""
-    return RoundRecord(
-        round=pairing.round,
-        bye=pairing.bye,
-        removed_history_rounds=pairing.removed_history_rounds,
-        games=tuple(
-            games[g.number].played_game() for g in pairing.games if g.number in games
-        ),
+    return pairing.record(
+        [games[g.number].played_game() for g in pairing.games if g.number in games]
     )

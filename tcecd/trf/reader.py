@@ -3,9 +3,14 @@
 What is read (docs/pairing.md, "TRF files"):
 
 - ``012`` the tournament name; ``001`` player lines: start rank (the pairing
-  number), title, name, rating, then one 10-column block per round:
+  number), title, name, rating, points, then one 10-column block per round:
   opponent's start rank (``0000`` for none), colour (``w``/``b``/``-``),
-  result. Federation, FIDE id, birth date, points and rank are not read.
+  result. Federation, FIDE id, birth date and rank are not read. The points
+  must be what the results give under the file's point system, as
+  bbpPairings checks them (a file of another point system, read as the
+  standard one, would pair wrongly): they may also count the virtual points
+  of the round to pair and the points of a bye requested for it, as both
+  programs accept; blank points are not checked.
 - Results with an opponent: ``1 = 0`` played, ``W D L`` played but unrated,
   ``+ -`` forfeits (never played: :class:`PlayedGame` ``played=False``; the
   colour, when given, is kept but counts for nothing). A double forfeit
@@ -13,27 +18,49 @@ What is read (docs/pairing.md, "TRF files"):
 - Results without an opponent: ``U`` the pairing-allocated bye, ``H``/``F``/``Z``
   requested half-/full-/zero-point byes; JaVaFo's older codes ``+`` (read as
   ``U``), ``=`` (``H``) and ``-`` (``Z``). A player with no entry in a finished
-  round was absent: a zero-point bye.
+  round was absent: a zero-point bye. A round may have several
+  pairing-allocated byes (the integer-program system leaves several players
+  unpaired when its rules allow no better pairing).
 - The last round column is the round to pair (not a finished round) when it
   holds neither a game nor a pairing-allocated bye: its ``H``/``F``/``Z``
   entries are that round's requested byes, as are JaVaFo's ``XXZ`` numbers.
 - ``XXR n`` the total number of rounds, ``XXC white1|black1`` the colour of
   pairing number 1 in round 1 (without ``XXC``, inferred as bbpPairings does:
   from the first round with colours, the colour of the highest participant
-  with one, reversed once per participant above it without one). ``XXA``
-  (acceleration) and non-standard point systems (bbpPairings' ``BBW`` ...
-  lines) are refused: no tcecd system uses them. Every other line is ignored.
+  with one, reversed once per participant above it without one).
+- The event's rules (:class:`~tcecd.pairing.base.RoundContext`; JaVaFo's and
+  bbpPairings' TRF(x) extensions): ``XXP a b`` a forbidden pair (more numbers
+  on one line: every two of them, as bbpPairings reads it); ``XXA NNNN pp.p
+  pp.p ...`` the virtual points of pairing number ``NNNN`` in rounds 1, 2,
+  ... (fixed 5-column blocks from column 10, a blank block is 0); the point
+  system, from JaVaFo's ``XXS CODE=value ...`` (codes ``WW BW WD BD WL BL FW
+  FL PAB FPB HPB ZPB W D L``) and bbpPairings' ``BBW BBD BBL BBZ BBF BBU``
+  lines (:mod:`tcecd.pairing.points`).
+- Every other line is ignored, other ``XX?`` and ``BB?`` codes included (as
+  JaVaFo lets them pass).
 
 Every error is a :class:`TrfError` of one line: ``SOURCE:LINE: FIELD: problem``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 from tcecd.domain import Color, Result
-from tcecd.errors import TrfError
+from tcecd.errors import PairingError, TrfError
 from tcecd.pairing.base import Bye, ByeKind, PlayedGame, Player, RoundContext, RoundRecord
+from tcecd.pairing.points import (
+    BB_CODES,
+    XXS_CODES,
+    PointSystem,
+    acceleration_from_points,
+    exact,
+    forbidden_pairs,
+    format_points,
+    points_from_codes,
+)
+from tcecd.pairing.tally import tally
 from tcecd.trf import model
 from tcecd.trf.model import TrfEvent
 
@@ -63,8 +90,6 @@ _AGREEING: dict[tuple[str, str], Result] = {
     ("-", "+"): Result.BLACK_WINS,
     ("-", "-"): Result.UNFINISHED,  # double forfeit: no game (two zero-point byes)
 }
-#: bbpPairings' point-system lines and the standard values tcecd's systems use.
-_STANDARD_POINTS = {"BBW": 1.0, "BBD": 0.5, "BBL": 0.0, "BBZ": 0.0, "BBF": 0.0, "BBU": 1.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +107,18 @@ class _PlayerLine:
     player: Player
     line: int
     entries: list[_Entry | None]
+    #: the points column (None: blank)
+    points: Fraction | None = None
+
+
+@dataclass(slots=True)
+class _Rules:
+    """The extension lines, as read (checked against the players afterwards)."""
+
+    forbidden: list[tuple[list[int], int]] = field(default_factory=list)  # (numbers, line)
+    virtual: dict[int, tuple[list[Fraction], int]] = field(default_factory=dict)
+    xxs: list[tuple[str, Fraction]] = field(default_factory=list)
+    bb: list[tuple[str, Fraction]] = field(default_factory=list)
 
 
 def _cols(line: str, span: tuple[int, int]) -> str:
@@ -106,6 +143,15 @@ class _Parser:
         if rating_text and not rating_text.isdigit():
             raise self.fail(lineno, "rating", f"expected a number, got {rating_text!r}")
         rating = int(rating_text) if rating_text and int(rating_text) > 0 else None
+        points_text = _cols(line, model.POINTS).strip()
+        points: Fraction | None = None
+        if points_text:
+            try:
+                points = exact(points_text)
+            except ValueError:
+                raise self.fail(
+                    lineno, "points", f"expected points such as 2.5, got {points_text!r}"
+                ) from None
         entries: list[_Entry | None] = []
         start = model.FIRST_ROUND_COLUMN - 1
         while start < len(line.rstrip()):
@@ -113,7 +159,52 @@ class _Parser:
             entries.append(self.entry(block, lineno, len(entries) + 1))
             start += model.ROUND_WIDTH
         player = Player(id=str(number), name=name, seed=number, rating=rating, title=title)
-        return _PlayerLine(player, lineno, entries)
+        return _PlayerLine(player, lineno, entries, points)
+
+    def numbers(self, rest: str, lineno: int, code: str) -> list[int]:
+        out: list[int] = []
+        for token in rest.split():
+            if not token.isdigit() or int(token) == 0:
+                raise self.fail(lineno, code, f"expected pairing numbers, got {token!r}")
+            out.append(int(token))
+        return out
+
+    def acceleration(self, line: str, lineno: int) -> tuple[int, list[Fraction]]:
+        """An ``XXA`` line: the pairing number in columns 5-8, then the virtual
+        points of rounds 1, 2, ... in 4-column fields from column 10, one
+        blank column apart (bbpPairings' layout; a blank field is 0)."""
+        number_text = line[4:8].strip()
+        if not number_text.isdigit() or int(number_text) == 0:
+            raise self.fail(
+                lineno, "XXA", f"expected a pairing number in columns 5-8, got {line[4:8]!r}"
+            )
+        values: list[Fraction] = []
+        start = 9
+        body = line.rstrip()
+        while start < len(body):
+            text = body[start : start + 4].strip()
+            columns = f"columns {start + 1}-{start + 4}"
+            try:
+                values.append(exact(text) if text else Fraction(0))
+            except ValueError as exc:
+                raise self.fail(
+                    lineno, "XXA", f"round {len(values) + 1} ({columns}): {exc}"
+                ) from None
+            if body[start + 4 : start + 5].strip():
+                raise self.fail(
+                    lineno,
+                    "XXA",
+                    f"round {len(values)} ({columns}): expected 'pp.p' and a blank column, "
+                    f"got {body[start : start + 5]!r}",
+                )
+            start += 5
+        return int(number_text), values
+
+    def point_value(self, text: str, lineno: int, code: str) -> Fraction:
+        try:
+            return exact(text)
+        except ValueError as exc:
+            raise self.fail(lineno, code, f"{exc}") from None
 
     def entry(self, block: str, lineno: int, rnd: int) -> _Entry | None:
         if not block.strip():
@@ -156,6 +247,7 @@ def parse_trf(text: str, source: str) -> TrfEvent:
     xxr_line = 0
     first_colour: Color | None = None
     absent: list[tuple[int, int]] = []  # (pairing number, line) from XXZ
+    rules = _Rules()
     for lineno, line in enumerate(text.splitlines(), start=1):
         code, rest = line[:3], line[3:].strip()
         if code == "012":
@@ -178,19 +270,36 @@ def parse_trf(text: str, source: str) -> TrfEvent:
                 if not token.isdigit():
                     raise parser.fail(lineno, "XXZ", f"expected pairing numbers, got {token!r}")
                 absent.append((int(token), lineno))
+        elif code == "XXP":
+            numbers = parser.numbers(rest, lineno, "XXP")
+            if len(numbers) < 2:
+                raise parser.fail(
+                    lineno, "XXP", f"expected two pairing numbers (a forbidden pair), got {rest!r}"
+                )
+            rules.forbidden.append((numbers, lineno))
         elif code == "XXA":
-            raise parser.fail(lineno, "XXA", f"acceleration is not supported: {rest!r}")
-        elif code in _STANDARD_POINTS:
-            try:
-                value = float(rest)
-            except ValueError:
-                raise parser.fail(lineno, code, f"expected points, got {rest!r}") from None
-            if value != _STANDARD_POINTS[code]:
+            number, values = parser.acceleration(line, lineno)
+            if number in rules.virtual:
                 raise parser.fail(
                     lineno,
-                    code,
-                    f"only the standard point system (win 1, draw 0.5) is supported, got {rest!r}",
+                    "XXA",
+                    f"a second XXA line for pairing number {number} "
+                    f"(also on line {rules.virtual[number][1]})",
                 )
+            rules.virtual[number] = (values, lineno)
+        elif code == "XXS":
+            for token in rest.split():
+                xxs_code, sep, value = token.partition("=")
+                if not sep or xxs_code not in XXS_CODES:
+                    known = " ".join(XXS_CODES)
+                    raise parser.fail(
+                        lineno, "XXS", f"expected CODE=points ({known}), got {token!r}"
+                    )
+                rules.xxs.append(
+                    (xxs_code, parser.point_value(value, lineno, f"XXS {xxs_code}"))
+                )
+        elif code in BB_CODES:
+            rules.bb.append((code, parser.point_value(rest, lineno, code)))
     if not lines:
         raise TrfError(f"{source}: no player lines (001)")
     by_number = _index_players(parser, lines)
@@ -200,6 +309,23 @@ def parse_trf(text: str, source: str) -> TrfEvent:
         if number not in by_number:
             raise parser.fail(lineno, "XXZ", f"unknown pairing number {number}")
         requested.setdefault(number, ByeKind.ZERO)
+    for numbers, lineno in rules.forbidden:
+        for number in numbers:
+            if number not in by_number:
+                raise parser.fail(lineno, "XXP", f"unknown pairing number {number}")
+    for number, (values, lineno) in rules.virtual.items():
+        if number not in by_number:
+            raise parser.fail(lineno, "XXA", f"unknown pairing number {number}")
+        if total_rounds is not None and len(values) > total_rounds:
+            raise parser.fail(
+                lineno,
+                "XXA",
+                f"virtual points for {len(values)} rounds, but XXR is {total_rounds}",
+            )
+    points, acceleration = acceleration_from_points(
+        {str(n): values for n, (values, _) in rules.virtual.items()},
+        points_from_codes(rules.xxs, rules.bb),
+    )
     if total_rounds is not None:
         pairing_next = bool(to_pair) or bool(absent)
         needed = len(rounds) + (1 if pairing_next else 0)
@@ -214,9 +340,51 @@ def parse_trf(text: str, source: str) -> TrfEvent:
         total_rounds=total_rounds,
         requested_byes=tuple(Bye(str(n), requested[n]) for n in sorted(requested)),
         first_colour=first_colour or _inferred_first_colour(by_number, len(rounds)),
+        forbidden_pairs=forbidden_pairs(
+            [str(n) for n in numbers] for numbers, _ in rules.forbidden
+        ),
+        points=points,
+        acceleration=acceleration,
     )
     players = tuple(by_number[n].player for n in sorted(by_number))
+    _check_points(parser, by_number, players, rounds, context)
     return TrfEvent(name=name, players=players, rounds=rounds, context=context)
+
+
+def _check_points(
+    parser: _Parser,
+    by_number: dict[int, _PlayerLine],
+    players: tuple[Player, ...],
+    rounds: tuple[RoundRecord, ...],
+    context: RoundContext,
+) -> None:
+    """Every ``001`` points column against the results (module docstring):
+    bbpPairings refuses a file whose scores do not follow its point system,
+    and so does tcecd, naming the player and both numbers."""
+    points: PointSystem = context.points
+    try:
+        totals = tally(players, rounds, double=False, points=points)
+    except PairingError as exc:  # pragma: no cover - the rounds were read consistently
+        raise TrfError(f"{parser.source}: {exc}") from None
+    upcoming = {b.player: points.bye(b.kind) for b in context.requested_byes}
+    following = len(rounds) + 1
+    for number, pl in by_number.items():
+        if pl.points is None:
+            continue
+        pid = pl.player.id
+        score = totals[pid].score
+        virtual = context.acceleration.virtual(pid, following)
+        bye = upcoming.get(pid, 0)
+        accepted = {score, score + virtual, score + bye, score + bye + virtual}
+        if any(points.fraction(units) == pl.points for units in accepted):
+            continue
+        system = "" if points.is_standard else f" (points: {points.describe()})"
+        raise parser.fail(
+            pl.line,
+            "points",
+            f"player {number}'s score is {format_points(pl.points)}, but its results give "
+            f"{points.text(score)}{system}",
+        )
 
 
 def _inferred_first_colour(by_number: dict[int, _PlayerLine], finished: int) -> Color:
@@ -289,7 +457,7 @@ def _read_round(
     rnd: int,
     column: dict[int, _Entry | None],
 ) -> RoundRecord:
-    bye: int | None = None
+    allocated: list[int] = []  # pairing-allocated byes
     byes: dict[int, ByeKind] = {}
     games: list[tuple[int, PlayedGame]] = []
     for number in sorted(column):
@@ -301,13 +469,7 @@ def _read_round(
         if entry.opponent == 0:
             kind = _BYE_RESULTS[entry.result]
             if kind is ByeKind.PAIRING:
-                if bye is not None:
-                    raise parser.fail(
-                        lineno,
-                        f"round {rnd} result",
-                        f"a second pairing-allocated bye {entry.text!r} (player {bye} has one)",
-                    )
-                bye = number
+                allocated.append(number)
             else:
                 byes[number] = kind
             continue
@@ -333,7 +495,7 @@ def _read_round(
             games.append((number, game))
     return RoundRecord(
         round=rnd,
-        bye=None if bye is None else str(bye),
+        byes=[str(n) for n in allocated],
         removed_history_rounds=(),
         games=tuple(g for _, g in sorted(games, key=lambda item: item[0])),
         requested_byes=tuple(Bye(str(n), byes[n]) for n in sorted(byes)),

@@ -375,7 +375,8 @@ def _pairing(doc: JsonDict) -> RoundPairing:
         for g in doc.get("games", [])
     )
     bye = doc.get("bye")
-    return RoundPairing(int(doc["round"]), PlayerId(str(bye)) if bye else None,
+    byes = [PlayerId(str(b)) for b in doc.get("byes") or ([bye] if bye else [])]
+    return RoundPairing(int(doc["round"]), byes,
                         tuple(doc.get("removed_history_rounds") or ()), pairs, games)
 
 

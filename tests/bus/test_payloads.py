@@ -77,6 +77,15 @@ def test_event_metadata() -> None:
     assert doc["players"][3] == {"id": "D", "name": "Delta/x", "seed": 4, "rating": None}
 
 
+def test_pairing_with_several_byes_lists_them_all() -> None:
+    """The integer program may leave several players unpaired: ``byes`` lists
+    them; ``bye`` is the first, for consumers written before ``byes``."""
+    pairing = RoundPairing(5, ("E", "C", "D"), (), (Pair("A", "B"),),
+                           (ScheduledGame(1, "A", "B", 0, 1),))
+    doc = by_topic(messages_for(RoundPaired(pairing), ROOT, TS))["round/5/pairing"][0]
+    assert (doc["bye"], doc["byes"]) == ("C", ["C", "D", "E"])
+
+
 def test_pairing_with_bye_and_history_removal() -> None:
     pairing = RoundPairing(
         round=5, bye="E", removed_history_rounds=(1, 2),
@@ -87,6 +96,7 @@ def test_pairing_with_bye_and_history_removal() -> None:
     msgs = by_topic(messages_for(RoundPaired(pairing), ROOT, TS))
     doc = msgs["round/5/pairing"][0]
     assert doc["bye"] == "E"
+    assert doc["byes"] == ["E"]
     assert doc["removed_history_rounds"] == [1, 2]
     assert doc["pairs"] == [{"first": "A", "second": "B"}, {"first": "D", "second": "C"}]
     assert [(g["game"], g["white"], g["black"], g["leg"]) for g in doc["games"]] == [

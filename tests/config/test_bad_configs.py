@@ -43,7 +43,8 @@ ROWS = [
         "unknown-nested-key",
         "pairing: {rounds: 3, dobule: true}",
         "event.yaml: pairing: unknown key 'dobule' (expected one of: system, rounds, double, "
-        "seeding, tiebreaks, time_limit_s, games, tiebreak)",
+        "seeding, tiebreaks, time_limit_s, forbidden_pairs, points, acceleration, games, "
+        "tiebreak)",
     ),
     Row(
         "missing-section",
@@ -106,6 +107,83 @@ ROWS = [
         "repeated-tiebreak",
         "pairing: {rounds: 3, tiebreaks: [wins, buchholz, wins]}",
         "event.yaml: pairing.tiebreaks: 'wins' is listed twice",
+    ),
+    # The event's rules (docs/pairing.md, "Forbidden pairs", "Accelerated rounds",
+    # "Point systems").
+    Row(
+        "forbidden-pair-with-unknown-engine",
+        "pairing: {rounds: 3, system: dutch, forbidden_pairs: [[ab-d1, sf]]}",
+        "event.yaml: pairing.forbidden_pairs[0][1]: unknown engine 'sf' (engines: ab-d1, ab-d2)",
+    ),
+    Row(
+        "forbidden-pair-of-one",
+        "pairing: {rounds: 3, system: dutch, forbidden_pairs: [[ab-d1]]}",
+        "event.yaml: pairing.forbidden_pairs: expected pairs of two engine names [a, b], "
+        "got ['ab-d1']",
+    ),
+    Row(
+        "forbidden-pair-with-itself",
+        "pairing: {rounds: 3, system: dutch, forbidden_pairs: [[ab-d2, ab-d2]]}",
+        "event.yaml: pairing.forbidden_pairs[0]: 'ab-d2' is paired with itself",
+    ),
+    Row(
+        "forbidden-pairs-under-tcec-swiss",
+        "pairing: {rounds: 3, forbidden_pairs: [[ab-d1, ab-d2]]}",
+        "event.yaml: pairing.forbidden_pairs: the tcec-swiss system cannot honour forbidden "
+        "pairs (TRF XXP, pairing.forbidden_pairs)",
+    ),
+    Row(
+        "acceleration-under-round-robin",
+        "pairing: {system: round-robin, acceleration: baku}",
+        "event.yaml: pairing.acceleration: the round-robin system cannot honour accelerated "
+        "rounds (TRF XXA, pairing.acceleration)",
+    ),
+    Row(
+        "points-under-tcec-swiss",
+        "pairing: {rounds: 3, points: 3-1-0}",
+        "event.yaml: pairing.points: the tcec-swiss system cannot honour a point system other "
+        "than the standard one (TRF XXS/BB?, pairing.points)",
+    ),
+    Row(
+        "points-not-w-d-l",
+        "pairing: {rounds: 3, system: dutch, points: 3-1}",
+        "event.yaml: pairing.points: expected 'WIN-DRAW-LOSS' (such as '3-1-0') or a mapping, "
+        "got '3-1'",
+    ),
+    Row(
+        "points-unknown-outcome",
+        "pairing: {rounds: 3, system: dutch, points: {win: 3, tie: 1}}",
+        "event.yaml: pairing.points: unknown outcome 'tie' (known: win, draw, loss, win_white, "
+        "win_black, draw_white, draw_black, loss_white, loss_black, forfeit_win, forfeit_loss, "
+        "pairing_bye, full_bye, half_bye, zero_bye)",
+    ),
+    Row(
+        "points-finer-than-tenths",
+        "pairing: {rounds: 3, system: dutch, points: {draw: 0.45}}",
+        "event.yaml: pairing.points.draw: points are multiples of 0.1, got 0.45",
+    ),
+    Row(
+        "baku-with-other-points",
+        "pairing: {rounds: 3, system: dutch, points: 3-1-0, acceleration: baku}",
+        "event.yaml: pairing.acceleration: 'baku' (FIDE C.04.5.1) applies only to the standard "
+        "point system (win 1, draw 0.5), not '3-1-0'",
+    ),
+    Row(
+        "acceleration-unknown-method",
+        "pairing: {rounds: 3, system: dutch, acceleration: fast}",
+        "event.yaml: pairing.acceleration: expected 'baku' or a mapping of engines to virtual "
+        "points per round, got 'fast'",
+    ),
+    Row(
+        "acceleration-of-unknown-engine",
+        "pairing: {rounds: 3, system: dutch, acceleration: {sf: [1, 1]}}",
+        "event.yaml: pairing.acceleration.sf: unknown engine 'sf' (engines: ab-d1, ab-d2)",
+    ),
+    Row(
+        "acceleration-beyond-the-event",
+        "pairing: {rounds: 3, system: dutch, acceleration: {ab-d1: [1, 1, 0.5, 0.5]}}",
+        "event.yaml: pairing.acceleration.ab-d1: virtual points for 4 rounds, but the event "
+        "has 3",
     ),
     Row(
         "one-engine",

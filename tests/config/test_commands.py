@@ -152,6 +152,7 @@ def test_the_documented_example_is_valid(
     )
     (tmp_path / "secrets").mkdir()
     (tmp_path / "secrets" / "mqtt.pass").write_text("pw\n", encoding="utf-8")
+    (tmp_path / "secrets" / "mqtt.pass").chmod(0o600)  # readable by its owner only
     syzygy = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "syzygy-3-4"
     if not syzygy.is_dir():
         pytest.skip("Syzygy test tables not found")

@@ -189,9 +189,11 @@ def test_there_are_runnable_examples() -> None:
 
 @pytest.mark.parametrize("example", runnable_examples(), ids=lambda c: c.source)
 def test_doc_example_runs(example: DocCommand, tmp_path: Path) -> None:
-    """Run the example with bash in a temp dir (``configs/`` linked in), so
-    pipes and redirections work as a user types them."""
+    """Run the example with bash in a temp dir (``configs/`` and ``tests/``, for
+    the worked examples' data files, linked in), so pipes and redirections
+    work as a user types them."""
     (tmp_path / "configs").symlink_to(ROOT / "configs")
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
     script = example.text
     if example.command == "pair" and not (tmp_path / "event.json").exists():
         # A `tcecd pair FILE` example reads the state a simulate example wrote.

@@ -68,7 +68,11 @@ def test_final_title_says_1_round_not_1_rounds() -> None:
     from tcecd.daemon.table import standings_table as final_table
 
     rows = (Standing(rank=1, id="a", score_half=2, byes=0, games=1, tiebreaks=()),)
-    one: Any = SimpleNamespace(event="Ev", format=SimpleNamespace(rounds=1, double=False))
-    seven: Any = SimpleNamespace(event="Ev", format=SimpleNamespace(rounds=7, double=False))
+    one: Any = SimpleNamespace(
+        event="Ev", format=SimpleNamespace(system="tcec-swiss", rounds=1, double=False)
+    )
+    seven: Any = SimpleNamespace(
+        event="Ev", format=SimpleNamespace(system="tcec-swiss", rounds=7, double=False)
+    )
     assert final_table(rows, one).splitlines()[0] == "Final standings: Ev (1 round)"
     assert final_table(rows, seven).splitlines()[0] == "Final standings: Ev (7 rounds)"

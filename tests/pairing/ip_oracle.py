@@ -48,8 +48,8 @@ def coefficients(
     everyone = {p.id: Coefficients(p.seed, Fraction(0), 0, 0, [], False) for p in players}
     met: set[frozenset[str]] = set()
     for record in history:
-        if record.bye is not None:
-            everyone[record.bye].score += 1
+        for pid in record.byes:
+            everyone[pid].score += 1
         for bye in record.requested_byes:
             everyone[bye.player].score += {
                 ByeKind.PAIRING: Fraction(1),
@@ -74,10 +74,7 @@ def coefficients(
                 met.add(frozenset((game.white, game.black)))
     if history:
         last = history[-1]
-        unpaired = {b.player for b in last.requested_byes if b.kind is ByeKind.PAIRING}
-        if last.bye is not None:
-            unpaired.add(last.bye)
-        for pid in unpaired:
+        for pid in last.byes:
             everyone[pid].unpaired_before = True
     for pid in data:
         data[pid] = everyone[pid]

@@ -41,7 +41,7 @@ def record(
     flags = list(unplayed) or [True] * len(results)
     return RoundRecord(
         round=pairing.round,
-        bye=pairing.bye,
+        byes=pairing.byes,
         removed_history_rounds=(),
         games=tuple(
             PlayedGame(g.white, g.black, r, played)
@@ -58,9 +58,7 @@ def boards(pairing: RoundPairing, players: Sequence[Player]) -> list[tuple[int, 
 
 def unpaired(pairing: RoundPairing, players: Sequence[Player]) -> list[int]:
     seed = {p.id: p.seed for p in players}
-    ids = [pairing.bye] if pairing.bye else []
-    ids += [b.player for b in pairing.requested_byes if b.kind is ByeKind.PAIRING]
-    return sorted(seed[i] for i in ids)
+    return sorted(seed[i] for i in pairing.byes)
 
 
 SYSTEM = IntegerProgram()
@@ -132,8 +130,9 @@ def test_several_players_unpaired_when_the_colour_rules_block_every_game() -> No
     pairing = SYSTEM.pair(players, history, double=False)
     assert pairing.pairs == ()
     assert pairing.games == ()
-    assert pairing.bye == "P1"  # the lowest pairing number; the rest follow as U byes
-    assert pairing.requested_byes == tuple(Bye(f"P{i}", ByeKind.PAIRING) for i in range(2, 7))
+    # All six are the round's pairing-allocated byes (a set in the record).
+    assert pairing.byes == {f"P{i}" for i in range(1, 7)}
+    assert pairing.requested_byes == ()
     # Each scores a win, and they are received BYEs in the standings' tally.
     from tcecd.pairing.tally import tally
 
@@ -153,17 +152,18 @@ def test_requested_byes_are_left_out_and_absent_players_stay_out() -> None:
 
 
 def test_a_record_replayed_as_its_own_context_pairs_the_same() -> None:
-    # tcecd replay --verify re-pairs a finished round with the byes its record
-    # holds as the context; the U byes among them are the system's own output and
-    # are not requests. Round 4 of the blocked six-player event above: all six U.
+    # A finished round replayed as the context of its re-pairing may echo its
+    # pairing-allocated byes as U entries (older records held the further ones
+    # so): they are the system's own output, not requests. Round 4 of the
+    # blocked six-player event above: all six U.
     players = field(6)
     history: list[RoundRecord] = []
     for _ in range(3):
         pairing = SYSTEM.pair(players, history, double=False)
         history.append(record(pairing, [Result.WHITE_WINS] * 3))
     fourth = SYSTEM.pair(players, history, double=False)
-    assert len(fourth.requested_byes) == 5  # P2..P6 as U byes, P1 the bye
-    echoed = RoundContext(requested_byes=fourth.requested_byes)
+    assert len(fourth.byes) == 6
+    echoed = RoundContext(requested_byes=tuple(Bye(p, ByeKind.PAIRING) for p in fourth.byes))
     assert SYSTEM.pair(players, history, double=False, context=echoed) == fourth
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from tcecd.domain import Color, Result
@@ -168,16 +170,49 @@ BAD_CASES: list[tuple[list[str], str]] = [
         "bad.trf:4: XXZ: unknown pairing number 4",
     ),
     (
-        [*GOOD, GOOD[2].replace(" 3 ", " 4 ", 1)],
-        "bad.trf:4: round 1 result: a second pairing-allocated bye '0000 - U' (player 3 has one)",
+        [*GOOD, "XXA    1  1.x"],
+        "bad.trf:4: XXA: round 1 (columns 10-13): expected a number, got '1.x'",
     ),
     (
-        [*GOOD, "XXA    1  1.0"],
-        "bad.trf:4: XXA: acceleration is not supported: '1  1.0'",
+        [*GOOD, "XXA    1  1.00"],
+        "bad.trf:4: XXA: round 1 (columns 10-13): expected 'pp.p' and a blank column, "
+        "got ' 1.00'",
     ),
     (
-        [*GOOD, "BBW  3.0"],
-        "bad.trf:4: BBW: only the standard point system (win 1, draw 0.5) is supported, got '3.0'",
+        [*GOOD, "XXA    1  .25"],
+        "bad.trf:4: XXA: round 1 (columns 10-13): points are multiples of 0.1, got '.25'",
+    ),
+    ([*GOOD, "XXA    4  1.0"], "bad.trf:4: XXA: unknown pairing number 4"),
+    (
+        [*GOOD, "XXR 2", "XXA    1  1.0  1.0  0.5"],
+        "bad.trf:5: XXA: virtual points for 3 rounds, but XXR is 2",
+    ),
+    ([*GOOD, "XXP 1 4"], "bad.trf:4: XXP: unknown pairing number 4"),
+    (
+        [*GOOD, "XXP 3"],
+        "bad.trf:4: XXP: expected two pairing numbers (a forbidden pair), got '3'",
+    ),
+    ([*GOOD, "XXP 1 x"], "bad.trf:4: XXP: expected pairing numbers, got 'x'"),
+    (
+        [*GOOD, "XXS W=3 WIN=1"],
+        "bad.trf:4: XXS: expected CODE=points (WW BW WD BD WL BL FW FL PAB FPB HPB ZPB W D L), "
+        "got 'WIN=1'",
+    ),
+    ([*GOOD, "XXS W=-1"], "bad.trf:4: XXS W: points cannot be negative, got '-1'"),
+    ([*GOOD, "BBD  x.5"], "bad.trf:4: BBD: expected a number, got 'x.5'"),
+    (
+        # bbpPairings' check: a score the results do not give under the point system.
+        [pl(1, "A", 2000, "2 w 1", points="1.0"), *GOOD[1:], "BBW  3.0"],
+        "bad.trf:1: points: player 1's score is 1, but its results give 3 "
+        "(points: win 3, draw 0.5, loss 0)",
+    ),
+    (
+        [pl(1, "A", 2000, "2 w 1"), pl(2, "B", 1900, "1 b 0", points="0.5"), GOOD[2]],
+        "bad.trf:2: points: player 2's score is 0.5, but its results give 0",
+    ),
+    (
+        [pl(1, "A", 2000, "2 w 1", points="1.x"), *GOOD[1:]],
+        "bad.trf:1: points: expected points such as 2.5, got '1.x'",
     ),
     (["012 empty"], "bad.trf: no player lines (001)"),
 ]
@@ -190,3 +225,30 @@ def test_bad_trf_is_one_line(lines: list[str], message: str) -> None:
     assert str(info.value) == message
     assert isinstance(info.value, TcecdError)
     assert info.value.exit_code == 2
+
+
+def test_rule_lines_and_unknown_codes() -> None:
+    """``XXP``, ``XXA``, ``XXS`` and ``BB?`` lines become the context's rules;
+    other ``XX?`` and ``BB?`` codes pass, as JaVaFo lets them (and the ``012``
+    name survives an ``XXS`` line)."""
+    lines = [
+        "012 Rules",
+        pl(1, "A", 2000, "2 w 1", points="3.0"),
+        pl(2, "B", 1900, "1 b 0", points="0.0"),
+        pl(3, "C", 1800, "0000 - U", points="3.0"),
+        "XXR 5",
+        "XXP 1 3",
+        "XXP 2 3 1",  # bbpPairings: every two of them
+        "XXA    2  0.0  1.0",
+        "XXS W=3 D=1",
+        "BBU  3.0",
+        "XXY anything",
+        "BBX 1.0",
+    ]
+    event = parse_trf("\n".join(lines) + "\n", "rules.trf")
+    assert event.name == "Rules"
+    context = event.context
+    assert context.forbidden_pairs == {frozenset(p) for p in (("1", "3"), ("2", "3"), ("1", "2"))}
+    assert context.points.describe() == "win 3, draw 1, loss 0"
+    assert context.acceleration.virtual("2", 2) == context.points.units(Fraction(1))
+    assert context.acceleration.virtual("1", 2) == 0

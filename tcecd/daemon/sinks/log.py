@@ -36,7 +36,7 @@ class LogSink(BaseSink):
                      detail=rec.termination_detail, plies=len(rec.moves))  # fmt: skip
         elif isinstance(event, RoundPaired):
             p = event.pairing
-            log.info("round paired", round=p.round, bye=p.bye,
+            log.info("round paired", round=p.round, byes=sorted(p.byes),
                      removed_history_rounds=list(p.removed_history_rounds),
                      games=[f"{g.white}-{g.black}" for g in p.games])  # fmt: skip
         elif isinstance(event, EngineFault):

@@ -31,7 +31,16 @@ from dataclasses import dataclass
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
 from tcecd.pairing.base import Player, RoundRecord
-from tcecd.pairing.tally import tally
+from tcecd.pairing.points import (
+    NO_ACCELERATION,
+    NO_FORBIDDEN,
+    STANDARD,
+    Acceleration,
+    ForbiddenPairs,
+    PointSystem,
+    partners,
+)
+from tcecd.pairing.tally import pairing_scores
 
 #: C.04.2.B: titles rank in this order, untitled players after them.
 TITLE_ORDER: tuple[str, ...] = ("GM", "IM", "WGM", "FM", "WIM", "CM", "WFM", "WCM")
@@ -68,7 +77,7 @@ class Facts:
     #: A.2: 1-based position in the initial ranking list (the pairing number).
     rank: int
     rating: int
-    score: int  # half-points, byes included
+    score: int  # for pairing: point-system units, byes and virtual points included
     #: colours of the played rounds, oldest first (C.04.2 D.5: unplayed rounds skipped)
     colours: tuple[Color, ...]
     preference: Preference
@@ -77,7 +86,7 @@ class Facts:
     games_played: int
     #: C.2: a pairing-allocated bye or a forfeit win already received
     bye_barred: bool
-    #: C.1: opponents met over the board
+    #: C.1: opponents met over the board, and forbidden ones (``XXP``)
     met: frozenset[PlayerId]
     upfloats: int  # C.8, C.9: times upfloated so far
     upfloated_last_round: bool  # C.10
@@ -186,14 +195,26 @@ def _round_encounters(record: RoundRecord) -> dict[PlayerId, _Encounter]:
 
 
 def player_facts(
-    players: Sequence[Player], history: Sequence[RoundRecord], *, double: bool
+    players: Sequence[Player],
+    history: Sequence[RoundRecord],
+    *,
+    double: bool,
+    points: PointSystem = STANDARD,
+    acceleration: Acceleration = NO_ACCELERATION,
+    forbidden: ForbiddenPairs = NO_FORBIDDEN,
 ) -> dict[PlayerId, Facts]:
-    """Section A for every player before round ``len(history) + 1``."""
+    """Section A for every player before round ``len(history) + 1``: scores
+    by ``points`` with the virtual points of ``acceleration`` (for scoregroups
+    and A.3's upfloats, as for the Dutch system), and the ``forbidden`` pairs
+    as if they had met (C.1 then keeps them apart)."""
     round_number = len(history) + 1
     ranking = initial_ranking(players, round_number)
     rank = {p.id: i for i, p in enumerate(ranking, start=1)}
     rating = {p.id: rating_of(p) for p in players}
-    totals = tally(players, history, double=double)  # validates the records too
+    # Validates the records too.
+    scores = pairing_scores(
+        players, history, double=double, points=points, acceleration=acceleration
+    )
 
     colours: dict[PlayerId, list[Color]] = {p.id: [] for p in players}
     opp_ratings: dict[PlayerId, list[int]] = {p.id: [] for p in players}
@@ -201,11 +222,10 @@ def player_facts(
     barred = {p.id: False for p in players}
     upfloats = {p.id: 0 for p in players}
     upfloated_last = {p.id: False for p in players}
-    before: dict[PlayerId, int] = {p.id: 0 for p in players}  # score before each round
     for i, record in enumerate(history):
-        after = tally(players, history[: i + 1], double=double)
-        if record.bye is not None:
-            barred[record.bye] = True  # C.2
+        before = {pid: row[i] for pid, row in scores.items()}  # score before the round
+        for bye in record.byes:
+            barred[bye] = True  # C.2
         last = i == len(history) - 1
         for pid, enc in _round_encounters(record).items():
             if enc.won_by_forfeit:
@@ -219,14 +239,16 @@ def player_facts(
                 upfloats[pid] += 1
                 if last:
                     upfloated_last[pid] = True
-        before = {pid: t.score_half for pid, t in after.items()}
+    for pid, others in partners(forbidden).items():
+        if pid in met:
+            met[pid] |= others
 
     return {
         p.id: Facts(
             player=p,
             rank=rank[p.id],
             rating=rating[p.id],
-            score=totals[p.id].score_half,
+            score=scores[p.id][len(history)],
             colours=tuple(colours[p.id]),
             preference=colour_preference(colours[p.id]),
             aro=aro(opp_ratings[p.id]),

@@ -19,6 +19,10 @@ function of the players, the finished rounds and the round's context:
 * Board order: pairs by the higher score in the pair, then the sum of the
   two scores, then the better initial ranking of the pair's higher-ranked
   player; ``first`` of each pair is white in the first game.
+* The event's rules (:class:`~tcecd.pairing.base.RoundContext`): a forbidden
+  pair is never paired (as C.1 keeps players who met apart); scores follow
+  the point system; virtual points (accelerated rounds) count in every score
+  the rules read (scoregroups, A.3 upfloats, B.0 and board order).
 """
 
 from __future__ import annotations
@@ -86,7 +90,14 @@ class Dubov(EventLengthSystem):
         """Pair round ``len(history) + 1``; :class:`PairingError` when impossible."""
         round_number = len(history) + 1
         check_players(players)
-        facts = player_facts(players, history, double=double)
+        facts = player_facts(
+            players,
+            history,
+            double=double,
+            points=context.points,
+            acceleration=context.acceleration,
+            forbidden=context.forbidden_pairs,
+        )
         absent = absent_players(round_number, context.requested_byes, facts)
         # Scoregroups in descending order (A.8), each in initial-ranking order.
         active = sorted(
@@ -131,7 +142,7 @@ class Dubov(EventLengthSystem):
         games = board_order_games(pairs, double=double)
         return RoundPairing(
             round=round_number,
-            bye=bye.id if bye is not None else None,
+            byes=(bye.id,) if bye is not None else (),
             removed_history_rounds=(),
             pairs=pairs,
             games=tuple(games),

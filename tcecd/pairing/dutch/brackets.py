@@ -74,11 +74,19 @@ class RoundPairer:
     """
 
     def __init__(
-        self, states: Sequence[PlayerState], first_colour: Color, number: dict[str, int]
+        self,
+        states: Sequence[PlayerState],
+        first_colour: Color,
+        number: dict[str, int],
+        *,
+        one_point: int = 2,
     ) -> None:
         self.order = sorted(states, key=lambda s: (-s.score, s.seed))  # A.2
         self.first_colour = first_colour
         self.number = number  # E.5's pairing numbers
+        #: One point in score units (A.8's "one point less"; 2 half-points
+        #: in the standard point system).
+        self.one_point = one_point
         self.n = n = len(self.order)
         self.bye: int | None = n if n % 2 else None
         self.v = n + (1 if self.bye is not None else 0)
@@ -251,16 +259,17 @@ class _Bracket:
     # -- weights ---------------------------------------------------------------------
 
     def _sd_values(self) -> tuple[list[int], list[int]]:
-        """The score differences (half-points) an element of this bracket's
+        """The score differences (score units) an element of this bracket's
         PSD (C.6) and of the following bracket's PSD (C.7) can have (A.8)."""
         sc = self.g.score
+        one = self.rp.one_point
         scores = {sc[u] for u in self.members}
         own = {abs(a - b) for a in scores for b in scores}  # pairs (the CLB mixes scores)
-        own |= {s - self.s_low + 2 for s in scores}  # downfloaters
+        own |= {s - self.s_low + one for s in scores}  # downfloaters
         nxt: set[int] = set()
         if self.c7:
-            nxt = {0, 2} | {s - self.s_next for s in scores}
-            nxt |= {s - self.s_next + 2 for s in scores}
+            nxt = {0, one} | {s - self.s_next for s in scores}
+            nxt |= {s - self.s_next + one for s in scores}
         return sorted(own, reverse=True), sorted(nxt, reverse=True)
 
     def _layout(self) -> Layout:
@@ -358,7 +367,7 @@ class _Bracket:
         if ru == NEXT and self.c7:
             if rw == NEXT:  # C.7: a pair of the following bracket
                 return value + (1 << self.off["C7"]) + self.psd_next[0]
-            return value + self.psd_next[2]  # C.7: a downfloater of the following bracket
+            return value + self.psd_next[self.rp.one_point]  # C.7: a following downfloater
         return value
 
     def _pair_weight(self, u: int, w: int, ru: int, rw: int, value: int) -> int:
@@ -418,13 +427,14 @@ class _Bracket:
         if self.x_set is not None and u in self.x_set:
             return 0
         sc = self.g.score
-        sd = sc[u] - self.s_low + 2  # A.8: against one point below the bracket's lowest
+        one = self.rp.one_point
+        sd = sc[u] - self.s_low + one  # A.8: against one point below the bracket's lowest
         value += self.psd_own[sd] + self._floats(u, -1, sd)
         if self.c7:
             if rw == NEXT:
                 value += (1 << off["C7"]) + self.psd_next[sc[u] - self.s_next]
             else:
-                value += self.psd_next[sc[u] - self.s_next + 2]
+                value += self.psd_next[sc[u] - self.s_next + one]
         if self.exchange:
             n = len(self.members) + 1
             if u in self.s1r:

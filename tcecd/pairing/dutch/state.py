@@ -1,9 +1,10 @@
 """What the Dutch rules need to know about each player before a round (A.2-A.7).
 
-Built from the finished rounds only: scores (C.04.1 scoring, kept in
-half-points), the colour history, the float history (A.4.b), the opponents met
-(C.1), whether a pairing-allocated bye is still allowed (C.2) and whether the
-player is a topscorer (A.7).
+Built from the finished rounds only: scores (kept in units of the event's
+point system, half-points in the standard one; with the round's virtual
+points when rounds are accelerated), the colour history, the float history
+(A.4.b), the opponents met (C.1), whether a pairing-allocated bye is still
+allowed (C.2) and whether the player is a topscorer (A.7).
 
 Choices where the text leaves room (documented in docs/pairing.md):
 
@@ -12,7 +13,8 @@ Choices where the text leaves room (documented in docs/pairing.md):
 * Double rounds (engine events): a round is one encounter and its *first*
   game's colour is the round's colour; the reversed second game is not
   counted, so a double round moves the colour difference like one game.
-* Floats (A.4.b): after two players with different scores (before the round)
+* Floats (A.4.b): after two players with different scores (before the round,
+  with that round's virtual points, as bbpPairings compares them)
   met, the higher one received a downfloat, the lower one an upfloat; a
   player who did not play in a round (pairing-allocated bye, forfeit, a
   requested bye or an absence) received a downfloat (the full text of A.4.b:
@@ -26,9 +28,10 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tcecd.domain import Color, PlayerId, Result
-from tcecd.pairing.base import ByeKind, Player, RoundRecord
-from tcecd.pairing.tally import tally
+from tcecd.domain import Color, PlayerId
+from tcecd.pairing.base import Player, RoundRecord
+from tcecd.pairing.points import NO_ACCELERATION, STANDARD, Acceleration, PointSystem
+from tcecd.pairing.tally import pairing_scores
 
 
 class Float(enum.Enum):
@@ -49,7 +52,7 @@ class PlayerState:
 
     id: PlayerId
     seed: int
-    score: int  # half-points
+    score: int  # for pairing: units of the point system, virtual points included
     colours: tuple[Color | None, ...]
     floats: tuple[Float | None, ...]
     opponents: frozenset[PlayerId]
@@ -99,42 +102,40 @@ def build_states(
     *,
     double: bool,
     total_rounds: int | None,
+    points: PointSystem = STANDARD,
+    acceleration: Acceleration = NO_ACCELERATION,
 ) -> dict[PlayerId, PlayerState]:
     """Every player's :class:`PlayerState` before round ``len(history) + 1``.
 
-    ``tally`` validates the records and gives the scores; the colour and float
-    histories are rebuilt here round by round, because floats compare the
-    scores *before* each round.
+    :func:`~tcecd.pairing.tally.pairing_scores` validates the records and
+    gives the scores before every round (``points``, ``acceleration``); the
+    colour and float histories are rebuilt here round by round, because
+    floats compare the scores *before* each round.
     """
-    totals = tally(players, history, double=double)  # validation and final scores
+    scores = pairing_scores(
+        players, history, double=double, points=points, acceleration=acceleration
+    )
     per_round = 2 if double else 1
     ids = [p.id for p in players]
-    score = dict.fromkeys(ids, 0)
     colours: dict[PlayerId, list[Color | None]] = {i: [] for i in ids}
     floats: dict[PlayerId, list[Float | None]] = {i: [] for i in ids}
     opponents: dict[PlayerId, set[PlayerId]] = {i: set() for i in ids}
     pab_allowed = dict.fromkeys(ids, True)
     entered = dict.fromkeys(ids, False)
-    for record in history:
-        before = dict(score)
-        gained = dict.fromkeys(ids, 0)
+    for index, record in enumerate(history):
+        before = {pid: scores[pid][index] for pid in ids}
         colour: dict[PlayerId, Color | None] = dict.fromkeys(ids)
         opponent: dict[PlayerId, PlayerId | None] = dict.fromkeys(ids)
         played = dict.fromkeys(ids, False)
         first_game: set[PlayerId] = set()
-        if record.bye is not None:
-            gained[record.bye] += ByeKind.PAIRING.half_points(per_round)
-            pab_allowed[record.bye] = False  # C.2
-            entered[record.bye] = True
-        for bye in record.requested_byes:
-            gained[bye.player] += bye.kind.half_points(per_round)
+        for bye in record.byes:
+            pab_allowed[bye] = False  # C.2
+            entered[bye] = True
         for game in record.games:
             for pid, opp, col in (
                 (game.white, game.black, Color.WHITE),
                 (game.black, game.white, Color.BLACK),
             ):
-                half = game.result.half_points(col)
-                gained[pid] += half
                 opponent[pid] = opp
                 entered[pid] = True
                 if game.played:
@@ -142,7 +143,7 @@ def build_states(
                     opponents[pid].add(opp)  # C.1: only played games are encounters
                     if pid not in first_game:
                         colour[pid] = col  # double rounds: the first game's colour
-                elif half == 2 and game.result is not Result.DRAW:
+                elif game.result.winner is col:
                     pab_allowed[pid] = False  # C.2: a forfeit win
                 first_game.add(pid)
         for pid in ids:
@@ -155,15 +156,16 @@ def build_states(
                 )
             )
             colours[pid].append(colour[pid])
-            score[pid] += gained[pid]
-    for pid in ids:
-        assert score[pid] == totals[pid].score_half
     rounds_done = len(history)
+    score = {pid: scores[pid][rounds_done] for pid in ids}
     last_round = total_rounds is not None and rounds_done + 1 == total_rounds
+    # A.7: over 50% of the maximum possible score when pairing the final round
+    # (the most a game can score, so far; bbpPairings compares the score with
+    # the round's virtual points).
+    most = rounds_done * per_round * points.most_per_game
     states = {}
     for p in players:
-        # A.7: over 50% of the maximum possible score when pairing the final round.
-        top = last_round and score[p.id] > rounds_done * per_round
+        top = last_round and 2 * score[p.id] > most
         states[p.id] = PlayerState(
             id=p.id,
             seed=p.seed,

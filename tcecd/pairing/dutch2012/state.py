@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 from tcecd.domain import Color, PlayerId
 from tcecd.pairing.base import ByeKind, PlayedGame, Player, RoundRecord
-from tcecd.pairing.tally import bye_half_points, check_players, tally
+from tcecd.pairing.points import NO_ACCELERATION, STANDARD, Acceleration, PointSystem
+from tcecd.pairing.tally import check_players, pairing_scores
 
 
 class Float(enum.Enum):
@@ -51,7 +52,7 @@ class PlayerState:
     """One player before the round being paired."""
 
     player: Player
-    #: half-points, byes included
+    #: for pairing: units of the point system, byes and virtual points included
     score: int
     #: colours of the rounds actually played, oldest first (F.2, F.3)
     colours: tuple[Color, ...]
@@ -94,28 +95,33 @@ def _pairs_of(record: RoundRecord) -> dict[frozenset[PlayerId], list[PlayedGame]
 
 
 def player_states(
-    players: Sequence[Player], history: Sequence[RoundRecord], *, double: bool
+    players: Sequence[Player],
+    history: Sequence[RoundRecord],
+    *,
+    double: bool,
+    points: PointSystem = STANDARD,
+    acceleration: Acceleration = NO_ACCELERATION,
 ) -> dict[PlayerId, PlayerState]:
     """Every player's state after ``history``; the records are validated on the way
-    (by :func:`tcecd.pairing.tally.tally`, the standings' own reading of them)."""
+    (by :func:`tcecd.pairing.tally.pairing_scores`, the standings' own reading of
+    them)."""
     check_players(players)
-    tally(players, history, double=double)  # validates the records; raises PairingError
-    per_round = 2 if double else 1
-    score = {p.id: 0 for p in players}
+    # Validates the records (PairingError) and scores every round.
+    scores = pairing_scores(
+        players, history, double=double, points=points, acceleration=acceleration
+    )
     colours: dict[PlayerId, list[Color]] = {p.id: [] for p in players}
     opponents: dict[PlayerId, set[PlayerId]] = {p.id: set() for p in players}
     floats: dict[PlayerId, list[Float]] = {p.id: [] for p in players}
     unplayed_point = {p.id: False for p in players}
-    for record in history:
-        before = dict(score)
+    for index, record in enumerate(history):
+        before = {p.id: scores[p.id][index] for p in players}
         this_round = {p.id: Float.NONE for p in players}
-        if record.bye is not None:
-            score[record.bye] += bye_half_points(double)
-            unplayed_point[record.bye] = True
-            this_round[record.bye] = Float.DOWN
+        for bye in record.byes:
+            unplayed_point[bye] = True
+            this_round[bye] = Float.DOWN
         for absent in record.requested_byes:
-            score[absent.player] += absent.kind.half_points(per_round)
-            if absent.kind in (ByeKind.FULL, ByeKind.HALF, ByeKind.PAIRING):
+            if absent.kind in (ByeKind.FULL, ByeKind.HALF):
                 unplayed_point[absent.player] = True
                 this_round[absent.player] = Float.DOWN
         for games in _pairs_of(record).values():
@@ -124,8 +130,6 @@ def player_states(
             for g in games:
                 for pid, colour in ((g.white, Color.WHITE), (g.black, Color.BLACK)):
                     gained[pid] = gained.get(pid, 0) + g.result.half_points(colour)
-            for pid, half in gained.items():
-                score[pid] += half
             a, b = games[0].white, games[0].black
             if played:
                 first = played[0]
@@ -148,7 +152,7 @@ def player_states(
     return {
         p.id: PlayerState(
             player=p,
-            score=score[p.id],
+            score=scores[p.id][len(history)],
             colours=tuple(colours[p.id]),
             opponents=frozenset(opponents[p.id]),
             floats=tuple(floats[p.id]),

@@ -20,11 +20,17 @@ round bracket by bracket, from the highest score down:
 * A.5/B.1b: the bye (odd field) is the player the lowest bracket leaves
   unpaired, never one who already had a point without playing;
 * E: colours; F.1: board order.
+
+The event's rules (:class:`~tcecd.pairing.base.RoundContext`): a forbidden
+pair is never paired (an absolute criterion, as B.1a's "not played before");
+scores follow the point system; virtual points (accelerated rounds) count in
+every score the rules read (A.2, A.3, A.4 floats, A.10 top scorers, F.1).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
@@ -43,6 +49,7 @@ from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
 from tcecd.pairing.dutch2012.colours import Preference, Strength, allocate, preference, same_colour
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
+from tcecd.pairing.points import partners
 
 
 def _first(outcomes: Iterator[Outcome]) -> Outcome | None:
@@ -111,14 +118,25 @@ class Dutch2012(EventLengthSystem):
     ) -> RoundPairing:
         """Pair round ``len(history) + 1``; :class:`PairingError` when impossible."""
         round_number = len(history) + 1
-        states = player_states(players, history, double=double)
+        states = player_states(
+            players,
+            history,
+            double=double,
+            points=context.points,
+            acceleration=context.acceleration,
+        )
+        for pid, others in partners(context.forbidden_pairs).items():
+            if pid in states:  # forbidden pairs: as if they had met (B.1a)
+                states[pid] = replace(states[pid], opponents=states[pid].opponents | others)
         absent = absent_players(round_number, context.requested_byes, states)
         field = sorted((s for s in states.values() if s.id not in absent), key=a2_key)
         prefs = {s.id: preference(s.colours) for s in field}
         top_above: int | None = None
         if context.total_rounds is not None and round_number == context.total_rounds:
-            # A.10: over 50% of the maximum possible score (half-points so far).
-            top_above = (round_number - 1) * (2 if double else 1)
+            # A.10: over 50% of the maximum possible score (the most a game
+            # can score, in every round so far).
+            most = (round_number - 1) * (2 if double else 1) * context.points.most_per_game
+            top_above = most // 2
         rnd = _Round(field, prefs, even_round=round_number % 2 == 0, top_scorer_above=top_above)
         if not _possible(rnd):
             raise PairingError(
@@ -369,7 +387,7 @@ def _round_pairing(
     boards = tuple(Pair(w, b) for w, b in first_games)
     return RoundPairing(
         round=round_number,
-        bye=bye,
+        byes=() if bye is None else (bye,),
         removed_history_rounds=(),
         pairs=boards,
         games=board_order_games(boards, double=double),

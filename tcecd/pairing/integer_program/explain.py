@@ -89,12 +89,12 @@ def explain_round(
         Board(
             white=model.players[g.white].player,
             black=model.players[g.black].player,
-            white_score=Fraction(model.players[g.white].score_half, 2),
-            black_score=Fraction(model.players[g.black].score_half, 2),
+            white_score=Fraction(model.players[g.white].score_half, model.unit),
+            black_score=Fraction(model.players[g.black].score_half, model.unit),
             unpaired_before=g.unpaired_before,
             l_terms=g.l_terms,
             m_terms=g.m_terms,
-            value=Fraction(g.weight, 2),
+            value=Fraction(g.weight, model.unit),
         )
         for g in chosen
     )
@@ -106,12 +106,12 @@ def explain_round(
         mips=solution.mips,
         lps=solution.lps,
         allowed_games=len(model.games),
-        objective=Fraction(solution.objective_half, 2),
+        objective=Fraction(solution.objective_half, model.unit),
         pairs=len(chosen),
         unpaired_before=sum(g.unpaired_before for g in chosen),
         l_terms=sum(g.l_terms for g in chosen),
         m_terms=sum(g.m_terms for g in chosen),
-        score_difference=Fraction(sum(g.score_diff_half for g in chosen), 2),
+        score_difference=Fraction(sum(g.score_diff_half for g in chosen), model.unit),
         boards=boards,
         unpaired=tuple(d.player for i, d in enumerate(model.players) if i not in paired),
         players=model.players,

@@ -24,7 +24,13 @@ the spec's tie-break wants) and the solver sees one variable per pair.
 Units: the seed's objective has a half-integral term (``5 |S_a - S_b|`` with
 half-point scores), so weights are kept as integers in *half-units* (twice the
 seed's objective): 100 per pair, 60 per paired player with ``U_i = 1``, 40 per
-``L_i``, 2 per ``M_i`` and -5 per half-point of score difference.
+``L_i``, 2 per ``M_i`` and -5 per half-point of score difference. Under another
+point system (``RoundContext.points``) scores count in that system's units of
+``1/unit`` point and the objective is scaled by ``unit`` instead of 2 (every
+weight above times ``unit / 2``, which is exact: they are all even), so it stays
+integral: -5 per unit of score difference. ``S_i`` includes the round's virtual
+points when rounds are accelerated, and forbidden pairs are left out as pairs
+that met are (spec 2).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from tcecd.pairing.base import (
     RoundRecord,
     absent_players,
 )
-from tcecd.pairing.tally import check_players, tally
+from tcecd.pairing.tally import check_players, pairing_scores
 
 #: The seed's objective weights, doubled (half-units; see the module docstring).
 PAIR_WEIGHT = 100  # 50 * Y_j
@@ -69,7 +75,8 @@ class Why(enum.Enum):
 class PlayerData:
     """The seed's coefficients of one present player.
 
-    ``score_half`` is ``S_i`` in half-points (BYE points included), ``white``
+    ``score_half`` is ``S_i`` in units of the point system (half-points in the
+    standard one; BYE points and virtual points included), ``white``
     and ``black`` are ``W_i`` and ``B_i``, ``last`` the colours of the played
     rounds, most recent last; ``unpaired_before`` is ``U_i``; ``closed`` maps
     each colour the player may not get to the reason (spec 5-8).
@@ -96,7 +103,8 @@ class PlayerData:
 class Game:
     """An allowed game: ``white`` (index into the players) plays ``black``.
 
-    ``weight`` is the game's share of the objective in half-units;
+    ``weight`` is the game's share of the objective in the model's units
+    (half-units in the standard point system);
     ``unpaired_before``, ``l_terms``, ``m_terms`` (0..2 each) and
     ``score_diff_half`` are its terms, for ``--explain``.
     """
@@ -120,6 +128,9 @@ class RoundModel:
     round: int
     players: tuple[PlayerData, ...]
     games: tuple[Game, ...]
+    #: The point system's units per point: the objective counts in ``1/unit``
+    #: of the seed's (2, half-units, in the standard system).
+    unit: int = 2
 
     def board_key(self, game: Game) -> tuple[int, int]:
         """The spec's board order: the higher score of the two DESC, then the
@@ -157,12 +168,8 @@ def round_colours(
 
 
 def pairing_byes(record: RoundRecord) -> set[PlayerId]:
-    """Players the pairing left unpaired in ``record``: its ``bye`` and any
-    further pairing-allocated byes (``ByeKind.PAIRING`` among its byes)."""
-    out = {b.player for b in record.requested_byes if b.kind is ByeKind.PAIRING}
-    if record.bye is not None:
-        out.add(record.bye)
-    return out
+    """Players the pairing left unpaired in ``record`` (its pairing-allocated byes)."""
+    return set(record.byes)
 
 
 def closed_colours(diff: int, last: Sequence[Color]) -> tuple[tuple[Color, Why], ...]:
@@ -221,11 +228,18 @@ def build_model(
     """The model of round ``len(history) + 1``: coefficients and allowed games."""
     round_number = len(history) + 1
     check_players(players)
-    totals = tally(players, history, double=double)  # validates the records too
+    # S_i: scores (and virtual points) by the point system; validates the records too.
+    scores = pairing_scores(
+        players,
+        history,
+        double=double,
+        points=context.points,
+        acceleration=context.acceleration,
+    )
     present = sorted(present_players(players, context, round_number), key=lambda p: p.seed)
     colours = round_colours(players, history)
     before = pairing_byes(history[-1]) if history else set()
-    met: set[frozenset[PlayerId]] = set()
+    met: set[frozenset[PlayerId]] = set(context.forbidden_pairs)  # never paired, as spec 2
     for record in history:
         for game in record.games:
             if game.played:  # an unplayed forfeit is no encounter (spec, P_mn)
@@ -239,7 +253,7 @@ def build_model(
         data.append(
             PlayerData(
                 player=p,
-                score_half=totals[p.id].score_half,
+                score_half=scores[p.id][len(history)],
                 white=white,
                 black=black,
                 last=last,
@@ -248,6 +262,7 @@ def build_model(
             )
         )
 
+    unit = context.points.unit
     games: list[Game] = []
     for a, pa in enumerate(data):
         for b in range(a + 1, len(data)):
@@ -255,7 +270,7 @@ def build_model(
             if frozenset((pa.player.id, pb.player.id)) in met:
                 continue
             options = [
-                game_terms(pw, pk, w, k)
+                game_terms(pw, pk, w, k, unit)
                 for pw, pk, w, k in ((pa, pb, a, b), (pb, pa, b, a))
                 if pw.may_have(Color.WHITE) and pk.may_have(Color.BLACK)
             ]
@@ -265,11 +280,12 @@ def build_model(
                 # spec's tie-break picks, since a pair's colours touch no other pair.
                 games.append(max(options, key=lambda g: g.weight))
     games.sort(key=lambda g: (data[g.white].player.seed, data[g.black].player.seed))
-    return RoundModel(round=round_number, players=tuple(data), games=tuple(games))
+    return RoundModel(round=round_number, players=tuple(data), games=tuple(games), unit=unit)
 
 
-def game_terms(white: PlayerData, black: PlayerData, w: int, b: int) -> Game:
-    """The objective terms of ``white`` playing ``black`` (spec, "Objective")."""
+def game_terms(white: PlayerData, black: PlayerData, w: int, b: int, unit: int = 2) -> Game:
+    """The objective terms of ``white`` playing ``black`` (spec, "Objective"),
+    in units of ``1/unit`` of the seed's objective (module docstring)."""
     unpaired = int(white.unpaired_before) + int(black.unpaired_before)
     after_white = white.diff + 1
     after_black = black.diff - 1
@@ -278,10 +294,10 @@ def game_terms(white: PlayerData, black: PlayerData, w: int, b: int) -> Game:
     m_terms = int(after_white == -COLOUR_DIFF_LIMIT) + int(after_black == -COLOUR_DIFF_LIMIT)
     diff = abs(white.score_half - black.score_half)
     weight = (
-        PAIR_WEIGHT
-        + UNPAIRED_BEFORE_WEIGHT * unpaired
-        + L_WEIGHT * l_terms
-        + M_WEIGHT * m_terms
+        PAIR_WEIGHT * unit // 2
+        + UNPAIRED_BEFORE_WEIGHT * unit // 2 * unpaired
+        + L_WEIGHT * unit // 2 * l_terms
+        + M_WEIGHT * unit // 2 * m_terms
         - SCORE_DIFF_WEIGHT * diff
     )
     return Game(

@@ -12,11 +12,11 @@ into a :class:`~tcecd.pairing.base.RoundPairing`:
 * ``games``: the boards in order (leg 1), then in a double round the reversed
   games in the same order (leg 2);
 * the players left unpaired get pairing-allocated BYEs scored as a win (spec):
-  the one with the lowest pairing number is ``bye``; any further ones (the
-  model may leave several unpaired) follow the round's requested byes in
-  ``requested_byes`` as ``Bye(player, ByeKind.PAIRING)``, by pairing number.
-  Such ``U`` entries in ``context.requested_byes`` (a record replayed as its
-  own context) are ignored: the system allocates them.
+  all of them are the round's ``byes`` (the model may leave several unpaired).
+  ``U`` entries in ``context.requested_byes`` (a record replayed as its own
+  context) are ignored: the system allocates them.
+* the event's rules: forbidden pairs are left out as pairs that met; scores
+  follow the point system, with the round's virtual points (:mod:`.model`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING
 from tcecd.errors import PairingError
 from tcecd.pairing.base import (
     NO_CONTEXT,
-    Bye,
-    ByeKind,
     EventLengthSystem,
     Pair,
     Player,
@@ -108,13 +106,12 @@ def to_round_pairing(
     )
     games = board_order_games(pairs, double=double)
     paired = {pid for p in pairs for pid in (p.first, p.second)}
-    unpaired = [d.player.id for d in model.players if d.player.id not in paired]  # by seed
-    extra = tuple(Bye(pid, ByeKind.PAIRING) for pid in unpaired[1:])
+    unpaired = [d.player.id for d in model.players if d.player.id not in paired]
     return RoundPairing(
         round=model.round,
-        bye=unpaired[0] if unpaired else None,
+        byes=unpaired,
         removed_history_rounds=(),
         pairs=pairs,
         games=tuple(games),
-        requested_byes=requested(context) + extra,
+        requested_byes=requested(context),
     )
