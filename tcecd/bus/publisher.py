@@ -48,7 +48,6 @@ import random
 import ssl
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import aiomqtt
@@ -61,6 +60,7 @@ from tcecd.bus.queue import OutQueue
 from tcecd.bus.settings import MqttSettings
 from tcecd.events import DomainEvent
 from tcecd.game.record import GameRecord, GameSummary
+from tcecd.wallclock import utc_now
 
 #: Seconds to wait for a CONNACK or a PUBACK before treating the broker as gone.
 _OP_TIMEOUT_S = 5.0
@@ -74,11 +74,6 @@ _ACK_BATCH = 64
 
 #: An outbox row as the daemon's state gives it: (row id, message).
 StoredRow = tuple[int, OutboxEntry]
-
-
-def utc_now_iso() -> str:
-    """The wall clock as ``2026-11-22T03:59:43.149Z`` (the payload ``ts``)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Publisher:
@@ -102,7 +97,7 @@ class Publisher:
         event: str = "event",
         log: Any = None,
         daemon_info: Mapping[str, Any] | None = None,
-        clock: Callable[[], str] = utc_now_iso,
+        clock: Callable[[], str] = utc_now,
         backoff_initial_s: float = 0.5,
         backoff_max_s: float = 30.0,
         close_timeout_s: float = 2.0,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from tcecd.daemon.progress import ProgressDisplay
 from tcecd.daemon.stream import BaseSink, Committed
-from tcecd.domain import GameId
 from tcecd.event.state import EventState
 
 
@@ -26,7 +25,3 @@ class ProgressSink(BaseSink):
 
     def handle(self, committed: Committed, state: EventState) -> None:
         self.display.publish(committed.event)
-
-
-def _order(gid: GameId) -> tuple[int, int]:
-    return (gid.round, gid.number)
