@@ -366,3 +366,24 @@ async def test_broker_restart_mid_event_loses_no_result(tmp_path: Path, mosquitt
         points[white[1]] = points.get(white[1], 0) + w
         points[black[1]] = points.get(black[1], 0) + 1 - w
     assert {row["id"]: row["score"] for row in doc["rows"]} == points
+
+
+def test_the_stall_limit_is_the_configs(tmp_path: Path) -> None:
+    """``time_control.stall_timeout_ms`` reaches the game (one value, GameRules,
+    from the config to the game): without a clock (depth only) an engine that
+    stops answering is a stall after 1.5 s, not after the old fixed 60 s."""
+    cfg = write_config(
+        tmp_path, engines=("ab-d1", "broken-hang"), rounds=1, concurrency=1,
+        extra="", strikes="{max: 3, on_fault: lose}",
+    )  # fmt: skip
+    text = cfg.read_text(encoding="utf-8").replace(
+        'time_control: {tc: "60+1"}', "time_control: {depth: 1, stall_timeout_ms: 1500}"
+    )
+    cfg.write_text(text, encoding="utf-8")
+    proc = run_tcecd(cfg)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    pgn = (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")
+    assert '[Termination "stalled connection"]' in pgn
+    faults = [json.loads(line) for line in proc.stderr.splitlines()
+              if '"engine fault"' in line]  # fmt: skip
+    assert [f["detail"] for f in faults] == ["no move after 1500 ms"]
