@@ -340,8 +340,10 @@ class EventRunner:
         if self.s.json_dir is not None:
             # Rendered when written (at most every FileWriter.interval_s).
             self.files.submit(self.s.json_dir / "live.json", live.document_text)
-            # TCEC's viewer fetches live.pgn first (PGN text with TCEC comments).
-            self.files.submit(self.s.json_dir / "live.pgn", live.pgn)
+            # TCEC's viewer fetches live.pgn first. As on TCEC's site it holds the
+            # live game JSON: from PGN text (no FEN per move) the viewer cannot
+            # place the board of a game whose first move is Black's (issue 27).
+            self.files.submit(self.s.json_dir / "live.pgn", live.document_text)
 
     # -- the event --------------------------------------------------------------------
 

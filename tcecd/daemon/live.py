@@ -2,11 +2,13 @@
 
 One :class:`LiveGame` per running game accumulates the TCEC move entries and
 the PGN movetext, so that rewriting ``live.json`` and ``live.pgn`` after a move
-costs two joins and two renames, not a replay of the game: each move entry is
+costs a join and a rename each, not a replay of the game: each move entry is
 serialised once (:meth:`LiveGame.document_text` keeps the texts), not the whole
 document again after every move, which grew with the game.
-Once the game is over, ``live.pgn`` is its final PGN (TCEC's viewer shows the
-last game until the next one starts).
+The daemon writes that JSON document to both files, as TCEC's site does: its
+viewer places the board from the moves' FENs, which PGN text lacks (a game
+whose first move is Black's stayed at its start position). :meth:`LiveGame.pgn`
+is the game as PGN text (its final PGN once it ended).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The ``tcecd web`` server: one asyncio process, aiohttp for HTTP and websockets,
-python-socketio 4.x for TCEC's viewer, aiomqtt for the stream.
+aiomqtt for the stream, and (with the ``tcec-viewer`` extra) python-socketio 4.x
+for TCEC's viewer.
 
 * ``/`` the live page (``static/``: HTML, JS, CSS, the vendored chessground);
 * ``/ws`` the page's websocket: a snapshot on connect, then deltas
@@ -9,11 +10,15 @@ python-socketio 4.x for TCEC's viewer, aiomqtt for the stream.
   ``/tcec/``, next to a TCEC viewer folder served with ``--viewer DIR``);
 * ``/socket.io/`` the socket.io events TCEC's viewer listens to (``pgn``,
   ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``users``), protocol
-  4 over Engine.IO 3 (what its socket.io-client 2.x speaks).
+  4 over Engine.IO 3 (:mod:`tcecd.web.sio`; absent without the extra).
 
-Nothing polls: every MQTT message is applied to the models at once and what
-changed is pushed. A page that cannot keep up (its send queue fills) is
-disconnected; it reconnects and gets a fresh snapshot.
+Nothing polls: every MQTT message is checked against its schema
+(:mod:`tcecd.bus.schema`; a bad one is skipped and counted), applied to the
+models at once and what changed is pushed. A page that cannot keep up (its
+send queue fills) is disconnected; it reconnects and gets a fresh snapshot.
+Strangers are bounded (:mod:`tcecd.web.http`): a cap on connections, a header
+timeout, one serialised snapshot per state shared by every page and at most
+one pending per page, a cap on socket.io sessions.
 """
 
 from __future__ import annotations
@@ -31,12 +36,24 @@ from typing import Any
 
 import aiohttp
 import aiomqtt
-import socketio
 from aiohttp import web
 
 from tcecd.bus.settings import MqttSettings
+from tcecd.web.http import (
+    HEADER_TIMEOUT_S,
+    CappedSite,
+    connection_limit,
+    security_headers,
+    viewer_file,
+)
 from tcecd.web.model import PageModel
 from tcecd.web.tcec import FILES, TcecFeed, delta_pgn, end_pgn, end_record
+
+try:  # the optional extra tcecd[tcec-viewer]
+    from tcecd.web.sio import ViewerSockets, encode_event
+except ImportError:  # pragma: no cover - exercised by a subprocess test
+    ViewerSockets = None  # type: ignore[assignment,misc]
+    encode_event = None  # type: ignore[assignment]
 
 STATIC = Path(__file__).parent / "static"
 
@@ -46,6 +63,15 @@ CLIENT_QUEUE = 1000
 #: daemon has not started (a file read): steady, not backing off, so that a page
 #: opened before the daemon follows the event from its first move.
 EMBEDDED_POLL_S = 0.25
+#: The largest message a page sends (the text ``snapshot``).
+PAGE_MESSAGE_MAX = 64
+#: At most one line a minute about skipped messages (after the first).
+SKIP_REPORT_S = 60.0
+
+#: Why the TCEC viewer's live feed is off, printed at start without the extra.
+NO_SOCKETIO = ("TCEC viewer feed disabled: python-socketio 4.x is not installed "
+               "(pip install 'tcecd[tcec-viewer]'); the page and TCEC's viewer files "
+               "are served, without the viewer's live pushes")
 
 
 def _client(settings: MqttSettings, identifier: str) -> aiomqtt.Client:
@@ -56,27 +82,8 @@ def _client(settings: MqttSettings, identifier: str) -> aiomqtt.Client:
                           timeout=5)
 
 
-class _Manager(socketio.AsyncManager):  # type: ignore[misc]
-    """python-socketio 4.x's client manager with ``emit`` fit for Python 3.11+.
-
-    4.x (the last server line speaking socket.io protocol 4 / Engine.IO 3) hands
-    bare coroutines to ``asyncio.wait``, which Python 3.11 refuses ("Passing
-    coroutines is forbidden"): every emit would fail. This sends the same
-    packets to the same participants, awaited together with ``asyncio.gather``.
-    """
-
-    async def emit(self, event: str, data: Any, namespace: str, room: str | None = None,
-                   skip_sid: Any = None, callback: Any = None, **kwargs: Any) -> None:
-        if namespace not in self.rooms or room not in self.rooms[namespace]:
-            return
-        skip = skip_sid if isinstance(skip_sid, list) else [skip_sid]
-        sends = []
-        for sid in list(self.get_participants(namespace, room)):
-            if sid in skip:
-                continue
-            ack = self._generate_ack_id(sid, namespace, callback) if callback else None
-            sends.append(self.server._emit_internal(sid, event, data, namespace, ack))
-        await asyncio.gather(*sends)
+def _say(text: str) -> None:
+    print(f"tcecd web: {text}", file=sys.stderr, flush=True)
 
 
 class _Page:
@@ -85,6 +92,10 @@ class _Page:
     def __init__(self, ws: web.WebSocketResponse) -> None:
         self.ws = ws
         self.queue: asyncio.Queue[str] = asyncio.Queue(CLIENT_QUEUE)
+        #: the model's seq of the last snapshot queued (None: none yet)
+        self.snapshot_seq: int | None = None
+        #: the snapshot queued and not sent yet (a page asks for one at a time)
+        self.pending: str | None = None
 
 
 class WebServer:
@@ -92,13 +103,16 @@ class WebServer:
 
     def __init__(self, settings: MqttSettings, *, event: str | None = None,
                  host: str = "127.0.0.1", port: int = 8080, viewer: Path | None = None,
-                 locate: Callable[[], MqttSettings | None] | None = None) -> None:  # fmt: skip
+                 locate: Callable[[], MqttSettings | None] | None = None,
+                 max_connections: int | None = None) -> None:  # fmt: skip
         self.settings = settings
         #: Where the broker is now (an ``mqtt: embedded`` event's moves with its
         #: daemon), asked before each connection attempt; None: ``settings``.
         self.locate = locate
         self.host, self.port = host, port
         self.viewer = viewer
+        #: Connections served at once (and socket.io sessions held at once).
+        self.max_connections = connection_limit(max_connections)
         self.model = PageModel(settings.topic_prefix, event)
         self.feeds: dict[str, TcecFeed] = {}
         #: MQTT messages for :meth:`feed_loop` (event slug, topic levels below it, payload).
@@ -107,23 +121,24 @@ class WebServer:
         self.mqtt_up = False
         self.mqtt_error: str | None = None
         self.modified: dict[str, float] = {}  # TCEC document -> when it last changed
-        self.sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*",
-                                        client_manager=_Manager(), logger=False,
-                                        engineio_logger=False)
+        self._snapshot: tuple[Any, str] | None = None  # (key, serialised snapshot)
+        self._skip_report = 0.0  # when skipped messages were last reported
+        self._skips_reported = 0
         self._prev_headers: Any = None
-        self.sio_clients: set[str] = set()
+        #: TCEC document name -> (the document, its socket.io packet for a new viewer)
+        self._encoded: dict[str, tuple[Any, str]] = {}
+        self.sockets = (ViewerSockets(self._sio_connect, max_sessions=self.max_connections)
+                        if ViewerSockets is not None else None)
+        self.site: CappedSite | None = None
         self.app = self._make_app()
 
     # -- HTTP ---------------------------------------------------------------------------
 
     def _make_app(self) -> web.Application:
         app = web.Application()
-        self.sio.attach(app)
-        self.sio.on("connect", self._sio_connect)
-        self.sio.on("disconnect", self._sio_disconnect)
-        self.sio.on("getusers", self._sio_getusers)
-        for name in ("room", "noroom", "vote"):
-            self.sio.on(name, self._sio_ignore)
+        app.on_response_prepare.append(security_headers)
+        if self.sockets is not None:
+            self.sockets.attach(app)
         app.router.add_get("/", self._index)
         app.router.add_get("/ws", self._websocket)
         app.router.add_get("/state.json", self._state)
@@ -134,14 +149,14 @@ class WebServer:
                 app.router.add_get(f"{base}/{name}", self._tcec_file)
         app.router.add_static("/static/", STATIC)
         if self.viewer is not None:
-            app.router.add_static("/tcec/", self.viewer, show_index=False)
+            app.router.add_get("/tcec/{path:.+}", viewer_file(self.viewer))
         return app
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html")
 
     async def _state(self, request: web.Request) -> web.Response:
-        return web.json_response(self._envelope(self.model.snapshot()))
+        return web.Response(text=self._snapshot_text(), content_type="application/json")
 
     @property
     def feed(self) -> TcecFeed | None:
@@ -156,11 +171,12 @@ class WebServer:
             "Cache-Control": "no-cache", "Access-Control-Allow-Origin": "*"})
 
     async def _live_pgn(self, request: web.Request) -> web.Response:
+        # TCEC's live.pgn is the live game JSON (docs/web.md), as the daemon writes it.
         feed = self.feed
         text = feed.live_pgn() if feed is not None else None
         if text is None:
             raise web.HTTPNotFound()
-        return self._file("pgn", text, "application/x-chess-pgn")
+        return self._file("pgn", text, "application/json")
 
     async def _live_json(self, request: web.Request) -> web.Response:
         return self._doc("pgn")
@@ -177,25 +193,50 @@ class WebServer:
 
     # -- the page's websocket -----------------------------------------------------------
 
+    def _mqtt_status(self) -> dict[str, Any]:
+        return {"up": self.mqtt_up, "error": self.mqtt_error, "skipped": self.model.skipped}
+
     def _envelope(self, msg: dict[str, Any]) -> dict[str, Any]:
         msg["now"] = int(time.time() * 1000)
-        msg["mqtt"] = {"up": self.mqtt_up, "error": self.mqtt_error}
+        msg["mqtt"] = self._mqtt_status()
         return msg
+
+    def _snapshot_text(self) -> str:
+        """The snapshot, serialised once per state and shared by every page
+        that asks (its ``now`` is when it was made: each page gets a ``link``
+        message with the current time after it)."""
+        key = (self.model.seq, self.mqtt_up, self.mqtt_error, self.model.skipped)
+        if self._snapshot is None or self._snapshot[0] != key:
+            self._snapshot = (key, json.dumps(self._envelope(self.model.snapshot())))
+        return self._snapshot[1]
+
+    def _link_text(self) -> str:
+        return json.dumps(self._envelope({"t": "link", "seq": self.model.seq}))
+
+    def _queue_snapshot(self, page: _Page) -> None:
+        """A snapshot for ``page``, unless one is on its way or it has this one."""
+        if page.pending is not None or page.snapshot_seq == self.model.seq:
+            return
+        page.snapshot_seq = self.model.seq
+        page.pending = self._snapshot_text()
+        self._send(page, page.pending)
+        self._send(page, self._link_text())
 
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
         # No permessage-deflate: it would compress every message once per page
         # (its dictionary is per connection), where now one serialised text is
-        # written to all; moves are ~1 kB, and the CPU is what 50 pages share.
-        ws = web.WebSocketResponse(heartbeat=20, compress=False)
+        # written to all; moves are ~1 kB, and the CPU is what the pages share.
+        ws = web.WebSocketResponse(heartbeat=20, compress=False,
+                                   max_msg_size=PAGE_MESSAGE_MAX)
         await ws.prepare(request)
         page = _Page(ws)
-        page.queue.put_nowait(json.dumps(self._envelope(self.model.snapshot())))
+        self._queue_snapshot(page)
         self.pages.add(page)
         writer = asyncio.create_task(self._writer(page))
         try:
             async for msg in ws:
                 if msg.type == aiohttp.WSMsgType.TEXT and msg.data == "snapshot":
-                    self._send(page, json.dumps(self._envelope(self.model.snapshot())))
+                    self._queue_snapshot(page)
         finally:
             self.pages.discard(page)
             writer.cancel()
@@ -206,6 +247,8 @@ class WebServer:
     async def _writer(self, page: _Page) -> None:
         while True:
             text = await page.queue.get()
+            if text is page.pending:
+                page.pending = None  # the page may ask for another one from now on
             try:
                 await page.ws.send_str(text)
             except (ConnectionError, RuntimeError):
@@ -226,35 +269,34 @@ class WebServer:
     # -- socket.io (TCEC's viewer) -------------------------------------------------------
 
     def _users(self) -> int:
-        return len(self.sio_clients)
+        return self.sockets.viewers if self.sockets is not None else 0
 
-    async def _sio_connect(self, sid: str, environ: Any) -> None:
-        self.sio_clients.add(sid)
+    def _encoded_doc(self, name: str, doc: Any) -> str:
+        """The socket.io packet a new viewer gets for ``doc``, made once per document."""
+        cached = self._encoded.get(name)
+        if cached is None or cached[0] is not doc:
+            data = delta_pgn(doc, {}, self._users()) if name == "pgn" else doc
+            cached = (doc, encode_event(name, data))
+            self._encoded[name] = cached
+        return cached[1]
+
+    async def _sio_connect(self, sid: str) -> None:
         feed = self.feed
-        if feed is None:
+        if feed is None or self.sockets is None:
             return
         doc = feed.docs.get("pgn")
         if doc is not None:  # the whole game, as after a game change
             self._prev_headers = doc.get("Headers")  # what the next push compares with
-            await self.sio.emit("pgn", delta_pgn(doc, {}, self._users()), room=sid)
+            await self.sockets.send(self._encoded_doc("pgn", doc), to=sid)
         for name in ("tournament", "schedule", "crosstable", "crash"):
             if name in feed.docs:
-                await self.sio.emit(name, feed.docs[name], room=sid)
-
-    async def _sio_disconnect(self, sid: str) -> None:
-        self.sio_clients.discard(sid)
-
-    async def _sio_getusers(self, sid: str, *args: Any) -> None:
-        await self.sio.emit("users", {"count": self._users()}, room=sid)
-
-    async def _sio_ignore(self, sid: str, *args: Any) -> None:
-        return None
+                await self.sockets.send(self._encoded_doc(name, feed.docs[name]), to=sid)
 
     async def _push_tcec(self, feed: TcecFeed, changed: list[str]) -> None:
         now = time.time()
         for name in changed:
             self.modified[name] = now
-        if not self.sio_clients:
+        if self.sockets is None or not self.sockets.sessions:
             # No TCEC viewer connected: nothing to push, and the documents
             # (the live game's above all) are built when one asks for them.
             return
@@ -264,17 +306,23 @@ class WebServer:
                 headers = doc.get("Headers")
                 payload = delta_pgn(doc, self._prev_headers, self._users())
                 self._prev_headers = headers
-                await self.sio.emit("pgn", payload)
+                await self.sockets.send(encode_event("pgn", payload))
             else:
-                await self.sio.emit(name, doc)
+                await self.sockets.send(self._encoded_doc(name, doc))
 
     # -- MQTT ---------------------------------------------------------------------------
 
     async def handle(self, topic: str, payload: bytes) -> None:
         """Apply one MQTT message to the pages' model and send them what changed
-        at once; queue it for TCEC's documents (:meth:`feed_loop`)."""
+        at once; queue it for TCEC's documents (:meth:`feed_loop`). A message
+        whose payload is not what its topic carries (:mod:`tcecd.bus.schema`)
+        is skipped by both, and counted."""
+        skipped = self.model.skipped
         for msg in self.model.apply(topic, payload):
             self.broadcast(msg)
+        if self.model.skipped != skipped:
+            self._report_skip()
+            return
         levels = topic.split("/")
         n = len(self.model.prefix)
         if levels[:n] != self.model.prefix or len(levels) < n + 2:
@@ -283,6 +331,15 @@ class WebServer:
         if self.model.watcher.event is not None and slug != self.model.watcher.event:
             return
         self.feed_queue.put_nowait((slug, levels[n + 1:], payload))
+
+    def _report_skip(self) -> None:
+        """One line for the first skipped message, then at most one a minute."""
+        now = time.monotonic()
+        if self._skips_reported and now - self._skip_report < SKIP_REPORT_S:
+            return
+        self._skip_report, self._skips_reported = now, self.model.skipped
+        _say(f"skipped a message that is not what its topic carries "
+             f"({self.model.skipped} so far): {self.model.skip_reason}")
 
     async def feed_loop(self) -> None:
         """TCEC's documents, kept apart from the pages' path: a game's end has
@@ -299,15 +356,23 @@ class WebServer:
                 if changed and view is not None and view.slug == slug:
                     await self._push_tcec(feed, changed)
             except Exception as exc:  # one odd message must not stop the viewer's feed
-                print(f"tcecd web: TCEC feed: {'/'.join(rest)}: {type(exc).__name__}: {exc}",
-                      file=sys.stderr, flush=True)
+                _say(f"TCEC feed: {'/'.join(rest)}: {type(exc).__name__}: {exc}")
             finally:
                 self.feed_queue.task_done()
 
-    def _link(self, up: bool, error: str | None) -> None:
+    def _source(self, settings: MqttSettings | None = None) -> str:
+        return (settings or self.settings).redacted_url()
+
+    def _link(self, up: bool, error: str | None, settings: MqttSettings | None = None) -> None:
+        """The broker connection went up or down: the pages are told, and so is
+        the terminal (once per change, not once per retry)."""
         if (up, error) != (self.mqtt_up, self.mqtt_error):
             self.mqtt_up, self.mqtt_error = up, error
             self.broadcast({"t": "link", "seq": self.model.seq})
+            if up:
+                _say(f"connected to the broker {self._source(settings)}")
+            else:
+                _say(f"broker {self._source(settings)} unreachable ({error}); retrying")
 
     async def mqtt_loop(self) -> None:
         """Follow the stream until cancelled, reconnecting with back-off."""
@@ -327,32 +392,38 @@ class WebServer:
             try:
                 async with _client(settings, ident) as client:
                     await client.subscribe(topic, qos=1)
-                    self._link(True, None)
+                    self._link(True, None, settings)
                     delay = 0.25
                     async for m in client.messages:
                         payload = m.payload if isinstance(m.payload, bytes) else b""
                         try:
                             await self.handle(str(m.topic), payload)
                         except Exception as exc:  # one odd message must not stop the page
-                            print(f"tcecd web: {m.topic}: {type(exc).__name__}: {exc}",
-                                  file=sys.stderr, flush=True)
+                            _say(f"{m.topic}: {type(exc).__name__}: {exc}")
             except aiomqtt.MqttError as exc:
-                self._link(False, str(exc) or type(exc).__name__)
+                self._link(False, str(exc) or type(exc).__name__, settings)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 
     async def serve(self, ready: asyncio.Event | None = None) -> None:
-        runner = web.AppRunner(self.app, access_log=None)
+        # A connection with no whole request within HEADER_TIMEOUT_S is closed
+        # (aiohttp's keep-alive timer runs from the connection's start too).
+        runner = web.AppRunner(self.app, access_log=None, keepalive_timeout=HEADER_TIMEOUT_S)
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
-        await site.start()
+        self.site = CappedSite(runner, self.host, self.port, limit=self.max_connections)
+        await self.site.start()
+        if self.sockets is None:
+            _say(NO_SOCKETIO)
         if ready is not None:
             ready.set()
         try:
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(self.feed_loop())
+                if self.sockets is not None:
+                    tasks.create_task(self.sockets.run())
                 await self.mqtt_loop()
         finally:
             for page in list(self.pages):
                 await page.ws.close()
             await runner.cleanup()
+
