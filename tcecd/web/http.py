@@ -9,12 +9,14 @@ proxy: docs/operations.md). What this module gives the server:
   no framing (:data:`PAGE_CSP`); the files and the TCEC viewer's folder are not
   framed either; every answer has ``X-Content-Type-Options: nosniff`` and
   ``Referrer-Policy: no-referrer``; the ``Server`` header names no version.
-* **Connection limits** (:class:`CappedSite`): at most ``limit`` connections
-  at once (a connection beyond it gets ``503`` and is closed at once, so that
-  a flood of idle connections cannot use up the file descriptors a page or a
-  TCEC viewer needs); a connection that has not sent a whole request within
-  :data:`HEADER_TIMEOUT_S` of opening (or of its previous answer) is closed
-  (aiohttp's keep-alive timer, which also runs from the connection's start).
+* **Connection limits** (:class:`ConnectionGuard`, :class:`CappedSite`): at
+  most ``limit`` connections at once, below the file-descriptor limit; at the
+  cap a new connection replaces the one idle longest (partial headers, or
+  keep-alive between requests), so that a flood of idle connections cannot lock
+  a viewer out, and is refused (``503``) only when every connection is busy; a
+  connection that has not sent a whole request within :data:`HEADER_TIMEOUT_S`
+  of opening (or of its previous answer) is closed (aiohttp's keep-alive timer,
+  which also runs from the connection's start).
 * **The TCEC viewer's folder** (:func:`viewer_file`): only its files, no
   dotfile or dot-directory (a checkout's ``.git``, an ``.env``), nothing a
   symbolic link leads out of the folder to, no directory listing.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import resource
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path, PurePosixPath
 
@@ -93,7 +96,7 @@ def connection_limit(requested: int | None = None) -> int:
 
 
 class _Refused(asyncio.Protocol):
-    """A connection beyond the cap: ``503`` and closed at once."""
+    """A connection beyond the cap with every slot busy: ``503``, closed at once."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.WriteTransport)
@@ -102,15 +105,76 @@ class _Refused(asyncio.Protocol):
         transport.close()
 
 
-class CappedSite(web.BaseSite):
-    """A TCP site that serves at most ``limit`` connections at once."""
+class ConnectionGuard:
+    """At most ``limit`` connections at once; at the cap, a new connection
+    takes the place of the one idle longest (no request in progress: partial
+    headers, or keep-alive between requests), so that idle connections, however
+    many, never lock out a viewer; only when every connection is busy (pages'
+    websockets, long polls, answers being sent) is the new one refused (``503``).
 
-    def __init__(self, runner: web.BaseRunner, host: str, port: int, *, limit: int,
-                 backlog: int = 512) -> None:  # fmt: skip
-        super().__init__(runner, backlog=backlog)
-        self._host, self._port, self.limit = host, port, limit
-        #: connections refused because the cap was reached
+    :meth:`middleware` notes which connections are in a request; a connection
+    is idle from its opening or from the end of its last request."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        #: connections closed to make room / refused because all were busy
+        self.evicted = 0
         self.refused = 0
+        self._busy: dict[asyncio.BaseProtocol, int] = {}
+        # connection -> when it became idle (its opening, or its last answer);
+        # closed ones are pruned once there are twice as many entries as the cap
+        # (aiohttp's handlers take no weak references).
+        self._since: dict[web.RequestHandler, float] = {}
+
+    @web.middleware
+    async def middleware(self, request: web.Request,
+                         handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+                         ) -> web.StreamResponse:  # fmt: skip
+        proto = request.protocol
+        self._busy[proto] = self._busy.get(proto, 0) + 1
+        try:
+            return await handler(request)
+        finally:
+            left = self._busy.pop(proto) - 1
+            if left:
+                self._busy[proto] = left
+            if proto in self._since:
+                self._since[proto] = time.monotonic()
+
+    def factory(self, server: web.Server) -> Callable[[], asyncio.BaseProtocol]:
+        """The protocol factory for ``loop.create_server`` around aiohttp's."""
+
+        def protocol() -> asyncio.BaseProtocol:
+            live = server.connections
+            if len(live) >= self.limit and not self._evict(live):
+                self.refused += 1
+                return _Refused()
+            handler = server()
+            if len(self._since) >= 2 * self.limit:
+                self._since = {h: t for h, t in self._since.items() if h.transport is not None}
+            self._since[handler] = time.monotonic()
+            return handler
+
+        return protocol
+
+    def _evict(self, live: list[web.RequestHandler]) -> bool:
+        idle = [(self._since.get(h, 0.0), i) for i, h in enumerate(live)
+                if h not in self._busy and h.transport is not None]
+        if not idle:
+            return False
+        live[min(idle)[1]].force_close()
+        self.evicted += 1
+        return True
+
+
+class CappedSite(web.BaseSite):
+    """A TCP site whose connections a :class:`ConnectionGuard` caps (its
+    middleware must be in the application)."""
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, *,
+                 guard: ConnectionGuard, backlog: int = 512) -> None:  # fmt: skip
+        super().__init__(runner, backlog=backlog)
+        self._host, self._port, self.guard = host, port, guard
 
     @property
     def name(self) -> str:
@@ -120,16 +184,10 @@ class CappedSite(web.BaseSite):
         await super().start()
         server = self._runner.server
         assert server is not None
-
-        def protocol() -> asyncio.BaseProtocol:
-            if len(server.connections) >= self.limit:
-                self.refused += 1
-                return _Refused()
-            return server()
-
         loop = asyncio.get_running_loop()
-        self._server = await loop.create_server(protocol, self._host, self._port,
-                                                backlog=self._backlog, reuse_address=True)
+        self._server = await loop.create_server(self.guard.factory(server), self._host,
+                                                self._port, backlog=self._backlog,
+                                                reuse_address=True)
 
 
 def _viewer_path(root: Path, tail: str) -> Path | None:

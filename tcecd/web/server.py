@@ -42,6 +42,7 @@ from tcecd.bus.settings import MqttSettings
 from tcecd.web.http import (
     HEADER_TIMEOUT_S,
     CappedSite,
+    ConnectionGuard,
     connection_limit,
     security_headers,
     viewer_file,
@@ -104,7 +105,8 @@ class WebServer:
     def __init__(self, settings: MqttSettings, *, event: str | None = None,
                  host: str = "127.0.0.1", port: int = 8080, viewer: Path | None = None,
                  locate: Callable[[], MqttSettings | None] | None = None,
-                 max_connections: int | None = None) -> None:  # fmt: skip
+                 max_connections: int | None = None,
+                 header_timeout_s: float = HEADER_TIMEOUT_S) -> None:  # fmt: skip
         self.settings = settings
         #: Where the broker is now (an ``mqtt: embedded`` event's moves with its
         #: daemon), asked before each connection attempt; None: ``settings``.
@@ -113,6 +115,8 @@ class WebServer:
         self.viewer = viewer
         #: Connections served at once (and socket.io sessions held at once).
         self.max_connections = connection_limit(max_connections)
+        self.guard = ConnectionGuard(self.max_connections)
+        self.header_timeout_s = header_timeout_s
         self.model = PageModel(settings.topic_prefix, event)
         self.feeds: dict[str, TcecFeed] = {}
         #: MQTT messages for :meth:`feed_loop` (event slug, topic levels below it, payload).
@@ -135,7 +139,7 @@ class WebServer:
     # -- HTTP ---------------------------------------------------------------------------
 
     def _make_app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(middlewares=[self.guard.middleware])
         app.on_response_prepare.append(security_headers)
         if self.sockets is not None:
             self.sockets.attach(app)
@@ -408,9 +412,10 @@ class WebServer:
     async def serve(self, ready: asyncio.Event | None = None) -> None:
         # A connection with no whole request within HEADER_TIMEOUT_S is closed
         # (aiohttp's keep-alive timer runs from the connection's start too).
-        runner = web.AppRunner(self.app, access_log=None, keepalive_timeout=HEADER_TIMEOUT_S)
+        runner = web.AppRunner(self.app, access_log=None,
+                               keepalive_timeout=self.header_timeout_s)
         await runner.setup()
-        self.site = CappedSite(runner, self.host, self.port, limit=self.max_connections)
+        self.site = CappedSite(runner, self.host, self.port, guard=self.guard)
         await self.site.start()
         if self.sockets is None:
             _say(NO_SOCKETIO)
