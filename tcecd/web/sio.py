@@ -12,7 +12,8 @@ rest of ``tcecd web`` never touches their API or their privates:
   (``getusers``, ``room``, ``noroom``, ``vote``) on the root namespace and never
   a binary packet. A binary message, a packet that announces binary
   attachments (types 5 and 6), a packet for another namespace or one larger
-  than :data:`MAX_MESSAGE` ends its session at once: 4.x keeps a partial
+  than :data:`MAX_MESSAGE` ends its session (and closes its websocket) at
+  once: 4.x keeps a partial
   binary packet per session for as long as its attachments take to arrive
   (unbounded, and kept after a disconnect), and a namespace per name asked.
 * **Per-session state is freed on disconnect**: the partial packet, the
@@ -43,6 +44,7 @@ from typing import Any
 import socketio
 from aiohttp import web
 from engineio import packet as eio_packet
+from engineio.async_drivers import aiohttp as eio_aiohttp
 
 #: A session's queue beyond this many packets: its client reads nothing; dropped.
 QUEUE_LIMIT = 256
@@ -50,9 +52,11 @@ QUEUE_LIMIT = 256
 POLL_GAP_S = 10.0
 #: The largest message a viewer may send (its events are a few dozen bytes).
 MAX_MESSAGE = 4096
-#: Engine.IO timings announced to the client (it pings every interval).
+#: Engine.IO timings announced to the client (it pings every interval); 3.x's
+#: defaults. The server also waits at most the timeout for a websocket's next
+#: frame, or with a long poll's answer, so it must exceed the interval.
 PING_INTERVAL_S = 25
-PING_TIMEOUT_S = 20
+PING_TIMEOUT_S = 60
 #: How often sessions are looked over.
 SWEEP_S = 1.0
 
@@ -101,6 +105,27 @@ class _Server(socketio.AsyncServer):  # type: ignore[misc]
         self.feed.forget(sid)
 
 
+class _WebSocket(eio_aiohttp.WebSocket):  # type: ignore[misc]
+    """3.x's aiohttp websocket, with frames bounded to :data:`MAX_MESSAGE` (aiohttp
+    closes the connection on a larger one) and known by session, so that a
+    dropped session's socket is closed at once."""
+
+    feed: ViewerSockets
+
+    async def __call__(self, environ: dict[str, Any]) -> web.WebSocketResponse:
+        request = environ["aiohttp.request"]
+        self._sock = web.WebSocketResponse(max_msg_size=MAX_MESSAGE)
+        await self._sock.prepare(request)
+        self.environ = environ
+        sid = self.handler.__self__.sid  # the Engine.IO socket this one carries
+        self.feed.websockets[sid] = self
+        try:
+            await self.handler(self)
+        finally:
+            self.feed.websockets.pop(sid, None)
+        return self._sock
+
+
 class ViewerSockets:
     """The socket.io endpoint TCEC's viewer connects to; see the module docstring.
 
@@ -119,6 +144,10 @@ class ViewerSockets:
                            http_compression=False, cookie=None)
         self.sio.feed = self
         self.eio = self.sio.eio
+        websocket = type("_FeedWebSocket", (_WebSocket,), {"feed": self})
+        self.eio._async = {**self.eio._async, "websocket": websocket}
+        #: sid -> its websocket, while it has one
+        self.websockets: dict[str, _WebSocket] = {}
         self.sio.on("connect", self._connect)
         self.sio.on("getusers", self._getusers)
         for name in ("room", "noroom", "vote"):
@@ -219,6 +248,9 @@ class ViewerSockets:
             # abort: no CLOSE packet queued for a client that may never read it
             await sock.close(wait=False, abort=True)
             sock.queue.put_nowait(None)  # ends a waiting long poll or websocket writer
+        ws = self.websockets.pop(sid, None)
+        if ws is not None:
+            await ws.close()
         self.forget(sid)
 
     def forget(self, sid: str) -> None:
