@@ -25,7 +25,7 @@ rest of ``tcecd web`` never touches their API or their privates:
   keep polling (a real one always has a request waiting: the server answers
   it when there is something to send); one with no request for
   :data:`POLL_GAP_S` is dropped, and only sessions that made a request since
-  their handshake count as viewers. A session whose queue holds more than
+  their handshake count as viewers (a handshake alone is not one). A session whose queue holds more than
   :data:`QUEUE_LIMIT` packets (its client reads nothing) is dropped too.
 * **One encoding per push**: a document is serialised once and the same text
   queued for every session (4.x serialises it once per session).
@@ -189,8 +189,14 @@ class ViewerSockets:
         if sid not in self.eio.sockets:
             response = await self.sio.handle_request(request)  # its "Invalid session"
             return response
-        if request.method == "GET":
-            self._active.add(sid)
+        if (request.content_length or 0) > MAX_MESSAGE:
+            # (3.x would disconnect the session and wait for its client to read
+            # the CLOSE packet, holding this request until then.)
+            self.refused += 1
+            await self.drop(sid)
+            raise web.HTTPRequestEntityTooLarge(max_size=MAX_MESSAGE,
+                                                actual_size=request.content_length or 0)
+        self._active.add(sid)
         self._busy[sid] = self._busy.get(sid, 0) + 1
         try:
             response = await self.sio.handle_request(request)
