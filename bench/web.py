@@ -2,9 +2,9 @@
 """Latency of ``tcecd web``: a move's MQTT message to its appearance on the page.
 
 Starts a Mosquitto on a free port, ``tcecd web`` (a subprocess, as deployed),
-``--clients`` websocket clients of the page protocol (default 48) and
+``--clients`` websocket clients of the page protocol (default 998) and
 ``--pages`` real headless Chromium pages (default 2, needs Debian's chromium +
-chromium-driver): 50 connected pages. Then ``tcecd run`` plays a small real
+chromium-driver): 1,000 connected pages. Then ``tcecd run`` plays a small real
 event (the bundled deterministic engines, one game at a time), once per
 ``--pace-ms`` value: ``0`` is flat out (depth-1 engines, tens of moves per
 second, far faster than any real event), ``150`` makes every engine answer
@@ -36,7 +36,7 @@ reached an MQTT subscriber in this process (its "MQTT message") to:
   how busy the machine is.
 
 Figures only, no assertions. Usage: ``.venv/bin/python bench/web.py
-[--clients 48] [--pages 2] [--rounds 3] [--max-moves 40] [--pace-ms 0 150]``.
+[--clients 998] [--pages 2] [--rounds 3] [--max-moves 40] [--pace-ms 0 150]``.
 """
 
 from __future__ import annotations
@@ -88,12 +88,17 @@ async def _clients(url: str, n: int) -> None:
     got: list[list[tuple[float, str]]] = [[] for _ in range(n)]
     ready = asyncio.Event()
     opened = 0
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # one socket per client
+    connecting = asyncio.Semaphore(50)  # not all 1,000 handshakes at once
 
     async def client(log: list[tuple[float, str]], session: aiohttp.ClientSession) -> None:
         nonlocal opened
         # No permessage-deflate: these clients stand for pages on other machines;
         # browsers negotiate it, and the Chromium pages measure that path.
-        async with session.ws_connect(url, compress=0, autoping=True) as ws:
+        async with connecting:
+            ws = await session.ws_connect(url, compress=0, autoping=True)
+        async with ws:
             opened += 1
             if opened == n:
                 ready.set()
@@ -102,7 +107,9 @@ async def _clients(url: str, n: int) -> None:
                     log.append((time.time() * 1000, msg.data))
 
     loop = asyncio.get_running_loop()
-    async with aiohttp.ClientSession() as session:
+    # limit=0: aiohttp's connector stops at 100 connections by default (the bench
+    # once measured 100 clients while asking for more).
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         tasks = [asyncio.create_task(client(log, session)) for log in got]
         await ready.wait()
         print("ready", flush=True)
@@ -162,15 +169,28 @@ def tree_cpu(roots: dict[str, int]) -> dict[str, float]:
 
 # -- the server's own cost --------------------------------------------------------------
 
+class _NullTransport:
+    """Where the replayed stream's frames go: nowhere (sending is not counted)."""
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def write(self, data: bytes) -> None:
+        return None
+
+
 async def server_cost(stream: list[tuple[str, bytes]], clients: int) -> list[float]:
     """CPU time (ms) ``tcecd web`` spends on each move message of the recorded
     stream, replayed in this process: the page model, the TCEC feed and the
-    queueing of the result for ``clients`` pages (sending excluded)."""
+    frames for ``clients`` pages (the sockets' sends excluded)."""
     from tcecd.bus.settings import MqttSettings
     from tcecd.web.server import WebServer, _Page
 
     server = WebServer(MqttSettings.from_url("mqtt://127.0.0.1:1"))
-    pages = [_Page(None) for _ in range(clients)]  # type: ignore[arg-type]  # never sent
+    pages = [_Page(None, _NullTransport()) for _ in range(clients)]  # type: ignore[arg-type]
     server.pages.update(pages)
     feed = getattr(server, "feed_loop", None)  # (the TCEC documents' own task, if any)
     if feed is not None:
@@ -183,15 +203,13 @@ async def server_cost(stream: list[tuple[str, bytes]], clients: int) -> list[flo
             await server.feed_queue.join()
         if topic.endswith("/move"):
             costs.append((time.process_time() - t0) * 1000)
-        for page in pages:
-            while not page.queue.empty():
-                page.queue.get_nowait()
     return costs
 
 
 # -- one run --------------------------------------------------------------------------
 
 def run_once(args: argparse.Namespace, pace_ms: int) -> None:
+    load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp, MosquittoBroker(Path(tmp) / "mq") as broker:
         broker.start()
         engines = ("ab-d1", "ab-d1-noisy",
@@ -274,7 +292,8 @@ def run_once(args: argparse.Namespace, pace_ms: int) -> None:
     pace = f"engines answer after {pace_ms} ms" if pace_ms else "flat out"
     print(f"\n== {pace}: {n} moves in {played:.1f} s ({n / played:.1f} moves/s), "
           f"{args.clients} websocket clients + {args.pages} Chromium page(s), loopback, "
-          f"{os.cpu_count()} cores, load average {load[0]:.1f} at the end")
+          f"{os.cpu_count()} cores, load average {load0[0]:.1f} at the start, "
+          f"{load[0]:.1f} at the end")
     for name, values in lat.items():
         print(summary(name, values))
     print(summary("server CPU per move msg", server_ms))
@@ -300,7 +319,7 @@ def main() -> None:
         asyncio.run(_clients(sys.argv[2], int(sys.argv[3])))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clients", type=int, default=48)
+    ap.add_argument("--clients", type=int, default=998)
     ap.add_argument("--pages", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--max-moves", type=int, default=40)

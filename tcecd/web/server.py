@@ -14,8 +14,9 @@ for TCEC's viewer.
 
 Nothing polls: every MQTT message is checked against its schema
 (:mod:`tcecd.bus.schema`; a bad one is skipped and counted), applied to the
-models at once and what changed is pushed. A page that cannot keep up (its
-send queue fills) is disconnected; it reconnects and gets a fresh snapshot.
+models at once and what changed is pushed: one websocket frame made per
+message and written to every page. A page that cannot keep up (128 kB it has
+not taken) is disconnected; it reconnects and gets a fresh snapshot.
 Strangers are bounded (:mod:`tcecd.web.http`): a cap on connections, a header
 timeout, one serialised snapshot per state shared by every page and at most
 one pending per page, a cap on socket.io sessions.
@@ -24,8 +25,8 @@ one pending per page, a cap on socket.io sessions.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import struct
 import sys
 import time
 import uuid
@@ -58,8 +59,10 @@ except ImportError:  # pragma: no cover - exercised by a subprocess test
 
 STATIC = Path(__file__).parent / "static"
 
-#: Messages queued for one page before it counts as stuck and is dropped.
-CLIENT_QUEUE = 1000
+#: Bytes written to a page and not yet taken by its connection, beyond which
+#: the page counts as stuck and is dropped (it reconnects and gets a snapshot):
+#: about a hundred moves, or two snapshots of a large event.
+PAGE_BUFFER = 128 * 1024
 #: How often the page's server looks for the event's embedded broker while its
 #: daemon has not started (a file read): steady, not backing off, so that a page
 #: opened before the daemon follows the event from its first move.
@@ -87,16 +90,37 @@ def _say(text: str) -> None:
     print(f"tcecd web: {text}", file=sys.stderr, flush=True)
 
 
-class _Page:
-    """One connected page: its websocket and its send queue."""
+def ws_frame(text: str) -> bytes:
+    """``text`` as one unmasked websocket text frame, as a server sends it
+    (RFC 6455, 5.2): made once per message and written as it is to every page,
+    where aiohttp's ``send_str`` would frame it again for each (see _Page)."""
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        head = struct.pack("!BB", 0x81, n)
+    elif n < 65536:
+        head = struct.pack("!BBH", 0x81, 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x81, 127, n)
+    return head + data
 
-    def __init__(self, ws: web.WebSocketResponse) -> None:
+
+class _Page:
+    """One connected page: its websocket and the connection under it.
+
+    What the server sends a page (snapshots, deltas, moves) is written straight
+    to the connection as a ready-made frame (:func:`ws_frame`), the same bytes
+    for every page, with no task or queue per page: at 1,000 pages a move costs
+    one write each. aiohttp's websocket keeps the rest (the page's messages,
+    pings, the close): each of its writes is a whole frame too, so frames never
+    interleave. The connection's own buffer holds what the page has not taken
+    yet; past :data:`PAGE_BUFFER` the page is dropped."""
+
+    def __init__(self, ws: web.WebSocketResponse, transport: asyncio.Transport) -> None:
         self.ws = ws
-        self.queue: asyncio.Queue[str] = asyncio.Queue(CLIENT_QUEUE)
-        #: the model's seq of the last snapshot queued (None: none yet)
+        self.transport = transport
+        #: the model's seq of the last snapshot sent (None: none yet)
         self.snapshot_seq: int | None = None
-        #: the snapshot queued and not sent yet (a page asks for one at a time)
-        self.pending: str | None = None
 
 
 class WebServer:
@@ -126,6 +150,7 @@ class WebServer:
         self.mqtt_error: str | None = None
         self.modified: dict[str, float] = {}  # TCEC document -> when it last changed
         self._snapshot: tuple[Any, str] | None = None  # (key, serialised snapshot)
+        self._snapshot_bytes: tuple[Any, bytes] | None = None  # (key, its frame)
         self._skip_report = 0.0  # when skipped messages were last reported
         self._skips_reported = 0
         self._prev_headers: Any = None
@@ -214,61 +239,62 @@ class WebServer:
             self._snapshot = (key, json.dumps(self._envelope(self.model.snapshot())))
         return self._snapshot[1]
 
+    def _snapshot_frame(self) -> bytes:
+        key = (self.model.seq, self.mqtt_up, self.mqtt_error, self.model.skipped)
+        if self._snapshot_bytes is None or self._snapshot_bytes[0] != key:
+            self._snapshot_bytes = (key, ws_frame(self._snapshot_text()))
+        return self._snapshot_bytes[1]
+
     def _link_text(self) -> str:
         return json.dumps(self._envelope({"t": "link", "seq": self.model.seq}))
 
-    def _queue_snapshot(self, page: _Page) -> None:
-        """A snapshot for ``page``, unless one is on its way or it has this one."""
-        if page.pending is not None or page.snapshot_seq == self.model.seq:
+    def _send_snapshot(self, page: _Page) -> None:
+        """The current snapshot for ``page`` (then a ``link`` with the time),
+        unless it has this one already, or something sent before is still in
+        its buffer (one pending at a time; a page that needs a snapshot asks
+        again at its next message)."""
+        if page.snapshot_seq == self.model.seq or page.transport.get_write_buffer_size():
             return
         page.snapshot_seq = self.model.seq
-        page.pending = self._snapshot_text()
-        self._send(page, page.pending)
-        self._send(page, self._link_text())
+        self._send(page, self._snapshot_frame())
+        self._send(page, ws_frame(self._link_text()))
 
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
         # No permessage-deflate: it would compress every message once per page
-        # (its dictionary is per connection), where now one serialised text is
-        # written to all; moves are ~1 kB, and the CPU is what the pages share.
+        # (its dictionary is per connection), where now one frame is written to
+        # all; moves are ~1 kB, and the CPU is what the pages share.
         ws = web.WebSocketResponse(heartbeat=20, compress=False,
                                    max_msg_size=PAGE_MESSAGE_MAX)
         await ws.prepare(request)
-        page = _Page(ws)
-        self._queue_snapshot(page)
+        transport = request.transport
+        if transport is None:
+            return ws  # gone already
+        page = _Page(ws, transport)
+        self._send_snapshot(page)
         self.pages.add(page)
-        writer = asyncio.create_task(self._writer(page))
         try:
             async for msg in ws:
                 if msg.type == aiohttp.WSMsgType.TEXT and msg.data == "snapshot":
-                    self._queue_snapshot(page)
+                    self._send_snapshot(page)
         finally:
             self.pages.discard(page)
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
         return ws
 
-    async def _writer(self, page: _Page) -> None:
-        while True:
-            text = await page.queue.get()
-            if text is page.pending:
-                page.pending = None  # the page may ask for another one from now on
-            try:
-                await page.ws.send_str(text)
-            except (ConnectionError, RuntimeError):
-                return
-
-    def _send(self, page: _Page, text: str) -> None:
-        try:
-            page.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            self.pages.discard(page)  # stuck: drop it; it reconnects and gets a snapshot
-            asyncio.get_running_loop().create_task(page.ws.close())
+    def _send(self, page: _Page, frame: bytes) -> None:
+        transport = page.transport
+        if transport.is_closing():
+            self.pages.discard(page)
+        elif transport.get_write_buffer_size() > PAGE_BUFFER:
+            # Stuck: dropped; it reconnects and gets a snapshot.
+            self.pages.discard(page)
+            transport.abort()
+        else:
+            transport.write(frame)
 
     def broadcast(self, msg: dict[str, Any]) -> None:
-        text = json.dumps(self._envelope(msg))
+        frame = ws_frame(json.dumps(self._envelope(msg)))
         for page in list(self.pages):
-            self._send(page, text)
+            self._send(page, frame)
 
     # -- socket.io (TCEC's viewer) -------------------------------------------------------
 

@@ -25,8 +25,9 @@ rest of ``tcecd web`` never touches their API or their privates:
   keep polling (a real one always has a request waiting: the server answers
   it when there is something to send); one with no request for
   :data:`POLL_GAP_S` is dropped, and only sessions that made a request since
-  their handshake count as viewers (a handshake alone is not one). A session whose queue holds more than
-  :data:`QUEUE_LIMIT` packets (its client reads nothing) is dropped too.
+  their handshake count as viewers (a handshake alone is not one). A session
+  whose queue holds more than :data:`QUEUE_LIMIT` packets (its client reads
+  nothing) is dropped too.
 * **One encoding per push**: a document is serialised once and the same text
   queued for every session (4.x serialises it once per session).
 * A manager whose broadcast works on Python 3.11+ (4.x hands ``asyncio.wait``
