@@ -192,33 +192,41 @@ class WebServer:
         view = self.model.view
         return self.feeds.get(view.slug) if view is not None else None
 
-    def _file(self, key: str, body: str, content_type: str) -> web.Response:
-        # The viewer runs the side to move's clock from Date - Last-Modified.
-        modified = self.modified.get(key, time.time())
-        return web.Response(text=body, content_type=content_type, headers={
-            "Last-Modified": formatdate(modified, usegmt=True),
-            "Cache-Control": "no-cache", "Access-Control-Allow-Origin": "*"})
+    def _file(self, request: web.Request, key: str, body: str | None,
+              content_type: str) -> web.Response:  # fmt: skip
+        """A TCEC document: ``Last-Modified`` is when it last changed (the viewer
+        runs the side to move's clock from ``Date`` minus it); its ``ETag``
+        names that change, so that a cache in front (docs/operations.md) may
+        keep it a second and revalidate it (``If-None-Match``: 304 while it has
+        not changed; Last-Modified's whole seconds could miss a second change
+        within one)."""
+        if body is None:
+            raise web.HTTPNotFound()
+        modified = self.modified.setdefault(key, time.time())
+        etag = f'"{key}-{modified:.6f}"'
+        headers = {"Last-Modified": formatdate(modified, usegmt=True), "ETag": etag,
+                   "Cache-Control": "public, max-age=1", "Access-Control-Allow-Origin": "*"}
+        if etag in request.headers.get("If-None-Match", ""):
+            raise web.HTTPNotModified(headers=headers)
+        return web.Response(text=body, content_type=content_type, headers=headers)
 
     async def _live_pgn(self, request: web.Request) -> web.Response:
         # TCEC's live.pgn is the live game JSON (docs/web.md), as the daemon writes it.
         feed = self.feed
         text = feed.live_pgn() if feed is not None else None
-        if text is None:
-            raise web.HTTPNotFound()
-        return self._file("pgn", text, "application/json")
+        return self._file(request, "pgn", text, "application/json")
 
     async def _live_json(self, request: web.Request) -> web.Response:
-        return self._doc("pgn")
+        return self._doc(request, "pgn")
 
     async def _tcec_file(self, request: web.Request) -> web.Response:
-        return self._doc(FILES[request.path.rsplit("/", 1)[-1]])
+        return self._doc(request, FILES[request.path.rsplit("/", 1)[-1]])
 
-    def _doc(self, key: str) -> web.Response:
+    def _doc(self, request: web.Request, key: str) -> web.Response:
         feed = self.feed
         doc = feed.docs.get(key) if feed is not None else None
-        if doc is None:
-            raise web.HTTPNotFound()
-        return self._file(key, json.dumps(doc), "application/json")
+        return self._file(request, key, None if doc is None else json.dumps(doc),
+                          "application/json")
 
     # -- the page's websocket -----------------------------------------------------------
 
