@@ -91,3 +91,47 @@ def test_web_serves_the_page_without_python_socketio() -> None:
     assert sio == 404
     assert ("TCEC viewer feed disabled: python-socketio 4.x is not installed "
             "(pip install 'tcecd[tcec-viewer]')") in err[0]
+
+
+async def test_ended_and_silent_sessions_leave_nothing_behind() -> None:
+    """What 4.x and the adapter keep per session is gone once it ends (a CLOSE
+    packet) or stops polling (swept 10 s after its last request)."""
+    pytest.importorskip("socketio")
+    import time
+
+    import aiohttp
+    from aiohttp import web
+    from aiohttp.test_utils import TestServer
+
+    from tcecd.web.sio import POLL_GAP_S, ViewerSockets
+
+    connected: list[str] = []
+
+    async def on_connect(sid: str) -> None:
+        connected.append(sid)
+
+    feed = ViewerSockets(on_connect, max_sessions=10)
+    app = web.Application()
+    feed.attach(app)
+    async with TestServer(app) as server, aiohttp.ClientSession() as http:
+        url = str(server.make_url("/socket.io/")) + "?EIO=3&transport=polling&b64=1"
+        for _ in range(3):
+            async with http.get(url) as r:
+                assert r.status == 200
+        closing = connected[0]
+        async with http.post(f"{url}&sid={closing}", data=_payload("1")) as r:  # CLOSE
+            assert r.status == 200
+        # 3.x keeps a closed session in its table until its client polls again.
+        assert feed.eio.sockets[closing].closed
+        assert feed.viewers == 0  # ended, and a handshake alone is no viewer
+        await feed.sweep(time.monotonic() + POLL_GAP_S + 1)
+    sio = feed.sio
+    assert len(connected) == 3
+    assert feed.sessions == 0
+    assert not sio.environ
+    assert not sio._binary_packet
+    assert not sio.manager.callbacks
+    assert not sio.manager.rooms.get("/", {}).get(None)
+    assert not feed._busy
+    assert not feed._idle_since
+    assert not feed._active
