@@ -8,7 +8,7 @@ server's memory (RSS) and file descriptors stay bounded, and viewers still get i
   32-engine event (a ~27 kB snapshot): nothing is serialised or queued for them
   beyond the snapshot they already have.
 * 2,000 socket.io polling handshakes that never poll again, while moves are
-  pushed: sessions capped, not counted as viewers, dropped once they stop polling.
+  pushed: sessions capped, not counted as viewers.
 * socket.io binary attachments (4.x keeps them, unbounded, also after a
   disconnect): the session and its websocket are closed at once, nothing kept.
 
@@ -208,7 +208,7 @@ async def test_snapshot_frames_flood_serialises_nothing_more(mosquitto: Mosquitt
     assert grew < 20, f"RSS grew by {grew:.0f} MB"
 
 
-async def test_polling_handshakes_are_capped_not_viewers_and_dropped(
+async def test_polling_handshakes_are_capped_and_not_viewers(
         mosquitto: MosquittoBroker) -> None:
     socketio = pytest.importorskip("socketio")
     start, moves = game_stream(40)
@@ -234,26 +234,15 @@ async def test_polling_handshakes_are_capped_not_viewers_and_dropped(
             await viewer.emit("getusers")
             await asyncio.to_thread(wait_for, lambda: users, 10, "the viewer count")
             grew = rss_mb(pid[0]) - before
-
-            async def handshake() -> int:
-                async with session.get(url) as r:
-                    return r.status
-
-            # Sessions that stopped polling are dropped: a handshake gets in again.
-            deadline = time.monotonic() + 40
-            again = await handshake()
-            while again != 200 and time.monotonic() < deadline:
-                await asyncio.sleep(0.5)
-                again = await handshake()
         await viewer.disconnect()
     # At most 500 sessions at once (the viewer holds one): the rest were refused
-    # until sessions that stopped polling were dropped (10 s without a request).
+    # until sessions that stopped polling were dropped (10 s without a request;
+    # tests/web/test_viewer_feed.py checks that they leave nothing behind).
     assert set(statuses) == {200, 503}
     assert statuses[200] >= 499
     assert statuses[503] > 0
     assert users == [1]  # the handshakes are not viewers
     assert grew < 40, f"RSS grew by {grew:.0f} MB"
-    assert again == 200
 
 
 async def test_binary_attachments_end_the_session_and_nothing_stays(
