@@ -2,16 +2,18 @@
 """Latency of ``tcecd web``: a move's MQTT message to its appearance on the page.
 
 Starts a Mosquitto on a free port, ``tcecd web`` (a subprocess, as deployed),
-``--clients`` websocket clients of the page protocol (default 48) and
+``--clients`` websocket clients of the page protocol (default 998) and
 ``--pages`` real headless Chromium pages (default 2, needs Debian's chromium +
-chromium-driver): 50 connected pages. Then ``tcecd run`` plays a small real
+chromium-driver): 1,000 connected pages. Then ``tcecd run`` plays a small real
 event (the bundled deterministic engines, one game at a time), once per
 ``--pace-ms`` value: ``0`` is flat out (depth-1 engines, tens of moves per
 second, far faster than any real event), ``150`` makes every engine answer
 each ``go`` after 150 ms, a few moves per second like a fast event.
 
-The protocol clients live in a process of their own (so they do not share an
-interpreter with the measurement) and only note when each message arrived,
+The protocol clients live in processes of their own (``--client-procs``, default
+2, on uvloop; so they do not share an interpreter with the measurement, and one
+client process does not delay its last client's receipt by the others' work)
+and only note when each message arrived,
 parsing the messages after the run; a real page's work happens on the
 reader's machine, not on the server's. They still share the machine's cores
 with everything else, as do the Chromium pages.
@@ -36,7 +38,7 @@ reached an MQTT subscriber in this process (its "MQTT message") to:
   how busy the machine is.
 
 Figures only, no assertions. Usage: ``.venv/bin/python bench/web.py
-[--clients 48] [--pages 2] [--rounds 3] [--max-moves 40] [--pace-ms 0 150]``.
+[--clients 998] [--pages 2] [--rounds 3] [--max-moves 40] [--pace-ms 0 150]``.
 """
 
 from __future__ import annotations
@@ -88,12 +90,17 @@ async def _clients(url: str, n: int) -> None:
     got: list[list[tuple[float, str]]] = [[] for _ in range(n)]
     ready = asyncio.Event()
     opened = 0
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # one socket per client
+    connecting = asyncio.Semaphore(50)  # not all 1,000 handshakes at once
 
     async def client(log: list[tuple[float, str]], session: aiohttp.ClientSession) -> None:
         nonlocal opened
         # No permessage-deflate: these clients stand for pages on other machines;
         # browsers negotiate it, and the Chromium pages measure that path.
-        async with session.ws_connect(url, compress=0, autoping=True) as ws:
+        async with connecting:
+            ws = await session.ws_connect(url, compress=0, autoping=True)
+        async with ws:
             opened += 1
             if opened == n:
                 ready.set()
@@ -102,7 +109,9 @@ async def _clients(url: str, n: int) -> None:
                     log.append((time.time() * 1000, msg.data))
 
     loop = asyncio.get_running_loop()
-    async with aiohttp.ClientSession() as session:
+    # limit=0: aiohttp's connector stops at 100 connections by default (the bench
+    # once measured 100 clients while asking for more).
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         tasks = [asyncio.create_task(client(log, session)) for log in got]
         await ready.wait()
         print("ready", flush=True)
@@ -162,15 +171,28 @@ def tree_cpu(roots: dict[str, int]) -> dict[str, float]:
 
 # -- the server's own cost --------------------------------------------------------------
 
+class _NullTransport:
+    """Where the replayed stream's frames go: nowhere (sending is not counted)."""
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def write(self, data: bytes) -> None:
+        return None
+
+
 async def server_cost(stream: list[tuple[str, bytes]], clients: int) -> list[float]:
     """CPU time (ms) ``tcecd web`` spends on each move message of the recorded
     stream, replayed in this process: the page model, the TCEC feed and the
-    queueing of the result for ``clients`` pages (sending excluded)."""
+    frames for ``clients`` pages (the sockets' sends excluded)."""
     from tcecd.bus.settings import MqttSettings
     from tcecd.web.server import WebServer, _Page
 
     server = WebServer(MqttSettings.from_url("mqtt://127.0.0.1:1"))
-    pages = [_Page(None) for _ in range(clients)]  # type: ignore[arg-type]  # never sent
+    pages = [_Page(None, _NullTransport()) for _ in range(clients)]  # type: ignore[arg-type]
     server.pages.update(pages)
     feed = getattr(server, "feed_loop", None)  # (the TCEC documents' own task, if any)
     if feed is not None:
@@ -183,15 +205,13 @@ async def server_cost(stream: list[tuple[str, bytes]], clients: int) -> list[flo
             await server.feed_queue.join()
         if topic.endswith("/move"):
             costs.append((time.process_time() - t0) * 1000)
-        for page in pages:
-            while not page.queue.empty():
-                page.queue.get_nowait()
     return costs
 
 
 # -- one run --------------------------------------------------------------------------
 
 def run_once(args: argparse.Namespace, pace_ms: int) -> None:
+    load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp, MosquittoBroker(Path(tmp) / "mq") as broker:
         broker.start()
         engines = ("ab-d1", "ab-d1-noisy",
@@ -224,14 +244,19 @@ def run_once(args: argparse.Namespace, pace_ms: int) -> None:
             drivers = [chrome(1000, 900) for _ in range(args.pages)]
             for d in drivers:
                 d.get(base)
-            clients = subprocess.Popen(
+            shares = [args.clients // args.client_procs + (i < args.clients % args.client_procs)
+                      for i in range(args.client_procs)]
+            procs = [subprocess.Popen(
                 [sys.executable, __file__, "--_clients", base.replace("http", "ws") + "/ws",
-                 str(args.clients)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            assert clients.stdout is not None
-            clients.stdout.readline()  # "ready"
+                 str(n)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                for n in shares if n]
+            for proc in procs:
+                assert proc.stdout is not None
+                proc.stdout.readline()  # "ready"
             time.sleep(1.0)
-            roots = {"web server": web_pid[0], "Mosquitto": broker._proc.pid,  # type: ignore[union-attr]
-                     f"clients ({args.clients} ws)": clients.pid}
+            roots = {"web server": web_pid[0], "Mosquitto": broker._proc.pid}  # type: ignore[union-attr]
+            roots.update({f"clients {i + 1} ({n} ws)": p.pid
+                          for i, (n, p) in enumerate(zip(shares, procs, strict=False))})
             roots.update({f"Chromium {i + 1}": d.service.process.pid
                           for i, d in enumerate(drivers)})
             before = tree_cpu(roots)
@@ -245,8 +270,15 @@ def run_once(args: argparse.Namespace, pace_ms: int) -> None:
             after = tree_cpu(roots)
             bench1 = resource.getrusage(resource.RUSAGE_SELF)
             time.sleep(1.0)
-            out, _ = clients.communicate("stop\n")
-            got = json.loads(out.splitlines()[-1])
+            got: dict[str, Any] = {"seen": [], "server": {}, "kinds": {}}
+            for proc in procs:
+                out, _ = proc.communicate("stop\n")
+                part = json.loads(out.splitlines()[-1])
+                got["seen"] += part["seen"]
+                for k, v in part["server"].items():
+                    got["server"].setdefault(k, v)
+                for k, v in part["kinds"].items():
+                    got["kinds"][k] = got["kinds"].get(k, 0) + v
             dom = [d.execute_script("return window.tcecdSeen") for d in drivers]
             recv = [d.execute_script("return window.tcecdRecv") for d in drivers]
             for d in drivers:
@@ -274,7 +306,8 @@ def run_once(args: argparse.Namespace, pace_ms: int) -> None:
     pace = f"engines answer after {pace_ms} ms" if pace_ms else "flat out"
     print(f"\n== {pace}: {n} moves in {played:.1f} s ({n / played:.1f} moves/s), "
           f"{args.clients} websocket clients + {args.pages} Chromium page(s), loopback, "
-          f"{os.cpu_count()} cores, load average {load[0]:.1f} at the end")
+          f"{os.cpu_count()} cores, load average {load0[0]:.1f} at the start, "
+          f"{load[0]:.1f} at the end")
     for name, values in lat.items():
         print(summary(name, values))
     print(summary("server CPU per move msg", server_ms))
@@ -297,10 +330,15 @@ def run_once(args: argparse.Namespace, pace_ms: int) -> None:
 
 def main() -> None:
     if sys.argv[1:2] == ["--_clients"]:
-        asyncio.run(_clients(sys.argv[2], int(sys.argv[3])))
+        # uvloop, as tcecd's own commands: the clients' share of the CPU is smaller.
+        from tcecd import eventloop
+
+        eventloop.run(_clients(sys.argv[2], int(sys.argv[3])))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--clients", type=int, default=48)
+    ap.add_argument("--clients", type=int, default=998)
+    ap.add_argument("--client-procs", type=int, default=2,
+                    help="processes the clients are shared over (default: 2, one per core)")
     ap.add_argument("--pages", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--max-moves", type=int, default=40)

@@ -61,7 +61,9 @@ if ! .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))'; the
     echo "install.sh: tcecd needs Python 3.11 or newer (.venv has $(.venv/bin/python -V))" >&2
     exit 1
 fi
-extra=""
+# tcec-viewer: `tcecd web`'s live feed for TCEC's own viewer (python-socketio 4.x);
+# dev pulls it in too (its tests).
+extra="[tcec-viewer]"
 (( dev )) && extra="[dev]"
 stamp=".venv/.tcecd-installed${extra}"
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)

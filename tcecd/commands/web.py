@@ -50,6 +50,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_password_file_option(parser)
     parser.add_argument("--viewer", metavar="DIR", type=Path,
                         help="a TCEC viewer folder (tcecgui) to serve under /tcec/")
+    parser.add_argument("--max-connections", metavar="N", type=_positive,
+                        help="connections served at once, and TCEC viewer sessions held "
+                             "at once (default: 4096, at most the open-files limit minus 64)")
+    parser.add_argument("--header-timeout", metavar="SECONDS", type=_seconds, default=15.0,
+                        help="close a connection that has sent no whole request this long "
+                             "after opening or after its last answer (default: %(default)s)")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 86400:
+        raise argparse.ArgumentTypeError(f"expected seconds above 0, got {text!r}")
+    return value
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -105,6 +127,7 @@ def _from_config(args: argparse.Namespace
 
 
 def run(args: argparse.Namespace) -> int:
+    from tcecd.web.http import raise_fd_limit
     from tcecd.web.server import WebServer
 
     host, port = parse_listen(args.listen)
@@ -128,8 +151,10 @@ def run(args: argparse.Namespace) -> int:
             return None if located is None else with_password(located, password)
 
         locate = locate_with_password
+    raise_fd_limit()  # up to the hard limit (the systemd unit's LimitNOFILE)
     server = WebServer(settings, event=event, host=host, port=port, viewer=args.viewer,
-                       locate=locate)
+                       locate=locate, max_connections=args.max_connections,
+                       header_timeout_s=args.header_timeout)
     source = ("the embedded broker of " + str(args.config) if locate is not None
               else settings.redacted_url())
     print(f"tcecd web: http://{args.listen}/ following {source}", file=sys.stderr, flush=True)

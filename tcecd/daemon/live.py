@@ -1,12 +1,13 @@
 """The live game (TCEC viewer formats) for the game being played.
 
-One :class:`LiveGame` per running game accumulates the TCEC move entries and
-the PGN movetext, so that rewriting ``live.json`` and ``live.pgn`` after a move
-costs two joins and two renames, not a replay of the game: each move entry is
-serialised once (:meth:`LiveGame.document_text` keeps the texts), not the whole
-document again after every move, which grew with the game.
-Once the game is over, ``live.pgn`` is its final PGN (TCEC's viewer shows the
-last game until the next one starts).
+One :class:`LiveGame` per running game accumulates the TCEC move entries, so
+that rewriting ``live.json`` and ``live.pgn`` after a move costs a join and a
+rename each, not a replay of the game: each move entry is serialised once
+(:meth:`LiveGame.document_text` keeps the texts), not the whole document again
+after every move, which grew with the game. The daemon writes that JSON
+document to both files, as TCEC's site does: its viewer places the board from
+the moves' FENs, which PGN text lacks (a game whose first move is Black's
+stayed at its start position). The game's PGN text is ``event.pgn``'s.
 """
 
 from __future__ import annotations
@@ -19,11 +20,8 @@ from typing import Any
 import chess
 import chess.pgn
 
-from tcecd.domain import Color
-from tcecd.game.fen import fen
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.outputs.tcec_json import live_game_json, live_move_json
-from tcecd.pgn.writer import LivePgn
 
 
 def start_board(opening: Opening, book_plies: int = 0) -> chess.Board:
@@ -52,22 +50,11 @@ class LiveGame:
         self.records: list[MoveRecord] = []  # the plies of self.moves, as given to add()
         self._move_texts: list[str] = []  # json.dumps of self.moves[i], made when first needed
         self._last_fen: str | None = None
-        self._pgn = LivePgn(headers, white_options, black_options, opening.fen)
-        self._final_pgn: str | None = None
 
     def add(self, move: MoveRecord) -> None:
-        """Append one ply (book or engine)."""
-        if self._last_fen is None:
-            # The runner may or may not stream book moves: the ply number says
-            # how many plies from the opening's start precede this one. The PGN
-            # needs them all, so the missing book plies are written as such.
-            for book in _book_plies(self.opening, move.ply - 1):
-                self._pgn.add(book)
-        self._add_json(move)
-        self._pgn.add(move)
-
-    def _add_json(self, move: MoveRecord) -> None:
-        """Append one ply to the JSON moves only (a finished game has its PGN)."""
+        """Append one ply (book or engine). The runner may or may not stream
+        book moves: the ply number says how many plies from the opening's start
+        precede the first one added."""
         if self._last_fen is None:
             before = start_board(self.opening, move.ply - 1)
         else:
@@ -75,10 +62,6 @@ class LiveGame:
         self.moves.append(live_move_json(before, move))
         self.records.append(move)
         self._last_fen = move.fen_after
-
-    def pgn(self) -> str:
-        """``live.pgn``: the game so far (``*``), or its final PGN once it ended."""
-        return self._final_pgn if self._final_pgn is not None else self._pgn.text()
 
     def document(self) -> dict[str, Any]:
         return live_game_json(self.headers, self.white_options, self.black_options, self.moves)
@@ -125,22 +108,8 @@ class LiveGame:
             live._move_texts = known._move_texts[:same]  # type: ignore[union-attr]
             live._last_fen = moves[same - 1].fen_after
         for move in moves[same:]:
-            live._add_json(move)  # the PGN is the record's: no live PGN to build
-        live._final_pgn = pgn
+            live.add(move)
         return live
-
-
-def _book_plies(opening: Opening, plies: int) -> list[MoveRecord]:
-    """The opening's first ``plies`` book moves as records (for the live PGN)."""
-    board = chess.Board(opening.fen) if opening.fen else chess.Board()
-    out: list[MoveRecord] = []
-    for ply, uci in enumerate(opening.moves[:plies], start=1):
-        move = chess.Move.from_uci(uci)
-        color = Color.WHITE if board.turn == chess.WHITE else Color.BLACK
-        san = board.san(move)
-        board.push(move)
-        out.append(MoveRecord(ply, color, uci, san, fen(board), book=True))
-    return out
 
 
 def live_headers(

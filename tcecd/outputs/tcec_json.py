@@ -33,6 +33,7 @@ Choices where the format leaves room (documented in docs/running.md):
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -160,13 +161,58 @@ def expected_score(rating: int, opponent: int) -> float:
     return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
 
 
-def _abbreviation(name: str, taken: set[str]) -> str:
-    base = "".join(ch for ch in name if ch.isalnum())[:3] or "Eng"
-    abbr, n = base, 2
-    while abbr in taken:
-        abbr, n = f"{base[:2]}{n}", n + 1
-    taken.add(abbr)
-    return abbr
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _abbreviation(name: str, width: int) -> str:
+    """``name``'s short form with ``width`` letters per word after the first:
+    the first word's first three characters, then of each other word its first
+    ``width`` letters, numbers kept whole (``ab-d1-noisy`` -> ``abd1n``,
+    ``Stockfish 16`` -> ``Sto16``, ``sf-skill10`` -> ``sfs10``)."""
+    words = _WORD.findall(name)
+    if not words:
+        return "Eng"
+    out = [words[0][:3]]
+    for word in words[1:]:
+        letters = word.rstrip("0123456789")
+        digits = word[len(letters):]
+        out.append(letters[:width] + digits if letters else digits)
+    return "".join(out)
+
+
+def abbreviations(names: Sequence[str]) -> dict[str, str]:
+    """A short name per player (the crosstable's column heads and TCEC's
+    ``Abbreviation``): letters and digits only, unique even lower-cased (TCEC's
+    viewer compares them so), recognisable: made of every word of the name
+    (:func:`_abbreviation`), with more letters per word where two would be
+    alike, and a number only where the names themselves do not differ (``Eng``,
+    ``Eng2``; in sorted name order, so the same field always gets the same)."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()  # the forms given, lower-cased
+    pending = sorted(set(names))
+    for width in (1, 2, 3, 4):
+        forms = {name: _abbreviation(name, width) for name in pending}
+        count: dict[str, int] = {}
+        for form in forms.values():
+            count[form.lower()] = count.get(form.lower(), 0) + 1
+        pending = []
+        for name, form in forms.items():
+            if count[form.lower()] == 1 and form.lower() not in taken:
+                out[name] = form
+                taken.add(form.lower())
+            else:
+                pending.append(name)
+        if not pending:
+            return out
+    for name in pending:
+        base, n = _abbreviation(name, 4), 1
+        form = base
+        while form.lower() in taken:
+            n += 1
+            form = f"{base}{n}"
+        taken.add(form.lower())
+        out[name] = form
+    return out
 
 
 def crosstable_json(
@@ -191,12 +237,12 @@ def crosstable_json(
     order = [s.id for s in sorted(standings, key=lambda s: s.rank)]
     rank = {s.id: s.rank for s in standings}
     rows: dict[PlayerId, JsonDict] = {}
-    taken: set[str] = set()
+    abbr = abbreviations([p.name for p in players])
     for pid in order:
         p = by_id[pid]
         rows[pid] = {
             "Rank": rank[pid],
-            "Abbreviation": _abbreviation(p.name, taken),
+            "Abbreviation": abbr[p.name],
             "Rating": p.rating,
             "Score": score[pid],
             "GamesAsWhite": 0,

@@ -31,7 +31,10 @@ from typing import Any
 import chess
 import chess.pgn
 
+from tcecd.bus.schema import parse
+from tcecd.outputs.tcec_json import abbreviations
 from tcecd.watch.model import EventView, GameView, Watcher
+from tcecd.watch.render import move_number
 
 JsonDict = dict[str, Any]
 
@@ -121,6 +124,10 @@ class PageModel:
         self.seq = 0
         self.sections: JsonDict = dict.fromkeys(SECTIONS)
         self._slug: str | None = None
+        #: Messages skipped because their payload is not what docs/events.md
+        #: describes on their topic (:mod:`tcecd.bus.schema`), and why the last one was.
+        self.skipped = 0
+        self.skip_reason: str | None = None
 
     # -- input --------------------------------------------------------------------------
 
@@ -132,8 +139,16 @@ class PageModel:
         slug, rest = levels[n], levels[n + 1:]
         if self.watcher.event is not None and slug != self.watcher.event:
             return []
+        doc, reason = parse(rest, payload)
+        if reason is not None:
+            # A stranger's (or a broken) message: skipped, so that only the
+            # documented types reach the pages, the TCEC feed and the watch model.
+            self.skipped += 1
+            self.skip_reason = f"{'/'.join(levels)}: {reason}"
+            return []
+        if doc is None and payload:
+            return []  # a topic tcecd does not publish: ignored (docs/events.md)
         extra = self.extras.setdefault(slug, _Extra())
-        doc = json_object(payload)
         changed = self._apply_extra(extra, rest, doc, payload)
         changed = self.watcher.apply(topic, payload) or changed
         view = self.watcher.views.get(slug)
@@ -274,6 +289,8 @@ class PageModel:
             "result": g.result, "termination": g.termination,
             "last": None if not last else {
                 "ply": last.get("ply"), "san": last.get("san"), "uci": last.get("uci"),
+                # Numbered as in the PGN ("49. Rxd4", "24... Nc6"), from its position.
+                "label": move_number(last.get("fen"), str(last.get("san") or "?")),
                 "eval": ev.get("text"), "depth": last.get("depth"),
                 "seldepth": last.get("seldepth"), "nodes": last.get("nodes"),
                 "nps": last.get("nps"), "tbhits": last.get("tbhits"),
@@ -331,15 +348,14 @@ class PageModel:
         doc = self._extra().crosstable
         if v is None or not doc:
             return None
-        players: list[JsonDict] = []
+        rows: list[tuple[str, JsonDict]] = []
         cells: dict[str, dict[str, str]] = {}
         if doc.get("format") == "tcec" and isinstance(doc.get("crosstable"), dict):
             ct = doc["crosstable"]
             table = ct.get("Table", {})
             for name in ct.get("Order", []):
                 row = table.get(name, {})
-                players.append({"name": name, "abbr": row.get("Abbreviation", name[:3]),
-                                "rank": row.get("Rank"), "score": row.get("Score")})
+                rows.append((name, {"rank": row.get("Rank"), "score": row.get("Score")}))
                 cells[name] = {opp: str(r.get("Text", ""))
                                for opp, r in (row.get("Results") or {}).items()}
         else:
@@ -347,12 +363,15 @@ class PageModel:
             for pid in doc.get("order", []):
                 row = table.get(pid, {})
                 name = v.player_name(pid)
-                players.append({"name": name, "abbr": name[:3], "rank": row.get("rank"),
-                                "score": row.get("score")})
+                rows.append((name, {"rank": row.get("rank"), "score": row.get("score")}))
                 cells[name] = {
                     v.player_name(opp): "".join(str(x.get("result", "")) for x in res)
                     for opp, res in (row.get("results") or {}).items()
                 }
+        # The column heads: unique, recognisable short names (the page shows the
+        # whole name on hover), the same as crosstable.json's Abbreviation.
+        abbr = abbreviations([name for name, _ in rows])
+        players = [{"name": name, "abbr": abbr[name], **row} for name, row in rows]
         return {"players": players, "cells": cells}
 
     def _section_engines(self) -> JsonDict | None:
@@ -374,7 +393,23 @@ class PageModel:
         return {"engines": engines, "faults": faults}
 
     def _section_forecast(self) -> JsonDict | None:
-        return self._extra().forecast
+        """The ``forecast`` document (docs/events.md): one row per engine in
+        order of expected place, with what the page's table shows."""
+        doc = self._extra().forecast
+        if not doc:
+            return None
+        return {
+            "after_round": doc.get("after_round"), "after_game": doc.get("after_game"),
+            "total_rounds": doc.get("total_rounds"), "simulations": doc.get("simulations"),
+            "top": doc.get("top"),
+            "players": [
+                {"name": p.get("name") or p.get("id"), "score": p.get("score"),
+                 "expected_score": p.get("expected_score"),
+                 "expected_place": p.get("expected_place"), "top": p.get("top"),
+                 "places": p.get("places") or []}
+                for p in doc.get("players", [])
+            ],
+        }
 
 
 def json_object(payload: bytes) -> JsonDict | None:

@@ -1,5 +1,6 @@
 """The ``tcecd web`` server: one asyncio process, aiohttp for HTTP and websockets,
-python-socketio 4.x for TCEC's viewer, aiomqtt for the stream.
+aiomqtt for the stream, and (with the ``tcec-viewer`` extra) python-socketio 4.x
+for TCEC's viewer.
 
 * ``/`` the live page (``static/``: HTML, JS, CSS, the vendored chessground);
 * ``/ws`` the page's websocket: a snapshot on connect, then deltas
@@ -9,18 +10,23 @@ python-socketio 4.x for TCEC's viewer, aiomqtt for the stream.
   ``/tcec/``, next to a TCEC viewer folder served with ``--viewer DIR``);
 * ``/socket.io/`` the socket.io events TCEC's viewer listens to (``pgn``,
   ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``users``), protocol
-  4 over Engine.IO 3 (what its socket.io-client 2.x speaks).
+  4 over Engine.IO 3 (:mod:`tcecd.web.sio`; absent without the extra).
 
-Nothing polls: every MQTT message is applied to the models at once and what
-changed is pushed. A page that cannot keep up (its send queue fills) is
-disconnected; it reconnects and gets a fresh snapshot.
+Nothing polls: every MQTT message is checked against its schema
+(:mod:`tcecd.bus.schema`; a bad one is skipped and counted), applied to the
+models at once and what changed is pushed: one websocket frame made per
+message and written to every page. A page that cannot keep up (128 kB it has
+not taken) is disconnected; it reconnects and gets a fresh snapshot.
+Strangers are bounded (:mod:`tcecd.web.http`): a cap on connections, a header
+timeout, one serialised snapshot per state shared by every page and at most
+one pending per page, a cap on socket.io sessions.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import struct
 import sys
 import time
 import uuid
@@ -31,21 +37,45 @@ from typing import Any
 
 import aiohttp
 import aiomqtt
-import socketio
 from aiohttp import web
 
 from tcecd.bus.settings import MqttSettings
+from tcecd.web.http import (
+    HEADER_TIMEOUT_S,
+    CappedSite,
+    ConnectionGuard,
+    connection_limit,
+    security_headers,
+    viewer_file,
+)
 from tcecd.web.model import PageModel
 from tcecd.web.tcec import FILES, TcecFeed, delta_pgn, end_pgn, end_record
 
+try:  # the optional extra tcecd[tcec-viewer]
+    from tcecd.web.sio import ViewerSockets, encode_event
+except ImportError:  # pragma: no cover - exercised by a subprocess test
+    ViewerSockets = None  # type: ignore[assignment,misc]
+    encode_event = None  # type: ignore[assignment]
+
 STATIC = Path(__file__).parent / "static"
 
-#: Messages queued for one page before it counts as stuck and is dropped.
-CLIENT_QUEUE = 1000
+#: Bytes written to a page and not yet taken by its connection, beyond which
+#: the page counts as stuck and is dropped (it reconnects and gets a snapshot):
+#: about a hundred moves, or two snapshots of a large event.
+PAGE_BUFFER = 128 * 1024
 #: How often the page's server looks for the event's embedded broker while its
 #: daemon has not started (a file read): steady, not backing off, so that a page
 #: opened before the daemon follows the event from its first move.
 EMBEDDED_POLL_S = 0.25
+#: The largest message a page sends (the text ``snapshot``).
+PAGE_MESSAGE_MAX = 64
+#: At most one line a minute about skipped messages (after the first).
+SKIP_REPORT_S = 60.0
+
+#: Why the TCEC viewer's live feed is off, printed at start without the extra.
+NO_SOCKETIO = ("TCEC viewer feed disabled: python-socketio 4.x is not installed "
+               "(pip install 'tcecd[tcec-viewer]'); the page and TCEC's viewer files "
+               "are served, without the viewer's live pushes")
 
 
 def _client(settings: MqttSettings, identifier: str) -> aiomqtt.Client:
@@ -56,35 +86,41 @@ def _client(settings: MqttSettings, identifier: str) -> aiomqtt.Client:
                           timeout=5)
 
 
-class _Manager(socketio.AsyncManager):  # type: ignore[misc]
-    """python-socketio 4.x's client manager with ``emit`` fit for Python 3.11+.
+def _say(text: str) -> None:
+    print(f"tcecd web: {text}", file=sys.stderr, flush=True)
 
-    4.x (the last server line speaking socket.io protocol 4 / Engine.IO 3) hands
-    bare coroutines to ``asyncio.wait``, which Python 3.11 refuses ("Passing
-    coroutines is forbidden"): every emit would fail. This sends the same
-    packets to the same participants, awaited together with ``asyncio.gather``.
-    """
 
-    async def emit(self, event: str, data: Any, namespace: str, room: str | None = None,
-                   skip_sid: Any = None, callback: Any = None, **kwargs: Any) -> None:
-        if namespace not in self.rooms or room not in self.rooms[namespace]:
-            return
-        skip = skip_sid if isinstance(skip_sid, list) else [skip_sid]
-        sends = []
-        for sid in list(self.get_participants(namespace, room)):
-            if sid in skip:
-                continue
-            ack = self._generate_ack_id(sid, namespace, callback) if callback else None
-            sends.append(self.server._emit_internal(sid, event, data, namespace, ack))
-        await asyncio.gather(*sends)
+def ws_frame(text: str) -> bytes:
+    """``text`` as one unmasked websocket text frame, as a server sends it
+    (RFC 6455, 5.2): made once per message and written as it is to every page,
+    where aiohttp's ``send_str`` would frame it again for each (see _Page)."""
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        head = struct.pack("!BB", 0x81, n)
+    elif n < 65536:
+        head = struct.pack("!BBH", 0x81, 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x81, 127, n)
+    return head + data
 
 
 class _Page:
-    """One connected page: its websocket and its send queue."""
+    """One connected page: its websocket and the connection under it.
 
-    def __init__(self, ws: web.WebSocketResponse) -> None:
+    What the server sends a page (snapshots, deltas, moves) is written straight
+    to the connection as a ready-made frame (:func:`ws_frame`), the same bytes
+    for every page, with no task or queue per page: at 1,000 pages a move costs
+    one write each. aiohttp's websocket keeps the rest (the page's messages,
+    pings, the close): each of its writes is a whole frame too, so frames never
+    interleave. The connection's own buffer holds what the page has not taken
+    yet; past :data:`PAGE_BUFFER` the page is dropped."""
+
+    def __init__(self, ws: web.WebSocketResponse, transport: asyncio.Transport) -> None:
         self.ws = ws
-        self.queue: asyncio.Queue[str] = asyncio.Queue(CLIENT_QUEUE)
+        self.transport = transport
+        #: the model's seq of the last snapshot sent (None: none yet)
+        self.snapshot_seq: int | None = None
 
 
 class WebServer:
@@ -92,13 +128,19 @@ class WebServer:
 
     def __init__(self, settings: MqttSettings, *, event: str | None = None,
                  host: str = "127.0.0.1", port: int = 8080, viewer: Path | None = None,
-                 locate: Callable[[], MqttSettings | None] | None = None) -> None:  # fmt: skip
+                 locate: Callable[[], MqttSettings | None] | None = None,
+                 max_connections: int | None = None,
+                 header_timeout_s: float = HEADER_TIMEOUT_S) -> None:  # fmt: skip
         self.settings = settings
         #: Where the broker is now (an ``mqtt: embedded`` event's moves with its
         #: daemon), asked before each connection attempt; None: ``settings``.
         self.locate = locate
         self.host, self.port = host, port
         self.viewer = viewer
+        #: Connections served at once (and socket.io sessions held at once).
+        self.max_connections = connection_limit(max_connections)
+        self.guard = ConnectionGuard(self.max_connections)
+        self.header_timeout_s = header_timeout_s
         self.model = PageModel(settings.topic_prefix, event)
         self.feeds: dict[str, TcecFeed] = {}
         #: MQTT messages for :meth:`feed_loop` (event slug, topic levels below it, payload).
@@ -107,23 +149,25 @@ class WebServer:
         self.mqtt_up = False
         self.mqtt_error: str | None = None
         self.modified: dict[str, float] = {}  # TCEC document -> when it last changed
-        self.sio = socketio.AsyncServer(async_mode="aiohttp", cors_allowed_origins="*",
-                                        client_manager=_Manager(), logger=False,
-                                        engineio_logger=False)
+        self._snapshot: tuple[Any, str] | None = None  # (key, serialised snapshot)
+        self._snapshot_bytes: tuple[Any, bytes] | None = None  # (key, its frame)
+        self._skip_report = 0.0  # when skipped messages were last reported
+        self._skips_reported = 0
         self._prev_headers: Any = None
-        self.sio_clients: set[str] = set()
+        #: TCEC document name -> (the document, its socket.io packet for a new viewer)
+        self._encoded: dict[str, tuple[Any, str]] = {}
+        self.sockets = (ViewerSockets(self._sio_connect, max_sessions=self.max_connections)
+                        if ViewerSockets is not None else None)
+        self.site: CappedSite | None = None
         self.app = self._make_app()
 
     # -- HTTP ---------------------------------------------------------------------------
 
     def _make_app(self) -> web.Application:
-        app = web.Application()
-        self.sio.attach(app)
-        self.sio.on("connect", self._sio_connect)
-        self.sio.on("disconnect", self._sio_disconnect)
-        self.sio.on("getusers", self._sio_getusers)
-        for name in ("room", "noroom", "vote"):
-            self.sio.on(name, self._sio_ignore)
+        app = web.Application(middlewares=[self.guard.middleware])
+        app.on_response_prepare.append(security_headers)
+        if self.sockets is not None:
+            self.sockets.attach(app)
         app.router.add_get("/", self._index)
         app.router.add_get("/ws", self._websocket)
         app.router.add_get("/state.json", self._state)
@@ -134,127 +178,163 @@ class WebServer:
                 app.router.add_get(f"{base}/{name}", self._tcec_file)
         app.router.add_static("/static/", STATIC)
         if self.viewer is not None:
-            app.router.add_static("/tcec/", self.viewer, show_index=False)
+            app.router.add_get("/tcec/{path:.+}", viewer_file(self.viewer))
         return app
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(STATIC / "index.html")
 
     async def _state(self, request: web.Request) -> web.Response:
-        return web.json_response(self._envelope(self.model.snapshot()))
+        return web.Response(text=self._snapshot_text(), content_type="application/json")
 
     @property
     def feed(self) -> TcecFeed | None:
         view = self.model.view
         return self.feeds.get(view.slug) if view is not None else None
 
-    def _file(self, key: str, body: str, content_type: str) -> web.Response:
-        # The viewer runs the side to move's clock from Date - Last-Modified.
-        modified = self.modified.get(key, time.time())
-        return web.Response(text=body, content_type=content_type, headers={
-            "Last-Modified": formatdate(modified, usegmt=True),
-            "Cache-Control": "no-cache", "Access-Control-Allow-Origin": "*"})
+    def _file(self, request: web.Request, key: str, body: str | None,
+              content_type: str) -> web.Response:  # fmt: skip
+        """A TCEC document: ``Last-Modified`` is when it last changed (the viewer
+        runs the side to move's clock from ``Date`` minus it); its ``ETag``
+        names that change, so that a cache in front (docs/operations.md) may
+        keep it a second and revalidate it (``If-None-Match``: 304 while it has
+        not changed; Last-Modified's whole seconds could miss a second change
+        within one)."""
+        if body is None:
+            raise web.HTTPNotFound()
+        modified = self.modified.setdefault(key, time.time())
+        etag = f'"{key}-{modified:.6f}"'
+        headers = {"Last-Modified": formatdate(modified, usegmt=True), "ETag": etag,
+                   "Cache-Control": "public, max-age=1", "Access-Control-Allow-Origin": "*"}
+        if etag in request.headers.get("If-None-Match", ""):
+            raise web.HTTPNotModified(headers=headers)
+        return web.Response(text=body, content_type=content_type, headers=headers)
 
     async def _live_pgn(self, request: web.Request) -> web.Response:
+        # TCEC's live.pgn is the live game JSON (docs/web.md), as the daemon writes it.
         feed = self.feed
         text = feed.live_pgn() if feed is not None else None
-        if text is None:
-            raise web.HTTPNotFound()
-        return self._file("pgn", text, "application/x-chess-pgn")
+        return self._file(request, "pgn", text, "application/json")
 
     async def _live_json(self, request: web.Request) -> web.Response:
-        return self._doc("pgn")
+        return self._doc(request, "pgn")
 
     async def _tcec_file(self, request: web.Request) -> web.Response:
-        return self._doc(FILES[request.path.rsplit("/", 1)[-1]])
+        return self._doc(request, FILES[request.path.rsplit("/", 1)[-1]])
 
-    def _doc(self, key: str) -> web.Response:
+    def _doc(self, request: web.Request, key: str) -> web.Response:
         feed = self.feed
         doc = feed.docs.get(key) if feed is not None else None
-        if doc is None:
-            raise web.HTTPNotFound()
-        return self._file(key, json.dumps(doc), "application/json")
+        return self._file(request, key, None if doc is None else json.dumps(doc),
+                          "application/json")
 
     # -- the page's websocket -----------------------------------------------------------
 
+    def _mqtt_status(self) -> dict[str, Any]:
+        return {"up": self.mqtt_up, "error": self.mqtt_error, "skipped": self.model.skipped}
+
     def _envelope(self, msg: dict[str, Any]) -> dict[str, Any]:
         msg["now"] = int(time.time() * 1000)
-        msg["mqtt"] = {"up": self.mqtt_up, "error": self.mqtt_error}
+        msg["mqtt"] = self._mqtt_status()
         return msg
+
+    def _snapshot_text(self) -> str:
+        """The snapshot, serialised once per state and shared by every page
+        that asks (its ``now`` is when it was made: each page gets a ``link``
+        message with the current time after it)."""
+        key = (self.model.seq, self.mqtt_up, self.mqtt_error, self.model.skipped)
+        if self._snapshot is None or self._snapshot[0] != key:
+            self._snapshot = (key, json.dumps(self._envelope(self.model.snapshot())))
+        return self._snapshot[1]
+
+    def _snapshot_frame(self) -> bytes:
+        key = (self.model.seq, self.mqtt_up, self.mqtt_error, self.model.skipped)
+        if self._snapshot_bytes is None or self._snapshot_bytes[0] != key:
+            self._snapshot_bytes = (key, ws_frame(self._snapshot_text()))
+        return self._snapshot_bytes[1]
+
+    def _link_text(self) -> str:
+        return json.dumps(self._envelope({"t": "link", "seq": self.model.seq}))
+
+    def _send_snapshot(self, page: _Page) -> None:
+        """The current snapshot for ``page`` (then a ``link`` with the time),
+        unless it has this one already, or something sent before is still in
+        its buffer (one pending at a time; a page that needs a snapshot asks
+        again at its next message)."""
+        if page.snapshot_seq == self.model.seq or page.transport.get_write_buffer_size():
+            return
+        page.snapshot_seq = self.model.seq
+        self._send(page, self._snapshot_frame())
+        self._send(page, ws_frame(self._link_text()))
 
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
         # No permessage-deflate: it would compress every message once per page
-        # (its dictionary is per connection), where now one serialised text is
-        # written to all; moves are ~1 kB, and the CPU is what 50 pages share.
-        ws = web.WebSocketResponse(heartbeat=20, compress=False)
+        # (its dictionary is per connection), where now one frame is written to
+        # all; moves are ~1 kB, and the CPU is what the pages share.
+        ws = web.WebSocketResponse(heartbeat=20, compress=False,
+                                   max_msg_size=PAGE_MESSAGE_MAX)
         await ws.prepare(request)
-        page = _Page(ws)
-        page.queue.put_nowait(json.dumps(self._envelope(self.model.snapshot())))
+        transport = request.transport
+        if transport is None:
+            return ws  # gone already
+        page = _Page(ws, transport)
+        self._send_snapshot(page)
         self.pages.add(page)
-        writer = asyncio.create_task(self._writer(page))
         try:
             async for msg in ws:
                 if msg.type == aiohttp.WSMsgType.TEXT and msg.data == "snapshot":
-                    self._send(page, json.dumps(self._envelope(self.model.snapshot())))
+                    self._send_snapshot(page)
         finally:
             self.pages.discard(page)
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
         return ws
 
-    async def _writer(self, page: _Page) -> None:
-        while True:
-            text = await page.queue.get()
-            try:
-                await page.ws.send_str(text)
-            except (ConnectionError, RuntimeError):
-                return
-
-    def _send(self, page: _Page, text: str) -> None:
-        try:
-            page.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            self.pages.discard(page)  # stuck: drop it; it reconnects and gets a snapshot
-            asyncio.get_running_loop().create_task(page.ws.close())
+    def _send(self, page: _Page, frame: bytes) -> None:
+        transport = page.transport
+        if transport.is_closing():
+            self.pages.discard(page)
+        elif transport.get_write_buffer_size() > PAGE_BUFFER:
+            # Stuck: dropped; it reconnects and gets a snapshot.
+            self.pages.discard(page)
+            transport.abort()
+        else:
+            transport.write(frame)
 
     def broadcast(self, msg: dict[str, Any]) -> None:
-        text = json.dumps(self._envelope(msg))
+        frame = ws_frame(json.dumps(self._envelope(msg)))
         for page in list(self.pages):
-            self._send(page, text)
+            self._send(page, frame)
 
     # -- socket.io (TCEC's viewer) -------------------------------------------------------
 
     def _users(self) -> int:
-        return len(self.sio_clients)
+        return self.sockets.viewers if self.sockets is not None else 0
 
-    async def _sio_connect(self, sid: str, environ: Any) -> None:
-        self.sio_clients.add(sid)
+    def _encoded_doc(self, name: str, doc: Any) -> str:
+        """The socket.io packet a new viewer gets for ``doc``, made once per document."""
+        cached = self._encoded.get(name)
+        if cached is None or cached[0] is not doc:
+            data = delta_pgn(doc, {}, self._users()) if name == "pgn" else doc
+            cached = (doc, encode_event(name, data))
+            self._encoded[name] = cached
+        return cached[1]
+
+    async def _sio_connect(self, sid: str) -> None:
         feed = self.feed
-        if feed is None:
+        if feed is None or self.sockets is None:
             return
         doc = feed.docs.get("pgn")
         if doc is not None:  # the whole game, as after a game change
             self._prev_headers = doc.get("Headers")  # what the next push compares with
-            await self.sio.emit("pgn", delta_pgn(doc, {}, self._users()), room=sid)
+            await self.sockets.send(self._encoded_doc("pgn", doc), to=sid)
         for name in ("tournament", "schedule", "crosstable", "crash"):
             if name in feed.docs:
-                await self.sio.emit(name, feed.docs[name], room=sid)
-
-    async def _sio_disconnect(self, sid: str) -> None:
-        self.sio_clients.discard(sid)
-
-    async def _sio_getusers(self, sid: str, *args: Any) -> None:
-        await self.sio.emit("users", {"count": self._users()}, room=sid)
-
-    async def _sio_ignore(self, sid: str, *args: Any) -> None:
-        return None
+                await self.sockets.send(self._encoded_doc(name, feed.docs[name]), to=sid)
 
     async def _push_tcec(self, feed: TcecFeed, changed: list[str]) -> None:
         now = time.time()
         for name in changed:
             self.modified[name] = now
-        if not self.sio_clients:
+        if self.sockets is None or not self.sockets.sessions:
             # No TCEC viewer connected: nothing to push, and the documents
             # (the live game's above all) are built when one asks for them.
             return
@@ -264,17 +344,23 @@ class WebServer:
                 headers = doc.get("Headers")
                 payload = delta_pgn(doc, self._prev_headers, self._users())
                 self._prev_headers = headers
-                await self.sio.emit("pgn", payload)
+                await self.sockets.send(encode_event("pgn", payload))
             else:
-                await self.sio.emit(name, doc)
+                await self.sockets.send(self._encoded_doc(name, doc))
 
     # -- MQTT ---------------------------------------------------------------------------
 
     async def handle(self, topic: str, payload: bytes) -> None:
         """Apply one MQTT message to the pages' model and send them what changed
-        at once; queue it for TCEC's documents (:meth:`feed_loop`)."""
+        at once; queue it for TCEC's documents (:meth:`feed_loop`). A message
+        whose payload is not what its topic carries (:mod:`tcecd.bus.schema`)
+        is skipped by both, and counted."""
+        skipped = self.model.skipped
         for msg in self.model.apply(topic, payload):
             self.broadcast(msg)
+        if self.model.skipped != skipped:
+            self._report_skip()
+            return
         levels = topic.split("/")
         n = len(self.model.prefix)
         if levels[:n] != self.model.prefix or len(levels) < n + 2:
@@ -283,6 +369,15 @@ class WebServer:
         if self.model.watcher.event is not None and slug != self.model.watcher.event:
             return
         self.feed_queue.put_nowait((slug, levels[n + 1:], payload))
+
+    def _report_skip(self) -> None:
+        """One line for the first skipped message, then at most one a minute."""
+        now = time.monotonic()
+        if self._skips_reported and now - self._skip_report < SKIP_REPORT_S:
+            return
+        self._skip_report, self._skips_reported = now, self.model.skipped
+        _say(f"skipped a message that is not what its topic carries "
+             f"({self.model.skipped} so far): {self.model.skip_reason}")
 
     async def feed_loop(self) -> None:
         """TCEC's documents, kept apart from the pages' path: a game's end has
@@ -299,15 +394,23 @@ class WebServer:
                 if changed and view is not None and view.slug == slug:
                     await self._push_tcec(feed, changed)
             except Exception as exc:  # one odd message must not stop the viewer's feed
-                print(f"tcecd web: TCEC feed: {'/'.join(rest)}: {type(exc).__name__}: {exc}",
-                      file=sys.stderr, flush=True)
+                _say(f"TCEC feed: {'/'.join(rest)}: {type(exc).__name__}: {exc}")
             finally:
                 self.feed_queue.task_done()
 
-    def _link(self, up: bool, error: str | None) -> None:
+    def _source(self, settings: MqttSettings | None = None) -> str:
+        return (settings or self.settings).redacted_url()
+
+    def _link(self, up: bool, error: str | None, settings: MqttSettings | None = None) -> None:
+        """The broker connection went up or down: the pages are told, and so is
+        the terminal (once per change, not once per retry)."""
         if (up, error) != (self.mqtt_up, self.mqtt_error):
             self.mqtt_up, self.mqtt_error = up, error
             self.broadcast({"t": "link", "seq": self.model.seq})
+            if up:
+                _say(f"connected to the broker {self._source(settings)}")
+            else:
+                _say(f"broker {self._source(settings)} unreachable ({error}); retrying")
 
     async def mqtt_loop(self) -> None:
         """Follow the stream until cancelled, reconnecting with back-off."""
@@ -327,32 +430,39 @@ class WebServer:
             try:
                 async with _client(settings, ident) as client:
                     await client.subscribe(topic, qos=1)
-                    self._link(True, None)
+                    self._link(True, None, settings)
                     delay = 0.25
                     async for m in client.messages:
                         payload = m.payload if isinstance(m.payload, bytes) else b""
                         try:
                             await self.handle(str(m.topic), payload)
                         except Exception as exc:  # one odd message must not stop the page
-                            print(f"tcecd web: {m.topic}: {type(exc).__name__}: {exc}",
-                                  file=sys.stderr, flush=True)
+                            _say(f"{m.topic}: {type(exc).__name__}: {exc}")
             except aiomqtt.MqttError as exc:
-                self._link(False, str(exc) or type(exc).__name__)
+                self._link(False, str(exc) or type(exc).__name__, settings)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 
     async def serve(self, ready: asyncio.Event | None = None) -> None:
-        runner = web.AppRunner(self.app, access_log=None)
+        # A connection with no whole request within HEADER_TIMEOUT_S is closed
+        # (aiohttp's keep-alive timer runs from the connection's start too).
+        runner = web.AppRunner(self.app, access_log=None,
+                               keepalive_timeout=self.header_timeout_s)
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
-        await site.start()
+        self.site = CappedSite(runner, self.host, self.port, guard=self.guard)
+        await self.site.start()
+        if self.sockets is None:
+            _say(NO_SOCKETIO)
         if ready is not None:
             ready.set()
         try:
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(self.feed_loop())
+                if self.sockets is not None:
+                    tasks.create_task(self.sockets.run())
                 await self.mqtt_loop()
         finally:
             for page in list(self.pages):
                 await page.ws.close()
             await runner.cleanup()
+

@@ -340,8 +340,10 @@ class TcecFeed:
                                          self.standings, strikes=self.strikes)
 
     def live_pgn(self) -> str | None:
+        """``live.pgn`` as the daemon writes it: the live game JSON (TCEC's
+        ``live.pgn`` holds that document; docs/web.md, "TCEC's viewer")."""
         live = self.live
-        return None if live is None else live.pgn()
+        return None if live is None else live.document_text()
 
 
 def end_record(gid: str, pgn: str) -> GameRecord | None:

@@ -109,4 +109,4 @@ def test_the_final_document_reuses_the_live_one_and_equals_one_made_afresh(
     assert len(reused.moves) == len(live.moves)
     assert all(a is b for a, b in zip(reused.moves, live.moves, strict=True))
     assert reused.document_text() == afresh.document_text()
-    assert reused.pgn() == pgn
+

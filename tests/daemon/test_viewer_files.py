@@ -1,7 +1,8 @@
 """The files TCEC's own web viewer reads, as a real `tcecd run` writes them,
 checked field by field against ../shared/specs/tcec-formats.md ("What TCEC's
-web viewer reads"): live.pgn mid-game and after the event, the running game in
-schedule.json, crash.json, tournament.json, and no null anywhere."""
+web viewer reads"): live.pgn (the live game JSON, as on TCEC's site) mid-game and
+after the event, the running game in schedule.json, crash.json, tournament.json,
+and no null anywhere."""
 
 from __future__ import annotations
 
@@ -33,6 +34,24 @@ def _no_null(value: Any, where: str) -> None:
             _no_null(v, f"{where}[{i}]")
 
 
+def _viewer_moves(start_fen: str, moves: list[dict[str, Any]]) -> None:
+    """What TCEC's viewer needs of each move to place the board: its ``fen``,
+    from which it takes the move's ply (``get_fen_ply`` in tcecgui's
+    js/global.js: ``(fullmove - 1) * 2 - (white to move)``), one after the other
+    from the start position, and ``from``/``to``; checked by replaying the SANs."""
+    board = chess.Board(start_fen)
+    ply = (board.fullmove_number - 1) * 2 - (board.turn == chess.WHITE)
+    for m in moves:
+        move = board.parse_san(m["m"])
+        board.push(move)
+        ply += 1
+        fields = m["fen"].split()
+        assert (int(fields[5]) - 1) * 2 - (fields[1] == "w") == ply
+        assert m["fen"] == board.fen()
+        assert (m["from"], m["to"]) == (chess.square_name(move.from_square),
+                                        chess.square_name(move.to_square))
+
+
 def _json(tcec: Path, name: str) -> Any:
     return json.loads((tcec / name).read_text(encoding="utf-8"))
 
@@ -49,29 +68,27 @@ def test_viewer_files_mid_game_and_after_the_event(tmp_path: Path) -> None:
     assert killed.returncode != 0  # SIGKILLed in the middle of game 1.1
     tcec = tmp_path / "state" / "tcec"
 
-    # live.pgn: the running game as PGN, Result "*", no termination tag (the viewer
-    # would take either as "finished"), every ply so far with its TCEC comment.
-    text = (tcec / "live.pgn").read_text(encoding="utf-8")
-    game = chess.pgn.read_game(io.StringIO(text))
-    assert game is not None
-    assert not game.errors
-    assert game.headers["Round"] == "1.1"
-    assert game.headers["Result"] == "*"
-    assert "Termination" not in game.headers
-    assert "TerminationDetails" not in game.headers
-    plies = list(game.mainline())
+    # live.pgn: as on TCEC's site, the live game JSON (the viewer reads it before any
+    # other file; from PGN text it cannot place the board of a game whose first move
+    # is Black's, issue 27). Game 1.1 starts from the Ruy Lopez, Black to move.
+    live_pgn = _json(tcec, "live.pgn")
+    headers = live_pgn["Headers"]
+    assert headers["Round"] == "1.1"
+    assert headers["Result"] == "*"
+    assert "Termination" not in headers
+    assert "TerminationDetails" not in headers
+    assert headers["SetUp"] == "1"
+    assert headers["FEN"].split()[1] == "b"
     # Killed at ply 7: the single file writer coalesces writes off the loop, so
     # the newest ply or two may not have reached the disk before the SIGKILL.
-    assert len(plies) >= 5
-    assert all(re.search(r"\bmb=[+-]\d", node.comment) for node in plies)
-    assert text.startswith("[Event ")
-    assert "WhiteEngineOptions" in text
+    assert len(live_pgn["Moves"]) >= 5
+    _viewer_moves(headers["FEN"], live_pgn["Moves"])
+    assert "WhiteEngineOptions" in live_pgn
     # live.json agrees with it ply for ply (either may be a ply behind the other).
     live = _json(tcec, "live.json")
-    json_sans, pgn_sans = [m["m"] for m in live["Moves"]], [n.san() for n in plies]
-    shorter = min(len(json_sans), len(pgn_sans))
+    shorter = min(len(live["Moves"]), len(live_pgn["Moves"]))
     assert shorter >= 5
-    assert json_sans[:shorter] == pgn_sans[:shorter]
+    assert live["Moves"][:shorter] == live_pgn["Moves"][:shorter]
     _no_null(live, "live.json")
     # schedule.json: the running game as TCEC writes it.
     schedule = _json(tcec, "schedule.json")
@@ -85,8 +102,17 @@ def test_viewer_files_mid_game_and_after_the_event(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     pgn = (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8")
     last = "[Event " + pgn.split("[Event ")[-1]
-    # After the event live.pgn is the last game, exactly as in the event PGN.
-    assert (tcec / "live.pgn").read_text(encoding="utf-8") == last
+    # After the event live.pgn is the last game, as in the event PGN: its tags, its
+    # moves, and the board at its final position.
+    final = _json(tcec, "live.pgn")
+    assert final == _json(tcec, "live.json")
+    game = chess.pgn.read_game(io.StringIO(last))
+    assert game is not None
+    assert final["Headers"] == dict(game.headers)
+    start = game.headers.get("FEN", chess.STARTING_FEN)
+    _viewer_moves(start, final["Moves"])
+    assert [m["m"] for m in final["Moves"]] == [n.san() for n in game.mainline()]
+    assert final["Moves"][-1]["fen"] == game.end().board().fen()
     schedule = _json(tcec, "schedule.json")
     for row in schedule:
         assert START.match(row["Start"]), row

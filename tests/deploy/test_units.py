@@ -61,7 +61,8 @@ def _analyze(path: Path) -> subprocess.CompletedProcess[str]:
 @needs_analyze
 @pytest.mark.parametrize(
     ("unit", "instance"),
-    [("tcecd.service", "tcecd.service"), ("tcecd@.service", "tcecd@swiss1.service")],
+    [("tcecd.service", "tcecd.service"), ("tcecd@.service", "tcecd@swiss1.service"),
+     ("tcecd-web.service", "tcecd-web.service")],
 )
 def test_systemd_analyze_verify_is_clean(tmp_path: Path, unit: str, instance: str) -> None:
     _verify_copy(tmp_path, unit)
@@ -135,3 +136,26 @@ def test_sysusers_entry_matches_the_units() -> None:
     assert fields[:2] == ["u", "tcecd"]
     assert fields[4] == "/var/lib/tcecd"  # home: the units' state root
     assert fields[5] == "/usr/sbin/nologin"
+
+
+def test_the_web_unit_serves_loopback_within_its_file_limit() -> None:
+    """tcecd-web.service (issue 28): `tcecd web` for the public behind a reverse
+    proxy, with a LimitNOFILE its connection cap fits in."""
+    from tcecd.web.http import FD_RESERVE
+
+    service = _service("tcecd-web.service")
+    assert (service["User"], service["Group"]) == ("tcecd", "tcecd")
+    assert service["NoNewPrivileges"] == "yes"
+    assert service["ProtectSystem"] == "strict"
+    argv = shlex.split(service["ExecStart"])
+    assert argv[0] == "/opt/tcecd/.venv/bin/tcecd"
+    args = build_parser("web").parse_args(argv[1:])  # the real CLI accepts it
+    assert args.command == "web"
+    assert str(args.config) == "/etc/tcecd/event.yaml"
+    assert args.listen.startswith("127.0.0.1:")  # the proxy faces the public
+    assert int(service["LimitNOFILE"]) >= args.max_connections + FD_RESERVE
+    assert service["Restart"] == "on-failure"
+    from tcecd.errors import TcecdError
+
+    assert service["RestartPreventExitStatus"] == str(TcecdError.exit_code)
+    assert service["StandardError"] == "journal"

@@ -28,16 +28,29 @@ CHROMEDRIVER = shutil.which("chromedriver") or (
 
 @contextlib.contextmanager
 def web_server(mqtt_url: str | None, *args: str, port: int | None = None,
-               pid: list[int] | None = None) -> Iterator[str]:
+               pid: list[int] | None = None, nofile: int | None = None,
+               env: dict[str, str] | None = None, python: list[str] | None = None,
+               stderr: list[str] | None = None) -> Iterator[str]:
     """``tcecd web`` on ``port`` (default: a free one), following ``mqtt_url`` (None:
     none given, e.g. an event config in ``args``); yields its base URL once it
-    answers (and appends its process id to ``pid`` if given)."""
+    answers (and appends its process id to ``pid`` if given). ``nofile``: its
+    limit on open files (soft and hard); ``python``: the interpreter's argv
+    (default: this one) before ``-m tcecd``; ``stderr``: gets what it wrote
+    there, once it stopped."""
     port = port or free_port()
     broker = ["--mqtt", mqtt_url] if mqtt_url is not None else []
+
+    def limit() -> None:
+        if nofile is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tcecd", "web", *broker,
+        [*(python or [sys.executable]), "-m", "tcecd", "web", *broker,
          "--listen", f"127.0.0.1:{port}", *args],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=limit,
+        env=env)
     base = f"http://127.0.0.1:{port}"
     if pid is not None:
         pid.append(proc.pid)
@@ -50,6 +63,9 @@ def web_server(mqtt_url: str | None, *args: str, port: int | None = None,
                         break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
+                    if proc.poll() is None:
+                        proc.kill()
+                        proc.wait()
                     err = proc.stderr.read().decode() if proc.stderr else ""
                     raise RuntimeError(f"tcecd web did not start: {err}") from None
                 time.sleep(0.1)
@@ -61,6 +77,8 @@ def web_server(mqtt_url: str | None, *args: str, port: int | None = None,
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if stderr is not None and proc.stderr is not None:
+            stderr.append(proc.stderr.read().decode(errors="replace"))
 
 
 def get_json(url: str) -> Any:

@@ -7,7 +7,7 @@ TCECD_WEB_SCREENSHOT=1 to refresh docs/web.png)."""
 
 from __future__ import annotations
 
-import json
+import io
 import os
 import shutil
 import signal
@@ -15,16 +15,27 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import chess.pgn
 import pytest
 
+from tcecd.bus.payloads import Projection
+from tcecd.events import ForecastUpdated
 from tests.daemon.helpers import ROOT, crosstable_summary, run_env, tcecd_argv, write_config
 from tests.fixtures.mosquitto import MosquittoBroker
+from tests.forecast.test_integration import small_forecast
 from tests.web.helpers import Recorder, chrome, wait_for, web_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.mosquitto]
 
 #: What the issue asks: a move on the page within 1 s of its MQTT message.
 MAX_DELAY_MS = 1000
+#: A forecast as the daemon computes it (6 synthetic players).
+FORECAST = small_forecast()
+
+
+def last_game_pgn(state: Path) -> str:
+    text = (state / "event.pgn").read_text(encoding="utf-8")
+    return "[Event " + text.split("[Event ")[-1]
 
 
 def badge(driver: Any) -> str:
@@ -57,11 +68,11 @@ def test_page_follows_the_event_and_survives_a_daemon_restart(
                 daemon = subprocess.Popen(tcecd_argv(cfg), cwd=ROOT, env=run_env(),
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 wait_for(lambda: badge(driver) == "online", 20, "daemon back online")
-                # A forecast (another component's retained document) is shown as a table.
-                forecast = {"rows": [{"player": "ab-d1", "expected": 1.75,
-                                      "places": [0.5, 0.3, 0.15, 0.05]}]}
-                rec.client.publish("tcecd/kill-test/forecast", json.dumps(forecast),
-                                   qos=1, retain=True)
+                # A forecast as the daemon publishes it (docs/events.md) is shown as a
+                # table (issue 27: the page read `rows`, the daemon sends `players`).
+                (forecast,) = Projection("tcecd/kill-test", "kill test").messages_for(
+                    ForecastUpdated(FORECAST), "2026-11-22T05:00:00.000Z")
+                rec.client.publish(forecast.topic, forecast.payload, qos=1, retain=True)
                 assert daemon.wait(120) == 0
                 daemon = None
                 wait_for(lambda: driver.execute_script(
@@ -71,6 +82,12 @@ def test_page_follows_the_event_and_survives_a_daemon_restart(
                 shown: list[dict[str, Any]] = driver.execute_script(
                     "return window.tcecdStandings")
                 fc = driver.find_element("id", "forecast").text
+                last_move = driver.find_element("id", "info-move").text
+                heads = driver.execute_script(
+                    "return [...document.querySelectorAll('#crosstable th[title]')]"
+                    ".map(th => [th.textContent, th.title])")
+                badges = driver.execute_script("return window.tcecdBadges")
+                skipped = driver.execute_script("return window.tcecdState.mqtt.skipped")
                 driver.save_screenshot(str(tmp_path / "web.png"))
                 if os.environ.get("TCECD_WEB_SCREENSHOT"):
                     shutil.copy(tmp_path / "web.png", ROOT / "docs" / "web.png")
@@ -98,6 +115,24 @@ def test_page_follows_the_event_and_survives_a_daemon_restart(
     state = tmp_path / "ev" / "state"
     assert [(n, p) for n, p in final["rows"]] == [(n, s) for n, s, _r in
                                                   crosstable_summary(state)]
-    assert "expected" in fc
-    assert "1.750" in fc
-    assert "0.5 0.3 0.15 0.05" in fc
+    # The forecast: one row per engine, in the daemon's order, with its figures.
+    assert "Expected" in fc
+    for p in FORECAST.players:
+        assert f"{p.name} " in fc
+        assert f"{p.expected_score:.2f}" in fc
+    assert fc.index(FORECAST.players[0].name) < fc.index(FORECAST.players[-1].name)
+    # "Last move" is numbered as the PGN numbers it (issue 27: "96. Rxd4" for 49. Rxd4).
+    last = list(chess.pgn.read_game(io.StringIO(last_game_pgn(state))).mainline())[-1]
+    number = last.parent.board().fullmove_number
+    turn = last.parent.board().turn
+    assert last_move == f"{number}{'.' if turn else '...'} {last.san()}"
+    # The crosstable's heads: unique, letters and digits, the whole name on hover.
+    names = [n for n, _s, _r in crosstable_summary(state)]
+    assert sorted(t for _a, t in heads) == sorted(names)
+    abbrs = [a.lower() for a, _t in heads]
+    assert len(set(abbrs)) == len(abbrs)
+    assert all(a.isalnum() for a in abbrs)
+    # The page was never told "broker unreachable" (the broker was up all along),
+    # and no message of the daemon was skipped as ill-typed.
+    assert "down" not in badges, badges
+    assert skipped == 0

@@ -61,3 +61,18 @@ def test_an_event_without_mqtt_is_one_line_exit_2(tmp_path: Path) -> None:
     assert r.stderr.strip().splitlines() == [
         f"tcecd: error: {cfg}: mqtt: the event publishes nothing (no `mqtt:`), so there is "
         "no stream to follow"]
+
+
+def test_a_dead_broker_is_said_on_the_terminal() -> None:
+    """Issue 27: `tcecd web` against a dead broker said nothing on its terminal."""
+    from tests.web.helpers import get_json, wait_for, web_server
+
+    err: list[str] = []
+    with web_server("mqtt://127.0.0.1:9", stderr=err) as base:
+        wait_for(lambda: get_json(f"{base}/state.json")["mqtt"]["error"], 10, "the error")
+    lines = err[0].splitlines()
+    assert lines[0].endswith("following mqtt://127.0.0.1:9")
+    said = [line for line in lines if "unreachable" in line]
+    assert len(said) == 1  # once per outage, not once per retry
+    assert said[0].startswith("tcecd web: broker mqtt://127.0.0.1:9 unreachable (")
+    assert said[0].endswith("); retrying")

@@ -44,6 +44,17 @@ E4 = move(1, "e4", "e2e4", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq
 E5 = move(2, "e5", "e7e5", "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2", 15)
 
 
+FORECAST = msg("forecast", after_round=1, after_game=0, total_rounds=2, simulations=1000,
+               seed=0, top=1, model={"kind": "elo-draw", "draw_rate": 0.5,
+                                     "white_advantage": 35.0, "prior_sd": 100.0, "games": 1},
+               players=[{"id": "B", "name": "Beta", "score": 1.0, "expected_score": 1.6,
+                         "expected_place": 1.3, "top": 0.7, "places": [0.7, 0.3],
+                         "rating": 3520.0, "prior_rating": 3500.0},
+                        {"id": "A", "name": "Alpha", "score": 0.0, "expected_score": 0.4,
+                         "expected_place": 1.7, "top": 0.3, "places": [0.3, 0.7],
+                         "rating": 3480.0, "prior_rating": 3500.0}])
+
+
 def feed(model: PageModel, *msgs: tuple[str, bytes]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for topic, payload in msgs:
@@ -108,10 +119,16 @@ def test_standings_crosstable_faults_forecast_and_status() -> None:
     ct = m.snapshot()["sections"]["crosstable"]
     assert [p["abbr"] for p in ct["players"]] == ["Bet", "Alp"]
     assert ct["cells"] == {"Beta": {"Alpha": "1"}, "Alpha": {"Beta": "0"}}
-    # The forecast is whatever JSON the forecaster retains; the page shows its rows.
-    fc = {"rows": [{"player": "Beta", "expected": 1.4, "places": [0.7, 0.3]}]}
-    out = feed(m, ("forecast", json.dumps(fc).encode()))
-    assert out[0]["sections"] == {"forecast": fc}
+    # The forecast as the daemon publishes it (docs/events.md: `players`, best first):
+    # the page gets each engine's row (issue 27: it read `rows` and showed nothing).
+    out = feed(m, ("forecast", FORECAST))
+    assert out[0]["sections"] == {"forecast": {
+        "after_round": 1, "after_game": 0, "total_rounds": 2, "simulations": 1000, "top": 1,
+        "players": [
+            {"name": "Beta", "score": 1.0, "expected_score": 1.6, "expected_place": 1.3,
+             "top": 0.7, "places": [0.7, 0.3]},
+            {"name": "Alpha", "score": 0.0, "expected_score": 0.4, "expected_place": 1.7,
+             "top": 0.3, "places": [0.3, 0.7]}]}}
     out = feed(m, ("status", msg("status", state="offline")))
     assert out[0]["sections"]["event"]["status"] == "offline"
 
@@ -135,7 +152,8 @@ def test_the_followed_game_stays_until_it_ends() -> None:
 def test_a_new_run_of_the_event_forgets_the_old_one() -> None:
     m = PageModel("tcecd")
     feed(m, ("event", EVENT), ("game/1.1/start", START), ("game/1.1/move", E4),
-         ("forecast", b'{"rows": []}'))
+         ("forecast", FORECAST))
+    assert m.snapshot()["sections"]["forecast"] is not None
     feed(m, ("event", EVENT.replace(b"run1", b"run2")))
     s = m.snapshot()["sections"]
     assert s["game"] is None

@@ -68,3 +68,62 @@ def test_tcec_viewer_follows_the_event(tmp_path: Path, mosquitto: MosquittoBroke
             daemon.kill()
             daemon.wait()
             rec.close()
+
+
+def board_fen(driver: Any) -> str:
+    """The position on the viewer's live board (its ``xboards.live``)."""
+    return str(driver.execute_script(
+        "return (typeof xboards !== 'undefined' && xboards.live) ? xboards.live.fen : ''"))
+
+
+@pytest.mark.skipif(not VIEWER, reason="set TCECD_TCEC_VIEWER to a tcecgui checkout")
+def test_tcec_viewer_places_the_board_from_the_daemons_files(tmp_path: Path) -> None:
+    """Issue 27, defect 6: the viewer served the finished event's state/tcec/ files
+    (any static server; no socket) shows the last game's final position, also for a
+    game whose first move is Black's (the Ruy Lopez of configs/openings/demo.epd).
+    With live.pgn as PGN text it stayed at the start position."""
+    import json
+    import sys
+
+    import chess
+
+    from tests.daemon.helpers import run_tcecd
+
+    assert VIEWER is not None
+    cfg = write_config(tmp_path / "ev", engines=("ab-d1", "ab-d1-noisy"), rounds=1,
+                       concurrency=1, max_moves=20)
+    done = run_tcecd(cfg)
+    assert done.returncode == 0, done.stderr[-2000:]
+    site = tmp_path / "site"
+    shutil.copytree(VIEWER, site, ignore=shutil.ignore_patterns(".git", "node_modules"))
+    if not (site / "index.html").exists():
+        shutil.copy(site / "index_base.html", site / "index.html")
+    for f in (tmp_path / "ev" / "state" / "tcec").iterdir():
+        shutil.copy(f, site / f.name)
+    live = json.loads((site / "live.pgn").read_text(encoding="utf-8"))
+    assert chess.Board(live["Headers"]["FEN"]).turn == chess.BLACK
+    final = live["Moves"][-1]["fen"]
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
+                               "127.0.0.1", "-d", str(site)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    driver = chrome()
+    try:
+        wait_for(lambda: _answers(f"http://127.0.0.1:{port}/index.html"), 10, "the site")
+        driver.get(f"http://127.0.0.1:{port}/index.html#dev=S")  # no socket
+        # The viewer replays a game that starts at ply 1 move by move (~0.3 s a ply).
+        wait_for(lambda: board_fen(driver) == final, 60, "the final position on the board")
+    finally:
+        driver.quit()
+        server.terminate()
+        server.wait()
+
+
+def _answers(url: str) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=1) as r:
+            return bool(r.status == 200)
+    except OSError:
+        return False

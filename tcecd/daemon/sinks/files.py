@@ -149,8 +149,10 @@ class LiveFilesSink(BaseSink):
     def _write(self, live: LiveGame) -> None:
         # Rendered when written (at most every FileWriter.interval_s).
         self.files.submit(self.dir / "live.json", live.document_text)
-        # TCEC's viewer fetches live.pgn first (PGN text with TCEC comments).
-        self.files.submit(self.dir / "live.pgn", live.pgn)
+        # TCEC's viewer fetches live.pgn first. As on TCEC's site it holds the
+        # live game JSON: from PGN text (no FEN per move) the viewer cannot
+        # place the board of a game whose first move is Black's (issue 27).
+        self.files.submit(self.dir / "live.pgn", live.document_text)
 
     async def flush(self) -> None:
         await self.files.flush()

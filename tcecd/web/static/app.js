@@ -2,16 +2,33 @@
 // A snapshot on connect, then deltas (whole sections) and moves (one ply appended).
 import { Chessground } from './vendor/chessground/chessground.min.js';
 
+//
+// Everything the stream carries reaches the DOM as text (textContent, attribute values
+// set one by one), never as markup: a name or a value is shown as it is, whatever it holds.
 const $ = (id) => document.getElementById(id);
-const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
-const st = { sections: {}, seq: 0, offset: 0, mqtt: { up: false }, ws: null, live: false };
+// An element with attributes (set as values) and children (nodes, or strings as text).
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  if (attrs) for (const [k, v] of Object.entries(attrs)) if (v != null && v !== false) node.setAttribute(k, String(v));
+  for (const c of children) if (c != null) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+// A table row of cells: each a string/number (text) or [text, attrs].
+function row(cells, attrs, cellTag = 'td') {
+  return el('tr', attrs, ...cells.map((c) => Array.isArray(c) ? el(cellTag, c[1], c[0]) : el(cellTag, null, c ?? '')));
+}
+
+// mqtt: null until the server's first message says how its broker connection is.
+const st = { sections: {}, seq: 0, offset: 0, mqtt: null, ws: null, live: false };
 // Wall-clock time (ms since the epoch) each ply was put in the DOM, key "game:ply":
 // read by the browser tests and bench/web.py to measure MQTT -> DOM latency.
 window.tcecdSeen = {};
 window.tcecdRecv = {}; // when the move's message reached the page (bench/web.py)
 // Every standings table shown, as [name, points] rows (for the browser tests).
 window.tcecdStandings = [];
+// Every state the status badge took, in order (for the browser tests).
+window.tcecdBadges = [];
 window.tcecdState = st;
 
 const board = Chessground($('board'), { viewOnly: true, coordinates: true, animation: { enabled: false } });
@@ -24,7 +41,7 @@ function connect() {
   ws.onopen = () => { backoff = 250; st.live = true; renderStatus(); };
   ws.onmessage = (e) => handle(JSON.parse(e.data));
   ws.onclose = () => {
-    st.live = false; renderStatus();
+    st.live = false; st.mqtt = null; renderStatus();
     setTimeout(connect, backoff);
     backoff = Math.min(backoff * 2, 4000);
   };
@@ -68,14 +85,18 @@ function renderStatus() {
   const ev = st.sections.event;
   const badge = $('status');
   let text, cls;
-  if (!st.live) { text = 'connection to tcecd web lost, reconnecting…'; cls = 'down'; }
+  if (!st.live) { text = st.everLive ? 'connection to tcecd web lost, reconnecting…' : 'connecting…'; cls = st.everLive ? 'down' : ''; }
+  else if (!st.mqtt || (!st.mqtt.up && !st.mqtt.error)) { text = 'connecting to the broker…'; cls = ''; }
   else if (!st.mqtt.up) { text = 'broker unreachable, retrying…'; cls = 'down'; }
   else if (!ev || !ev.status) { text = 'waiting for the daemon…'; cls = ''; }
   else if (ev.status === 'online') { text = 'daemon online'; cls = 'online'; }
   else { text = `daemon offline${ev.status_ts ? ' since ' + new Date(ev.status_ts).toLocaleTimeString() : ''}`; cls = 'offline'; }
+  if (st.live) st.everLive = true;
+  if (window.tcecdBadges.at(-1) !== (cls || 'waiting')) window.tcecdBadges.push(cls || 'waiting');
   badge.textContent = text;
   badge.className = `badge ${cls}`;
   badge.dataset.state = cls || 'waiting';
+  badge.title = st.mqtt?.error || '';
 }
 
 function renderEvent() {
@@ -102,22 +123,24 @@ const fmtNum = (n) => n == null ? '–' : n >= 1e9 ? (n / 1e9).toFixed(1) + 'G' 
 function tickClocks() {
   const g = st.sections.game;
   for (const side of ['white', 'black']) {
-    const el = $(`${side}-clock`);
-    if (!g) { el.textContent = '–'; el.classList.remove('running'); continue; }
+    const node = $(`${side}-clock`);
+    if (!g) { node.textContent = '–'; node.classList.remove('running'); continue; }
     let ms = g[`${side}_clock_ms`];
     const running = !g.result && g.turn === side[0] && ms != null && g.clock_ts;
     if (running) ms -= (Date.now() - st.offset) - Date.parse(g.clock_ts);
     const text = fmtClock(ms);
-    if (el.textContent !== text) el.textContent = text; // no layout or paint when unchanged
-    if (el.classList.contains('running') !== Boolean(running)) el.classList.toggle('running', Boolean(running));
+    if (node.textContent !== text) node.textContent = text; // no layout or paint when unchanged
+    if (node.classList.contains('running') !== Boolean(running)) node.classList.toggle('running', Boolean(running));
   }
 }
 setInterval(tickClocks, 100);
 
 function moveCell(m, last) {
   const extra = m.book ? 'book' : [m.eval, m.depth != null ? `d${m.depth}${m.seldepth != null ? '/' + m.seldepth : ''}` : null].filter((x) => x != null).join(' ');
-  return `<span class="mv${last ? ' last' : ''}" data-ply="${m.ply}" title="${esc(m.nodes != null ? 'nodes ' + m.nodes : '')}">${esc(m.san)} <small>${esc(extra)}</small></span>`;
+  return el('span', { class: last ? 'mv last' : 'mv', 'data-ply': m.ply, title: m.nodes != null ? `nodes ${m.nodes}` : null },
+    `${m.san ?? ''} `, el('small', null, extra));
 }
+const moveRow = (r, label) => el('div', { class: 'row', 'data-row': r }, el('span', { class: 'no' }, label));
 
 function renderMoves(g, append) {
   const box = $('moves');
@@ -129,20 +152,20 @@ function renderMoves(g, append) {
     const i = moves.length - 1;
     box.querySelector('.mv.last')?.classList.remove('last');
     const r = rowOf(i);
-    let row = box.querySelector(`.row[data-row="${r}"]`);
-    if (!row) {
-      box.insertAdjacentHTML('beforeend', `<div class="row" data-row="${r}"><span class="no">${fullmove0 + r}.</span></div>`);
-      row = box.lastElementChild;
-    }
-    row.insertAdjacentHTML('beforeend', moveCell(moves[i], true));
+    let line = box.lastElementChild;
+    if (!line || line.dataset.row !== String(r)) line = box.appendChild(moveRow(r, `${fullmove0 + r}.`));
+    line.append(moveCell(moves[i], true));
   } else {
-    const rows = [];
+    const lines = [];
     moves.forEach((m, i) => {
       const r = rowOf(i);
-      if (!rows[r]) rows[r] = [`<span class="no">${fullmove0 + r}.</span>`, (i === 0 && startBlack) ? '<span class="mv">…</span>' : ''];
-      rows[r].push(moveCell(m, i === moves.length - 1));
+      if (!lines[r]) {
+        lines[r] = moveRow(r, `${fullmove0 + r}.`);
+        if (i === 0 && startBlack) lines[r].append(el('span', { class: 'mv' }, '…'));
+      }
+      lines[r].append(moveCell(m, i === moves.length - 1));
     });
-    box.innerHTML = rows.map((cells, r) => `<div class="row" data-row="${r}">${cells.join('')}</div>`).join('');
+    box.replaceChildren(...lines.filter(Boolean));
   }
   // Scrolled in the next frame, whose layout is due anyway: reading scrollHeight now
   // would lay the page out twice per move.
@@ -154,18 +177,24 @@ function renderMoves(g, append) {
 let scrollPending = false;
 
 function evalPawns(m) {
-  if (m.mate != null) return m.mate > 0 ? 5 : -5;
-  if (m.cp != null) return Math.max(-5, Math.min(5, m.cp / 100));
+  if (typeof m.mate === 'number') return m.mate > 0 ? 5 : -5;
+  if (typeof m.cp === 'number') return Math.max(-5, Math.min(5, m.cp / 100));
   return null;
 }
 
 // The graph's elements are made once; a move changes only the lines' points.
 const graph = $('graph');
-graph.innerHTML = '<line x1="0" y1="60" x2="400" y2="60" stroke="#999" stroke-dasharray="3"/>'
-  + '<polyline fill="none" stroke="#d4a017" stroke-width="2" points=""/>'
-  + '<polyline fill="none" stroke="#263238" stroke-width="2" points=""/>'
-  + '<text x="3" y="12" font-size="10" fill="#666">+5</text><text x="3" y="116" font-size="10" fill="#666">−5</text>';
-const [graphW, graphB] = graph.querySelectorAll('polyline');
+function svg(tag, attrs, text) {
+  const node = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text != null) node.textContent = text;
+  return graph.appendChild(node);
+}
+svg('line', { x1: 0, y1: 60, x2: 400, y2: 60, stroke: '#999', 'stroke-dasharray': 3 });
+const graphW = svg('polyline', { fill: 'none', stroke: '#d4a017', 'stroke-width': 2, points: '' });
+const graphB = svg('polyline', { fill: 'none', stroke: '#263238', 'stroke-width': 2, points: '' });
+svg('text', { x: 3, y: 12, 'font-size': 10, fill: '#666' }, '+5');
+svg('text', { x: 3, y: 116, 'font-size': 10, fill: '#666' }, '−5');
 
 function renderGraph(g) {
   const moves = g ? g.moves : [];
@@ -192,13 +221,14 @@ function renderGame(append = false) {
   setText('opening', g?.opening || '');
   setText('game-result', g?.result ? `${g.result}${g.termination ? ' (' + g.termination + ')' : ''}` : '');
   const last = g?.last;
-  const uci = last?.uci;
+  const uci = typeof last?.uci === 'string' ? last.uci : null;
   board.set({
     fen: g?.fen || 'start',
     lastMove: uci ? [uci.slice(0, 2), uci.slice(2, 4)] : undefined,
     turnColor: g?.turn === 'b' ? 'black' : 'white',
   });
-  setText('info-move', last ? `${last.ply}. ${last.san}` : '–');
+  // The move as the PGN numbers it ("49. Rxd4", "24... Nc6"), not by ply.
+  setText('info-move', last ? String(last.label ?? last.san ?? '') : '–');
   setText('info-eval', last?.book ? 'book' : String(last?.eval ?? '–'));
   setText('info-depth', last?.depth != null ? `${last.depth}${last.seldepth != null ? '/' + last.seldepth : ''}` : '–');
   setText('info-nodes', fmtNum(last?.nodes));
@@ -219,8 +249,10 @@ function renderGame(append = false) {
 function renderRound() {
   const r = st.sections.round;
   $('round-no').textContent = r ? `${r.round}${r.rounds ? ' / ' + r.rounds : ''}` : '';
-  $('round').tBodies[0].innerHTML = r ? r.games.map((g) =>
-    `<tr class="${g.running ? 'playing' : ''}" data-game="${esc(g.game)}"><td>${esc(g.game)}</td><td class="name">${esc(g.white)}</td><td class="name">${esc(g.black)}</td><td class="result" title="${esc(g.termination)}">${esc(g.result ?? (g.running ? 'playing' : ''))}</td></tr>`).join('') : '';
+  $('round').tBodies[0].replaceChildren(...(r ? r.games.map((g) => row([
+    g.game, [g.white, { class: 'name' }], [g.black, { class: 'name' }],
+    [g.result ?? (g.running ? 'playing' : ''), { class: 'result', title: g.termination }],
+  ], { class: g.running ? 'playing' : null, 'data-game': g.game })) : []));
   $('bye').textContent = r?.bye ? `Bye: ${r.bye}` : '';
 }
 
@@ -228,10 +260,12 @@ function renderStandings() {
   const s = st.sections.standings;
   const t = $('standings');
   $('standings-after').textContent = s ? (s.final ? '(final)' : `after round ${s.after_round}`) : '';
-  if (!s) { t.tHead.innerHTML = ''; t.tBodies[0].innerHTML = ''; return; }
-  t.tHead.innerHTML = `<tr><th>#</th><th>Engine</th><th>Points</th><th>Games</th>${s.tiebreaks.map((n) => `<th>${esc(n)}</th>`).join('')}<th>Strikes</th></tr>`;
-  t.tBodies[0].innerHTML = s.rows.map((r) =>
-    `<tr class="${r.disqualified ? 'dq' : ''}" data-id="${esc(r.id)}"><td>${r.rank}</td><td class="name">${esc(r.name)}</td><td class="score">${r.score}</td><td>${r.games}</td>${s.tiebreaks.map((n) => `<td>${r.tiebreaks[n] ?? ''}</td>`).join('')}<td>${r.strikes}${r.disqualified ? ' DQ' : ''}</td></tr>`).join('');
+  if (!s) { t.tHead.replaceChildren(); t.tBodies[0].replaceChildren(); return; }
+  t.tHead.replaceChildren(row(['#', 'Engine', 'Points', 'Games', ...s.tiebreaks, 'Strikes'], null, 'th'));
+  t.tBodies[0].replaceChildren(...s.rows.map((r) => row([
+    r.rank, [r.name, { class: 'name' }], [r.score, { class: 'score' }], r.games,
+    ...s.tiebreaks.map((n) => r.tiebreaks[n] ?? ''), `${r.strikes}${r.disqualified ? ' DQ' : ''}`,
+  ], { class: r.disqualified ? 'dq' : null, 'data-id': r.id })));
   window.tcecdStandings.push({ after_round: s.after_round, final: s.final,
     rows: [...t.tBodies[0].rows].map((tr) => [tr.cells[1].textContent, Number(tr.cells[2].textContent)]) });
 }
@@ -239,37 +273,47 @@ function renderStandings() {
 function renderCrosstable() {
   const c = st.sections.crosstable;
   const t = $('crosstable');
-  if (!c) { t.tHead.innerHTML = ''; t.tBodies[0].innerHTML = ''; return; }
-  t.tHead.innerHTML = `<tr><th>#</th><th>Engine</th><th>Pts</th>${c.players.map((p) => `<th title="${esc(p.name)}">${esc(p.abbr)}</th>`).join('')}</tr>`;
-  t.tBodies[0].innerHTML = c.players.map((p) =>
-    `<tr><td>${p.rank ?? ''}</td><td class="name">${esc(p.name)}</td><td>${p.score ?? ''}</td>${c.players.map((q) => `<td>${q.name === p.name ? '×' : esc((c.cells[p.name] || {})[q.name] || '')}</td>`).join('')}</tr>`).join('');
+  if (!c) { t.tHead.replaceChildren(); t.tBodies[0].replaceChildren(); return; }
+  // Short names as column heads, the whole name on hover.
+  t.tHead.replaceChildren(row(['#', 'Engine', 'Pts', ...c.players.map((p) => [p.abbr, { title: p.name }])], null, 'th'));
+  t.tBodies[0].replaceChildren(...c.players.map((p) => row([
+    p.rank ?? '', [p.name, { class: 'name' }], p.score ?? '',
+    ...c.players.map((q) => q.name === p.name ? '×' : [(c.cells[p.name] || {})[q.name] || '', { title: `${p.name} – ${q.name}` }]),
+  ])));
 }
 
 function renderEngines() {
   const e = st.sections.engines;
   const struck = e ? e.engines.filter((x) => x.strikes || x.disqualified) : [];
-  $('engines').innerHTML = struck.length ? struck.map((x) => `<span class="${x.disqualified ? 'dq' : ''}">${esc(x.name)}: ${x.strikes} strike(s)${x.disqualified ? ', disqualified' + (x.reason ? ' (' + esc(x.reason) + ')' : '') : ''}</span>`).join('<br>') : '<span class="muted">No strikes.</span>';
-  $('faults').innerHTML = e ? e.faults.slice().reverse().map((f) => `<li>${esc(f.ts ? new Date(f.ts).toLocaleTimeString() : '')} <b>${esc(f.engine)}</b> ${esc(f.kind)}${f.game ? ' in game ' + esc(f.game) : ''}: ${esc(f.detail)}${f.strikes != null ? ' (strike ' + f.strikes + ')' : ''}</li>`).join('') : '';
+  const lines = struck.flatMap((x, i) => [i ? el('br') : null,
+    el('span', { class: x.disqualified ? 'dq' : null },
+      `${x.name}: ${x.strikes} strike(s)${x.disqualified ? ', disqualified' + (x.reason ? ' (' + x.reason + ')' : '') : ''}`)]);
+  $('engines').replaceChildren(...(lines.length ? lines.filter(Boolean) : [el('span', { class: 'muted' }, 'No strikes.')]));
+  $('faults').replaceChildren(...(e ? e.faults.slice().reverse().map((f) => el('li', null,
+    `${f.ts ? new Date(f.ts).toLocaleTimeString() : ''} `, el('b', null, f.engine),
+    ` ${f.kind ?? ''}${f.game ? ' in game ' + f.game : ''}: ${f.detail ?? ''}${f.strikes != null ? ' (strike ' + f.strikes + ')' : ''}`)) : []));
 }
 
-// The forecast is another component's JSON: shown as a table of its rows, whatever the columns.
-function flat(row, prefix = '', out = {}) {
-  for (const [k, v] of Object.entries(row)) {
-    if (v && typeof v === 'object' && !Array.isArray(v)) flat(v, `${prefix}${k}.`, out);
-    else out[prefix + k] = Array.isArray(v) ? v.map((x) => typeof x === 'number' ? +x.toFixed(3) : x).join(' ') : v;
-  }
-  return out;
-}
+// The forecast (docs/events.md, `forecast`): one row per engine in order of expected place.
+const pct = (p) => typeof p === 'number' ? `${(100 * p).toFixed(1)}%` : '';
+const fixed = (v, n) => typeof v === 'number' ? v.toFixed(n) : '';
 function renderForecast() {
   const f = st.sections.forecast;
   const box = $('forecast');
-  const rows = f && Array.isArray(f.rows) ? f.rows : null;
-  if (!rows || !rows.length) { box.innerHTML = '<p class="muted">No forecast published.</p>'; return; }
-  const flatRows = rows.map((r) => flat(r));
-  const cols = [...new Set(flatRows.flatMap((r) => Object.keys(r)))];
-  const cell = (v) => typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(3) : esc(v);
-  box.innerHTML = `<table class="grid"><thead><tr>${cols.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>${flatRows.map((r) => `<tr>${cols.map((c) => `<td>${cell(r[c])}</td>`).join('')}</tr>`).join('')}</tbody></table>`
-    + (f.after_round != null ? `<p class="muted">after round ${esc(f.after_round)}</p>` : '');
+  const players = f && Array.isArray(f.players) ? f.players : [];
+  if (!players.length) { box.replaceChildren(el('p', { class: 'muted' }, 'No forecast published.')); return; }
+  const places = Math.min(3, players.length);
+  const ord = ['1st', '2nd', '3rd'];
+  const head = row(['Engine', 'Points', 'Expected', 'Exp. place', f.top ? `Top ${f.top}` : 'Top',
+    ...ord.slice(0, places).map((o) => `P(${o})`)], null, 'th');
+  const body = players.map((p) => row([[p.name, { class: 'name' }], p.score ?? '',
+    fixed(p.expected_score, 2), fixed(p.expected_place, 2), pct(p.top),
+    ...[...Array(places).keys()].map((i) => pct((p.places || [])[i]))]));
+  const note = [f.after_round != null ? `after round ${f.after_round}` : null,
+    f.after_game ? `game ${f.after_game}` : null,
+    f.simulations != null ? `${f.simulations} simulation${f.simulations === 1 ? '' : 's'}` : null].filter(Boolean).join(', ');
+  box.replaceChildren(el('table', { class: 'grid' }, el('thead', null, head), el('tbody', null, ...body)),
+    el('p', { class: 'muted' }, note));
 }
 
 const RENDER = {
