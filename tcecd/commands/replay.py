@@ -60,10 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--system",
-        choices=NAMES,
+        choices=(*NAMES, "knockout"),
         metavar="NAME",
         help="the pairing system (default: the config's, else tcec-swiss); "
-        f"one of {', '.join(NAMES)}",
+        f"one of {', '.join((*NAMES, 'knockout'))}",
     )
     parser.add_argument(
         "--verify",
@@ -122,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
     from tcecd.pairing.registry import SystemOptions
 
     system = args.system or context.system
+    if system == "knockout":
+        bar.close()
+        return _replay_cup(args, context, pgn)
     try:
         replayed = rebuild_from_pgn(
             pgn,
@@ -176,6 +179,36 @@ def run(args: argparse.Namespace) -> int:
         _publish(args, context, replayed)
     if args.verify:
         print(_verdict(replayed.deviations, len(replayed.games), replayed.system), file=out)
+        return 1 if replayed.deviations else 0
+    return 0
+
+
+def _replay_cup(args: argparse.Namespace, context: object, pgn: Path) -> int:
+    """``replay`` of a knockout cup: its standings and, with ``--verify``, every
+    deviation from the cup's rules (docs/pairing.md, "The knockout cup")."""
+    from tcecd.formats.base import FormatSettings
+    from tcecd.formats.knockout.format import knockout_settings
+    from tcecd.replay.cup import cup_report, replay_cup
+    from tcecd.replay.session import ReplayContext
+
+    assert isinstance(context, ReplayContext)
+    if context.players is None or context.knockout is None:
+        raise ConfigError(
+            f"{pgn.name}: replaying a knockout cup needs its config (--config EVENT.yaml: "
+            "the seeds and the encounters' rules)"
+        )
+    for flag in ("out", "trf", "publish"):
+        if getattr(args, flag):
+            raise ConfigError(f"--{flag}: not available for a knockout cup")
+    settings = knockout_settings(FormatSettings(system="knockout", extra=context.knockout))
+    replayed = replay_cup(pgn, context.players, settings, time_control=context.time_control)
+    out = sys.stdout
+    if not args.quiet:
+        print(cup_report(replayed, context.players), file=out)
+    if args.verify:
+        for deviation in replayed.deviations:
+            print(deviation, file=out)
+        print(_verdict(replayed.deviations, len(replayed.games), "knockout"), file=out)
         return 1 if replayed.deviations else 0
     return 0
 

@@ -72,6 +72,10 @@ class ReplayContext:
     #: the event's rules (``pairing.forbidden_pairs``, ``points``,
     #: ``acceleration``) as every round is paired with them
     rules: RoundContext = NO_CONTEXT
+    #: a knockout cup's ``games`` and ``tiebreak`` (tcecd.formats.knockout), and the
+    #: event's time control (what its regular games are played at)
+    knockout: dict[str, object] | None = None
+    time_control: str | None = None
 
     @classmethod
     def from_config(cls, path: Path | None) -> ReplayContext:
@@ -93,6 +97,11 @@ class ReplayContext:
             system=config.pairing.system,
             time_limit_s=config.pairing.time_limit_s,
             rules=rules,
+            knockout=(
+                dict(config.format_settings().extra)
+                if config.pairing.system == "knockout" else None
+            ),
+            time_control=config.time_control_value().pgn_tag(),
         )
 
     @property

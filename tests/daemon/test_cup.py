@@ -133,11 +133,28 @@ def test_a_cup_killed_at_any_instant_resumes_to_the_same_cup(
     assert normalise_pgn(got) == normalise_pgn(ref)
 
 
-def test_replay_verifies_the_cup(reference: tuple[Path, str]) -> None:
-    cfg, _ = reference
-    proc = subprocess.run(
-        [*tcecd_argv(cfg)[:3], "replay", str(cfg.parent / "state" / "event.pgn"), "--verify"],
+def replay(cfg: Path, pgn: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*tcecd_argv(cfg)[:3], "replay", str(pgn), "--config", str(cfg), "--verify"],
         cwd=ROOT, env=run_env(), capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
+
+
+def test_replay_verifies_the_cup(reference: tuple[Path, str], tmp_path: Path) -> None:
+    cfg, pgn = reference
+    proc = replay(cfg, cfg.parent / "state" / "event.pgn")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "knockout" in proc.stdout
+    assert "OK: all 20 games follow the knockout rules" in proc.stdout
+    assert "   1  ab-d1          3     3.5      6" in proc.stdout  # the cup's winner
+    # Game 1.3 given to ab-d1-n400 instead: it would have led its encounter 1.5-0.5
+    # and gone on, so the round-2 games of ab-d1-noisy deviate from the bracket.
+    tampered = tmp_path / "tampered.pgn"
+    games = ["[Event " + g for g in pgn.split("[Event ")[1:]]
+    games[2] = games[2].replace('[Result "1-0"]', '[Result "0-1"]')
+    tampered.write_text("".join(games), encoding="utf-8")
+    proc = replay(cfg, tampered)
+    assert proc.returncode == 1
+    assert "knockout game 2.3 (ab-d1-noisy-ab-d1-n50) is not an encounter of round 2" in (
+        proc.stdout
+    )
+    assert "FAILED:" in proc.stdout
