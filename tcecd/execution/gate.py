@@ -34,10 +34,14 @@ class StartTurn:
         """Until the game before this one has started or will not start."""
         if self._before is not None:
             await self._before._decided.wait()
+            # Let go of the earlier turn: a long event's turns would otherwise
+            # stay chained, each holding the one before it, to the first game.
+            self._before = None
 
     def decided(self) -> None:
         """This game started, or will not start (idempotent)."""
         self._decided.set()
+        self._before = None
 
 
 class StartGate:
