@@ -8,38 +8,55 @@ for when a lower bracket needs "another pairing" of this one.
 
 The requirement loop is C.3 with the lowering of C.10, innermost first:
 
-* C.10.a/b: B.6, then B.5, for upfloaters (heterogeneous brackets);
+* C.10.a/b: B.6, then B.5, for upfloaters;
 * C.10.c/d: B.6, then B.5, for downfloaters (brackets that move players down);
 * C.10.e: X (odd rounds), or Z then X (even rounds), up to P1;
 * C.10.f: A.7.d (odd rounds: strong preferences treated as absolute);
 * C.10.g: B.2 (top scorers in the last round).
 
-Each "restart from C.3.x" re-imposes the criteria below x, so the states are
-visited as a counter over these switches. A state that only drops criteria
-which never rejected anything in an earlier failed state cannot do better and
-is skipped (its search would visit the same transpositions in the same
-order). Within a state: C.4/C.5 subgroups, C.6 trial, C.7 transpositions
-(D.1), C.8 exchanges (D.2 homogeneous, D.3 heterogeneous), C.9 back from a
-failed remainder to the next transposition of the heterogeneous part.
+"Any criterion may be dropped only for the minimum number of pairs in the
+score bracket" (C.10): dropping a criterion lets one pair (or one
+downfloater) break it, then two, and so on, as X counts the pairs that do not
+get both colour preferences. So a requirement state gives every criterion a
+number of pairs that may break it (0: the criterion is in force); each
+"restart from C.3.x" puts the criteria below x back in force, and the states
+are visited as a counter over these numbers. A state that only allows more
+breaks of criteria that rejected nothing in the previous state cannot do
+better and is skipped (its search would visit the same transpositions in the
+same order). Within a state: C.4/C.5 subgroups, C.6 trial, C.7
+transpositions (D.1), C.8 exchanges (D.2 homogeneous, D.3 heterogeneous), C.9
+back from a failed remainder to the next transposition of the heterogeneous
+part.
+
+B.3 in a bracket of unequal scores treated as homogeneous (A.3: at least
+half of it moved down): the score differences of the pairs are smallest when
+the players left unpaired have the lowest scores possible (a higher scored
+player moved down meets a still lower player), so such a bracket first fixes
+the scores of the players it leaves unpaired, as low as any pairing allows,
+and only then applies B.4 to B.6 (A.11: "the closeness of the scores" before
+colours and floats; B.2's note and A.7.d give way to "the score of a
+floater" likewise). docs/pairing.md, "Dutch 2012", shows the case.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tcecd.domain import PlayerId
-from tcecd.pairing.dutch2012.colours import (
-    Preference,
-    Strength,
-    same_colour,
-    x1_z1,
-    x_fail,
-    z_fail,
+from tcecd.pairing.dutch2012 import criteria
+from tcecd.pairing.dutch2012.colours import Preference, x1_z1
+from tcecd.pairing.dutch2012.state import PlayerState
+from tcecd.pairing.dutch2012.transpose import (
+    Budget,
+    LeftoverLimit,
+    Limit,
+    exchanges,
+    mover_sets,
+    transpositions,
 )
-from tcecd.pairing.dutch2012.state import Float, PlayerState
-from tcecd.pairing.dutch2012.transpose import Budget, exchanges, mover_sets, transpositions
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 
 #: Search steps (pairs tried) for one requirement state, and for one bracket in
@@ -48,36 +65,45 @@ from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 STATE_STEPS = 20_000
 BRACKET_STEPS = 300_000
 
+#: Breaks allowed of a criterion that does not apply (A.7.d in even rounds, Z in odd ones).
+UNLIMITED = 1 << 30
+
 
 @dataclass(frozen=True, slots=True)
 class Requirements:
-    """The current requirements of C.3 (True: the criterion is in force)."""
+    """The current requirements of C.3: how many pairs may still break each
+    relative criterion (0: in force; X and Z as A.8 counts them), and how many
+    players left unpaired may break B.5/B.6 for downfloaters."""
 
-    b2: bool
-    a7d: bool
+    b2: int
+    a7d: int
     x: int
     z: int
-    b5_down: bool
-    b6_down: bool
-    b5_up: bool
-    b6_up: bool
+    b5_down: int
+    b6_down: int
+    b5_up: int
+    b6_up: int
 
-    def relaxes_only(self, failed: Requirements, binding: frozenset[str]) -> bool:
-        """Whether this state is ``failed`` with only non-binding criteria relaxed."""
-        flags = (
-            ("B2", self.b2, failed.b2),
-            ("A7d", self.a7d, failed.a7d),
-            ("B5down", self.b5_down, failed.b5_down),
-            ("B6down", self.b6_down, failed.b6_down),
-            ("B5up", self.b5_up, failed.b5_up),
-            ("B6up", self.b6_up, failed.b6_up),
+    def limits(self) -> tuple[Limit, ...]:
+        """The pair criteria in the order of :data:`criteria.PAIR_NAMES`."""
+        values = (self.x, self.z, self.a7d, self.b2, self.b5_up, self.b6_up)
+        return tuple(Limit(n, v) for n, v in zip(criteria.PAIR_NAMES, values, strict=True))
+
+    def minus(self, bits: Sequence[int]) -> Requirements:
+        """What is left after pairs breaking ``bits`` (one mask per pair)."""
+
+        def used(bit: int) -> int:
+            return sum(1 for b in bits if b & bit)
+
+        return replace(
+            self,
+            x=self.x - used(criteria.X),
+            z=self.z - used(criteria.Z),
+            a7d=self.a7d - used(criteria.A7D),
+            b2=self.b2 - used(criteria.B2),
+            b5_up=self.b5_up - used(criteria.B5_UP),
+            b6_up=self.b6_up - used(criteria.B6_UP),
         )
-        for name, mine, theirs in flags:
-            if theirs and not mine and name in binding:
-                return False
-        if self.x > failed.x and "X" in binding:
-            return False
-        return not (self.z > failed.z and "Z" in binding)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,15 +120,8 @@ class Bracket:
     #: pairs with a top scorer; None outside the last round (A.10)
     top_scorer_above: int | None = None
 
-    @property
-    def top_scorers(self) -> bool:
-        """Whether the bracket holds top scorers (A.10)."""
-        return self.top_scorer_above is not None and any(
-            p.score > self.top_scorer_above for p in self.players
-        )
-
     def is_top_scorer(self, p: PlayerState) -> bool:
-        return self.top_scorer_above is not None and p.score > self.top_scorer_above
+        return criteria.is_top_scorer(p, self.top_scorer_above)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +136,12 @@ class Outcome:
 @dataclass(slots=True)
 class _Progress:
     reached_remainder: bool = False
-    failed_remainders: set[tuple[object, ...]] = field(default_factory=set)
+    #: remainders that failed, with the criteria that rejected anything in them
+    failed_remainders: dict[tuple[object, ...], frozenset[str]] = field(default_factory=dict)
+
+
+#: One position of the C.10 counter: the criteria it relaxes and its values.
+_Position = tuple[frozenset[str], list[dict[str, int]]]
 
 
 class BracketProcedure:
@@ -143,60 +167,89 @@ class BracketProcedure:
         self.floaters = floaters
         self.index = {p.id: i for i, p in enumerate(bracket.players)}
         self.total = Budget(BRACKET_STEPS)
+        self._costs: dict[tuple[PlayerId, PlayerId], int | None] = {}
 
     # -- the criteria -------------------------------------------------------
 
-    def allowed(self, a: PlayerState, b: PlayerState, req: Requirements, bound: set[str]) -> bool:
-        """B.1a and B.2 (absolute), A.7.d and B.5/B.6 for upfloaters (current)."""
-        if b.id in a.opponents:
-            return False  # B.1a
-        pa, pb = self.b.prefs[a.id], self.b.prefs[b.id]
-        if same_colour(pa, pb, Strength.ABSOLUTE):
-            # B.2's note: top scorers may ignore it (C.10.g drops it for them only).
-            if req.b2 or not (self.b.is_top_scorer(a) or self.b.is_top_scorer(b)):
-                bound.add("B2")
-                return False
-        elif req.a7d and same_colour(pa, pb, Strength.STRONG):
-            bound.add("A7d")  # A.7.d: strong preferences count as absolute
-            return False
-        if a.score != b.score:
-            low = a if a.score < b.score else b
-            if low.id not in self.b.movers:  # a resident paired upwards: an upfloater
-                if req.b5_up and low.float_back(1) is Float.UP:
-                    bound.add("B5up")
-                    return False
-                if req.b6_up and low.float_back(2) is Float.UP:
-                    bound.add("B6up")
-                    return False
-        return True
+    def cost(self, a: PlayerState, b: PlayerState) -> int | None:
+        """:func:`criteria.pair_breaks` for this bracket (cached)."""
+        key = (a.id, b.id)
+        if key not in self._costs:
+            self._costs[key] = self._costs[b.id, a.id] = criteria.pair_breaks(
+                a,
+                b,
+                self.b.prefs,
+                movers=self.b.movers,
+                even_round=self.b.even_round,
+                top_scorer_above=self.b.top_scorer_above,
+            )
+        return self._costs[key]
 
-    def may_float(self, p: PlayerState, req: Requirements, bound: set[str]) -> bool:
-        """Whether ``p`` may be left unpaired: moved down, or the bye in the lowest
-        bracket (B.1b, absolute; B.5/B.6 for downfloaters, current)."""
-        if self.b.lowest and p.unplayed_point:
-            return False  # B.1b: no second point without playing
-        if req.b5_down and p.float_back(1) is Float.DOWN:
-            bound.add("B5down")
-            return False
-        if req.b6_down and p.float_back(2) is Float.DOWN:
-            bound.add("B6down")
-            return False
-        return True
-
-    def fails(self, a: PlayerState, b: PlayerState) -> tuple[bool, bool]:
-        pa, pb = self.b.prefs[a.id], self.b.prefs[b.id]
-        return x_fail(pa, pb), self.b.even_round and z_fail(pa, pb)
+    def never_floats(self, p: PlayerState) -> bool:
+        """B.1b: no second point without playing, so no bye (lowest bracket)."""
+        return self.b.lowest and p.unplayed_point
 
     # -- C.3 and C.10: the requirement states ----------------------------------
 
-    def _states(self, x1: int, z1: int, p1: int) -> Iterator[Requirements]:
-        b2_options = (True, False) if self.b.top_scorers else (True,)
-        a7d_options = (False,) if self.b.even_round else (True, False)
-        for b2 in b2_options:  # C.10.g
-            for a7d in a7d_options:  # C.10.f
-                for x, z in self._xz(x1, z1, p1):  # C.10.e
-                    for b5d, b6d, b5u, b6u in itertools.product((True, False), repeat=4):
-                        yield Requirements(b2, a7d, x, z, b5d, b6d, b5u, b6u)  # C.10.a-d
+    def _positions(self, x1: int, z1: int, p1: int, floaters: int) -> list[_Position]:
+        """The C.10 counter, outermost first: B.2 (C.10.g), A.7.d (C.10.f),
+        X/Z (C.10.e), B.5 and B.6 for downfloaters (C.10.d, c), B.5 and B.6 for
+        upfloaters (C.10.b, a); each counts the pairs (players) that may break it."""
+        players = self.b.players
+        pairs = max(p1, 0)
+        soft_b2 = self.b.top_scorer_above is not None and any(
+            (c := self.cost(a, b)) is not None and c & criteria.B2
+            for a, b in itertools.combinations(players, 2)
+        )
+        ups = any(p.score != players[0].score for p in players)
+
+        def counts(name: str, upto: int) -> _Position:
+            return frozenset((name,)), [{name: k} for k in range(upto + 1)]
+
+        odd = not self.b.even_round
+        return [
+            counts("B2", pairs if soft_b2 else 0),
+            counts("A7d", pairs) if odd else (frozenset(), [{"A7d": UNLIMITED}]),
+            (frozenset(("X", "Z")), [{"X": x, "Z": z} for x, z in self._xz(x1, z1, p1)]),
+            counts("B5down", floaters),
+            counts("B6down", floaters),
+            counts("B5up", pairs if ups else 0),
+            counts("B6up", pairs if ups else 0),
+        ]
+
+    def _states(
+        self, positions: list[_Position], bound: set[str]
+    ) -> Iterator[Requirements]:
+        """The requirement states in C.10 order. After each state ``bound``
+        holds the criteria that rejected anything in its search; the next
+        state relaxes the innermost of them that can still be relaxed (and puts
+        every criterion below it back in force): relaxing only criteria that
+        rejected nothing would repeat the same search."""
+        at = [0] * len(positions)
+        while True:
+            values: dict[str, int] = {}
+            for (_, options), k in zip(positions, at, strict=True):
+                values.update(options[k])
+            bound.clear()
+            yield Requirements(
+                b2=values["B2"],
+                a7d=values["A7d"],
+                x=values["X"],
+                z=values["Z"] if self.b.even_round else UNLIMITED,
+                b5_down=values["B5down"],
+                b6_down=values["B6down"],
+                b5_up=values["B5up"],
+                b6_up=values["B6up"],
+            )
+            for p in range(len(positions) - 1, -1, -1):
+                names, options = positions[p]
+                if names & bound and at[p] + 1 < len(options):
+                    at[p] += 1
+                    for q in range(p + 1, len(positions)):
+                        at[q] = 0
+                    break
+            else:
+                return
 
     def _xz(self, x1: int, z1: int, p1: int) -> Iterator[tuple[int, int]]:
         """C.10.e: odd rounds raise X up to P1; even rounds raise Z up to X,
@@ -235,34 +288,32 @@ class BracketProcedure:
         x1, z1 = self._x1_z1(p1)
         progress = _Progress()
         while True:
-            failed: list[tuple[Requirements, frozenset[str]]] = []
             # Backtracking asks for a given number of floaters: other P1 are skipped.
             wanted = self.floaters is None or self.floaters == n - 2 * p1
             if wanted and n == 2 * p1 and self.accept is not None:
                 wanted = self.accept(())  # nobody moves down: one test for the level
-            for req in self._states(x1, z1, p1) if wanted else ():
-                if any(req.relaxes_only(f, bound) for f, bound in failed):
-                    continue
-                if self.total.left <= 0:
-                    break
+            targets: Sequence[tuple[int, ...] | None] = [None]
+            if not hetero and wanted:
+                targets = self._floater_scores(p1)
+            for target in targets if wanted else ():
+                positions = self._positions(x1, z1, p1, n - 2 * p1)
                 bound: set[str] = set()
-                found = False
-                budget = Budget(min(STATE_STEPS, self.total.left))
-                before = budget.left
-                if hetero:
-                    search = self._heterogeneous(m1, p1, req, budget, bound, progress)
-                else:
-                    search = self._homogeneous(players, p1, req, req.x, req.z, budget, bound)
-                for outcome in search:
-                    if self.accept is not None and not self.accept(outcome.floaters):
-                        continue
-                    found = True
-                    yield outcome
-                self.total.left -= before - max(budget.left, 0)
-                if budget.left < 0:
-                    bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
-                if not found:
-                    failed.append((req, frozenset(bound)))
+                for req in self._states(positions, bound):
+                    if self.total.left <= 0:
+                        break
+                    budget = Budget(min(STATE_STEPS, self.total.left))
+                    before = budget.left
+                    if hetero:
+                        search = self._heterogeneous(m1, p1, req, budget, bound, progress)
+                    else:
+                        search = self._homogeneous(players, p1, req, budget, bound, target)
+                    for outcome in search:
+                        if self.accept is not None and not self.accept(outcome.floaters):
+                            continue
+                        yield outcome
+                    self.total.left -= before - max(budget.left, 0)
+                    if budget.left < 0:
+                        bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
             if not self.reduce:
                 return
             # C.14: decrease P1, X1, Z1 or M1.
@@ -287,40 +338,103 @@ class BracketProcedure:
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)
 
-    def _between(
-        self,
-        s1: Sequence[PlayerState],
-        s2: Sequence[PlayerState],
-        req: Requirements,
-        bound: set[str],
-    ) -> tuple[Callable[[int, int], bool], Callable[[int, int], tuple[bool, bool]]]:
-        """The pair tests of :func:`transpositions` for S1 and S2 by position."""
-
-        def allowed(i: int, j: int) -> bool:
-            return self.allowed(s1[i], s2[j], req, bound)
-
-        def fails(i: int, j: int) -> tuple[bool, bool]:
-            return self.fails(s1[i], s2[j])
-
-        return allowed, fails
-
     def _x1_z1(self, pairs: int) -> tuple[int, int]:
         return x1_z1(
             [self.b.prefs[p.id] for p in self.b.players], pairs, even_round=self.b.even_round
         )
+
+    def _floater_scores(self, pairs: int) -> list[tuple[int, ...] | None]:
+        """B.3 for a bracket of unequal scores paired as homogeneous: the scores
+        its unpaired players may have, lowest first (the highest of them as low
+        as possible, then the next...), each only if some pairing of ``pairs``
+        pairs under the absolute criteria leaves exactly such players unpaired.
+        ``[None]`` (no such condition) when all scores are equal."""
+        players = self.b.players
+        spare = len(players) - 2 * pairs
+        if spare <= 0 or len({p.score for p in players}) == 1:
+            return [None]
+        levels = sorted(Counter(p.score for p in players).items())
+        options: list[tuple[int, ...]] = []
+
+        def fill(k: int, left: int, chosen: tuple[int, ...]) -> None:
+            if left == 0:
+                options.append(tuple(sorted(chosen, reverse=True)))
+                return
+            if k == len(levels):
+                return
+            score, count = levels[k]
+            for take in range(min(count, left) + 1):
+                fill(k + 1, left - take, chosen + (score,) * take)
+
+        fill(0, spare, ())
+        feasible: list[tuple[int, ...] | None] = []
+        for target in sorted(options):
+            if self._feasible(pairs, target):
+                feasible.append(target)
+        return feasible
+
+    def _feasible(self, pairs: int, target: tuple[int, ...]) -> bool:
+        """Whether the absolute criteria allow ``pairs`` pairs leaving unpaired
+        players with exactly the scores ``target``: a perfect matching of the
+        players and one extra vertex per score of ``target`` (joined to the
+        players of that score who may be left over)."""
+        players = self.b.players
+        n = len(players)
+        slots = list(target)
+        size = n + len(slots)
+        forbidden: list[set[int]] = [set() for _ in range(size)]
+        for i, j in itertools.combinations(range(n), 2):
+            if self.cost(players[i], players[j]) is None:
+                forbidden[i].add(j)
+                forbidden[j].add(i)
+        for k, score in enumerate(slots):
+            v = n + k
+            forbidden[v].update(range(n, size))
+            for i, p in enumerate(players):
+                if p.score != score or self.never_floats(p):
+                    forbidden[v].add(i)
+                    forbidden[i].add(v)
+        return 2 * _matching_size(forbidden) == size and pairs * 2 == n - len(slots)
+
+    def _search(
+        self,
+        s1: Sequence[PlayerState],
+        s2: Sequence[PlayerState],
+        req: Requirements,
+        must: Sequence[int],
+        leftover: Sequence[LeftoverLimit],
+        budget: Budget,
+        bound: set[str],
+    ) -> Iterator[tuple[int, ...]]:
+        """:func:`transpositions` of S2 against S1 under ``req``."""
+
+        def cost(i: int, j: int) -> int | None:
+            return self.cost(s1[i], s2[j])
+
+        return transpositions(
+            len(s1), len(s2), cost, req.limits(), leftover, must, budget, bound
+        )
+
+    def _leftover(
+        self, s2: Sequence[PlayerState], req: Requirements
+    ) -> tuple[LeftoverLimit, LeftoverLimit]:
+        """B.5 and B.6 for downfloaters over the S2 players (by position)."""
+        b5 = frozenset(k for k, p in enumerate(s2) if criteria.float_breaks(p)[0])
+        b6 = frozenset(k for k, p in enumerate(s2) if criteria.float_breaks(p)[1])
+        return LeftoverLimit("B5down", req.b5_down, b5), LeftoverLimit("B6down", req.b6_down, b6)
 
     def _gate(
         self,
         group: Sequence[PlayerState],
         pairs: int,
         req: Requirements,
-        x_left: int,
-        must: Sequence[int],
+        must: set[int],
         bound: set[str],
     ) -> bool:
-        """Can ``group`` give ``pairs`` allowed pairs at all, leaving only players
-        who may float, with at most ``x_left`` colour failures by the matching
-        bound? No exchange or transposition could help otherwise.
+        """Can ``group`` give ``pairs`` pairs at all under ``req``, leaving only
+        players who may be left over, with each limited criterion broken no
+        more often than allowed by the matching bound? No exchange or
+        transposition could help otherwise.
 
         The leftovers are modelled as ``len(group) - 2 * pairs`` extra vertices,
         each joined to every player who may be left unpaired: a perfect
@@ -328,28 +442,40 @@ class BracketProcedure:
         """
         n = len(group)
         spare = n - 2 * pairs
-        must_set = set(must)
+        limits = req.limits()
+        zero = 0
+        for k, limit in enumerate(limits):
+            if limit.left <= 0:
+                zero |= 1 << k
         forbidden: list[set[int]] = [set() for _ in range(n + spare)]
-        bad_colour: list[set[int]] = [set() for _ in range(n + spare)]
+        breaking: dict[int, list[set[int]]] = {}
         for i in range(n):
             for j in range(i + 1, n):
-                if not self.allowed(group[i], group[j], req, bound):
+                c = self.cost(group[i], group[j])
+                if c is None or c & zero:
                     forbidden[i].add(j)
                     forbidden[j].add(i)
-                elif self.fails(group[i], group[j])[0]:
-                    bad_colour[i].add(j)
-                    bad_colour[j].add(i)
+                    if c is not None:  # conservatively: these criteria rejected a pair
+                        bound.update(lim.name for k, lim in enumerate(limits) if c & zero & 1 << k)
+                    continue
+                for k in range(len(limits)):
+                    if c & (1 << k):
+                        sets = breaking.setdefault(k, [set() for _ in range(n + spare)])
+                        sets[i].add(j)
+                        sets[j].add(i)
         for v in range(n, n + spare):
             forbidden[v].update(range(n, n + spare))
-            forbidden[v].update(must_set)
-            for i in must_set:
+            forbidden[v].update(must)
+            for i in must:
                 forbidden[i].add(v)
         if _matching_size(forbidden) < (n + spare) // 2:
             return False
-        if any(bad_colour):
-            good = _matching_size([f | c for f, c in zip(forbidden, bad_colour, strict=True)])
-            if pairs - (good - spare) > x_left:
-                bound.add("X")
+        for k, sets in breaking.items():
+            if limits[k].left >= pairs:
+                continue
+            good = _matching_size([f | c for f, c in zip(forbidden, sets, strict=True)])
+            if pairs - (good - spare) > limits[k].left:
+                bound.add(limits[k].name)
                 return False
         return True
 
@@ -358,29 +484,45 @@ class BracketProcedure:
         group: Sequence[PlayerState],
         pairs: int,
         req: Requirements,
-        x_left: int,
-        z_left: int,
         budget: Budget,
         bound: set[str],
+        target: tuple[int, ...] | None = None,
     ) -> Iterator[Outcome]:
         """C.4-C.8a for a homogeneous bracket or a remainder: S1 = the ``pairs``
         highest, S2 the rest (C.4, C.5); transpositions (C.7, D.1), then
-        exchanges (C.8a, D.2), each followed by the transpositions again."""
+        exchanges (C.8a, D.2), each followed by the transpositions again.
+        ``target``: the scores the players left unpaired must have (B.3)."""
         n = len(group)
         if 2 * pairs > n or pairs < 0:
             return
-        must = (
-            [i for i, p in enumerate(group) if not self.may_float(p, req, bound)]
-            if n > 2 * pairs
-            else []
-        )
         if self.b.lowest and n - 2 * pairs > 1:
             return  # the lowest bracket can move nobody down
+        must = {i for i, p in enumerate(group) if self.never_floats(p)} if n > 2 * pairs else set()
+        if target is not None:
+            # B.3: players scoring more than every player to leave unpaired must pair.
+            must |= {i for i, p in enumerate(group) if p.score > target[0]}
+        left_b5 = {i for i, p in enumerate(group) if criteria.float_breaks(p)[0]}
+        left_b6 = {i for i, p in enumerate(group) if criteria.float_breaks(p)[1]}
+        if n > 2 * pairs:
+            if req.b5_down <= 0 and left_b5:
+                bound.add("B5down")
+                must |= left_b5
+            if req.b6_down <= 0 and left_b6:
+                bound.add("B6down")
+                must |= left_b6
         if pairs == 0:
-            if not must:
+            fine = (
+                not must
+                and len(left_b5) <= req.b5_down
+                and len(left_b6) <= req.b6_down
+                and (target is None or _scores(group) == target)
+            )
+            if fine:
                 yield Outcome((), tuple(group))
+            elif len(left_b5) > req.b5_down or len(left_b6) > req.b6_down:
+                bound.update(("B5down", "B6down"))
             return
-        if not self._gate(group, pairs, req, x_left, must, bound):
+        if not self._gate(group, pairs, req, must, bound):
             return
         splits = itertools.chain([((), ())], exchanges(pairs, n - pairs))
         for out_s1, in_s2 in splits:
@@ -389,17 +531,12 @@ class BracketProcedure:
             s1 = [group[i] for i in s1_pos]
             s2 = [group[i] for i in s2_pos]
             must_s2 = [k for k, i in enumerate(s2_pos) if i in must]
-            for chosen in transpositions(
-                len(s1),
-                len(s2),
-                *self._between(s1, s2, req, bound),
-                x_left,
-                z_left,
-                must_s2,
-                budget,
-                bound,
-            ):
+            leftover = self._leftover(s2, req) if n > 2 * pairs else ()
+            for chosen in self._search(s1, s2, req, must_s2, leftover, budget, bound):
                 taken = set(chosen)
+                floaters = tuple(p for k, p in enumerate(s2) if k not in taken)
+                if target is not None and _scores(floaters) != target:
+                    continue
                 yield Outcome(
                     tuple(
                         (s1[i], s2[j])
@@ -407,7 +544,7 @@ class BracketProcedure:
                         else (s2[j], s1[i])
                         for i, j in enumerate(chosen)
                     ),
-                    tuple(p for k, p in enumerate(s2) if k not in taken),
+                    floaters,
                 )
             if budget.left < 0:
                 return
@@ -431,35 +568,31 @@ class BracketProcedure:
         for s1 in mover_sets(movers, m1):  # C.8b, D.3
             s1_ids = {p.id for p in s1}
             s2 = [p for p in players if p.id not in s1_ids]
-            for chosen in transpositions(
-                len(s1),
-                len(s2),
-                *self._between(s1, s2, req, bound),
-                req.x,
-                req.z,
-                (),
-                budget,
-                bound,
-            ):
+            for chosen in self._search(s1, s2, req, (), (), budget, bound):
                 progress.reached_remainder = True  # C.6
                 pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
-                x_used = sum(self.fails(a, b)[0] for a, b in pairs)
-                z_used = sum(self.fails(a, b)[1] for a, b in pairs)
+                costs = [self.cost(a, b) or 0 for a, b in pairs]
+                rest_req = req.minus(costs)
                 taken = set(chosen)
                 remainder = [p for k, p in enumerate(s2) if k not in taken]
-                key = (req, p1 - m1, frozenset(p.id for p in remainder), x_used, z_used)
+                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder))
                 if key in progress.failed_remainders:
+                    bound.update(progress.failed_remainders[key])
                     continue
                 found = False
-                for rest in self._homogeneous(
-                    remainder, p1 - m1, req, req.x - x_used, req.z - z_used, budget, bound
-                ):
+                rest_bound: set[str] = set()
+                for rest in self._homogeneous(remainder, p1 - m1, rest_req, budget, rest_bound):
                     found = True
                     yield Outcome(pairs + rest.pairs, rest.floaters)
+                bound |= rest_bound
                 if not found and budget.left >= 0:
-                    progress.failed_remainders.add(key)
+                    progress.failed_remainders[key] = frozenset(rest_bound)
                 if budget.left < 0:
                     return
+
+
+def _scores(players: Sequence[PlayerState]) -> tuple[int, ...]:
+    return tuple(sorted((p.score for p in players), reverse=True))
 
 
 def _matching_size(forbidden: list[set[int]]) -> int:

@@ -40,7 +40,8 @@ from tcecd.pairing.base import (
     board_order_games,
 )
 from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
-from tcecd.pairing.dutch2012.colours import Preference, Strength, allocate, preference, same_colour
+from tcecd.pairing.dutch2012.colours import Preference, allocate, preference
+from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 
@@ -82,18 +83,15 @@ class _Round:
     def incompatible(self, bracket: Bracket) -> list[PlayerState]:
         """C.1: players with no opponent in the bracket under B.1 (and B.2,
         except when pairing top scorers)."""
-        stuck = []
-        for a in bracket.players:
-            if not any(self._compatible(a, b, bracket) for b in bracket.players if b is not a):
-                stuck.append(a)
-        return stuck
-
-    def _compatible(self, a: PlayerState, b: PlayerState, bracket: Bracket) -> bool:
-        if b.id in a.opponents:
-            return False
-        if bracket.is_top_scorer(a) or bracket.is_top_scorer(b):
-            return True
-        return not same_colour(self.prefs[a.id], self.prefs[b.id], Strength.ABSOLUTE)
+        return [
+            a
+            for a in bracket.players
+            if not any(
+                compatible(a, b, self.prefs, self.top_scorer_above)
+                for b in bracket.players
+                if b is not a
+            )
+        ]
 
 
 class Dutch2012(EventLengthSystem):
@@ -130,7 +128,8 @@ class Dutch2012(EventLengthSystem):
         if len(floaters) > 1:  # pragma: no cover - the lowest bracket leaves at most one
             raise PairingError(f"round {round_number}: internal error: {len(floaters)} unpaired")
         bye = floaters[0].id if floaters else None
-        return _round_pairing(round_number, pairs_out, bye, prefs, field, double, context)
+        lot = _lot_colour(history, players, context)
+        return _round_pairing(round_number, pairs_out, bye, prefs, field, double, context, lot)
 
 
 def _possible(rnd: _Round) -> bool:
@@ -142,14 +141,10 @@ def _possible(rnd: _Round) -> bool:
     n = len(field)
     spare = n % 2
     forbidden: list[set[int]] = [set() for _ in range(n + spare)]
-    top = rnd.top_scorer_above
     for i, a in enumerate(field):
         for j in range(i + 1, n):
             b = field[j]
-            clash = same_colour(rnd.prefs[a.id], rnd.prefs[b.id], Strength.ABSOLUTE)
-            if clash and top is not None and (a.score > top or b.score > top):
-                clash = False  # B.2 note: may be ignored when pairing top scorers
-            if b.id in a.opponents or clash:
+            if not compatible(a, b, rnd.prefs, rnd.top_scorer_above):
                 forbidden[i].add(j)
                 forbidden[j].add(i)
         if spare and a.unplayed_point:
@@ -330,6 +325,23 @@ def _lowest(
     return _first(BracketProcedure(bracket).outcomes())
 
 
+def _lot_colour(
+    history: Sequence[RoundRecord], players: Sequence[Player], context: RoundContext
+) -> Color:
+    """The colour drawn by lot for round 1 (A.7.c, E.5): what the highest ranked
+    player with a game in round 1 received (board 1's higher player), else, before
+    round 1 or without any game in it, ``context.first_colour``."""
+    if not history:
+        return context.first_colour
+    seed = {p.id: p.seed for p in players}
+    best: tuple[int, Color] | None = None
+    for game in history[0].games:
+        for pid, colour in ((game.white, Color.WHITE), (game.black, Color.BLACK)):
+            if best is None or seed[pid] < best[0]:
+                best = (seed[pid], colour)
+    return context.first_colour if best is None else best[1]
+
+
 def _round_pairing(
     round_number: int,
     pairs: Sequence[tuple[PlayerState, PlayerState]],
@@ -338,8 +350,18 @@ def _round_pairing(
     field: Sequence[PlayerState],
     double: bool,
     context: RoundContext,
+    lot: Color,
 ) -> RoundPairing:
-    """F.1 board order, E colours, and the schedule."""
+    """F.1 board order, E colours, and the schedule.
+
+    Two players without any game (A.7.f: neither has a preference) are left
+    open by E.1-E.4. In round 1, E.5: board 1's higher player gets the colour
+    drawn by lot, then alternately by board (the S1 order). In a later round
+    the text says nothing; tcecd does what JaVaFo 1.4 does (docs/pairing.md):
+    the higher ranked player gets the lot's colour when his pairing number is
+    even and the other colour when it is odd -- the colour an odd-numbered
+    player did not get in round 1, as if the lot still applied to him.
+    """
     rank = {s.id: i for i, s in enumerate(field)}
     ordered = []
     for a, b in pairs:
@@ -356,12 +378,15 @@ def _round_pairing(
     no_pref_boards = 0
     first_games: list[tuple[PlayerId, PlayerId]] = []
     for higher, lower in ordered:
-        lot = context.first_colour
+        open_colour = lot
         if prefs[higher.id].colour is None and prefs[lower.id].colour is None:
-            # E.5: alternate from the colour drawn by lot, board by board.
-            lot = lot if no_pref_boards % 2 == 0 else lot.other
-            no_pref_boards += 1
-        colour = allocate(higher, lower, prefs, no_preference_colour=lot)
+            if round_number == 1:
+                # E.5: alternate from the colour drawn by lot, board by board.
+                open_colour = lot if no_pref_boards % 2 == 0 else lot.other
+                no_pref_boards += 1
+            else:
+                open_colour = lot if higher.player.seed % 2 == 0 else lot.other
+        colour = allocate(higher, lower, prefs, no_preference_colour=open_colour)
         if colour is Color.WHITE:
             first_games.append((higher.id, lower.id))
         else:

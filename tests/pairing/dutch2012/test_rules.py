@@ -223,7 +223,7 @@ def test_colour_allocation_rules() -> None:
 
 
 def test_c13_c14_lower_p1_in_the_penultimate_bracket() -> None:
-    """C.1, A.3, C.10.e, C.13, C.14 (docs/pairing.md, first 2012/2017 example).
+    """C.1, A.3, C.10.e, C.13, C.14 and B.3 for the players a bracket moves down.
     After R1 (P1-P4 1/2, P5-P2 0-1, P3-P6 1-0) and R2 (P2-P3 1/2, P6-P1 1-0,
     P4-P5 0-1): 1.5 {P2, P3}, 1 {P5, P6}, 1/2 {P1, P4}; every player has a
     mild preference (P1, P3, P5 white; P2, P4, P6 black).
@@ -231,15 +231,22 @@ def test_c13_c14_lower_p1_in_the_penultimate_bracket() -> None:
     homogeneous (A.3); its only full pairing is P2-P6, P3-P5 (X raised to 2).
     The lowest bracket {P1, P4} cannot be paired (they met): C.13 asks the
     penultimate bracket for another pairing. None with two pairs moves anybody
-    down, so C.14 lowers P1 to 1 (X1 stays 0): S1 = {P2} finds no partner
-    without a colour failure, nor does S1 = {P3} after the first exchange; the
-    second exchange (P2 for P5) gives P5-P6, moving P2 and P3 down. The lowest
-    bracket {P2, P3 | P1, P4} pairs P2-P1 and P3-P4, all colours granted."""
+    down, so C.14 lowers P1 to 1 (X1 stays 0), and two players move down.
+    B.3: the scores of the players moved down as low as possible: P5 and P6
+    (1, 1) would leave P2-P3, who met; next come one 1.5 and one 1 player.
+    X = 0 finds nothing (P2-P6 and P3-P5 both fail a colour; P5-P6 would move
+    P2 and P3 down); X = 1: S1 = {P2}, S2 = {P3, P5, P6}: P2-P6, moving P3 and
+    P5 down. The lowest bracket {P3, P5 | P1, P4} (homogeneous, A.3; X1 = 1):
+    P3-P1 is fine but P5-P4 met; the next transposition P3-P4, P5-P1 has one
+    colour failure. Colours: P2 and P6 both want black, same histories (E.3
+    finds no round of different colours): E.4, the higher P2 gets black; P3
+    white (E.1); P5 and P1 both want white: E.4, P5 (1 point) gets it.
+    JaVaFo 1.4 pairs the same (with XXR in the file)."""
     history = [
         rnd(1, ("P1", "P4", DRAW), ("P5", "P2", LOSS), ("P3", "P6", WIN)),
         rnd(2, ("P2", "P3", DRAW), ("P6", "P1", WIN), ("P4", "P5", LOSS)),
     ]
-    assert games_of(field(6), history) == ["P1-P2", "P3-P4", "P5-P6"]
+    assert games_of(field(6), history) == ["P6-P2", "P3-P4", "P5-P1"]
 
 
 def test_c10_drops_b5_for_upfloaters_before_b6_for_downfloaters() -> None:
