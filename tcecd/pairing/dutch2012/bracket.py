@@ -45,6 +45,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+import networkx as nx
+
 from tcecd.domain import PlayerId
 from tcecd.pairing.dutch2012 import criteria
 from tcecd.pairing.dutch2012.colours import Preference, x1_z1
@@ -119,6 +121,8 @@ class Bracket:
     #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
     #: pairs with a top scorer; None outside the last round (A.10)
     top_scorer_above: int | None = None
+    #: B.1b for the bye (dropped only when no bye could meet it)
+    no_second_bye: bool = True
 
     def is_top_scorer(self, p: PlayerState) -> bool:
         return criteria.is_top_scorer(p, self.top_scorer_above)
@@ -138,6 +142,16 @@ class _Progress:
     reached_remainder: bool = False
     #: remainders that failed, with the criteria that rejected anything in them
     failed_remainders: dict[tuple[object, ...], frozenset[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """B.3 in a bracket of unequal scores: the scores (largest first) the
+    players left unpaired must have, and the pairs' score differences
+    (largest first); None: free."""
+
+    floaters: tuple[int, ...] | None = None
+    differences: tuple[int, ...] | None = None
 
 
 #: One position of the C.10 counter: the criteria it relaxes and its values.
@@ -187,7 +201,7 @@ class BracketProcedure:
 
     def never_floats(self, p: PlayerState) -> bool:
         """B.1b: no second point without playing, so no bye (lowest bracket)."""
-        return self.b.lowest and p.unplayed_point
+        return self.b.lowest and self.b.no_second_bye and p.unplayed_point
 
     # -- C.3 and C.10: the requirement states ----------------------------------
 
@@ -217,9 +231,7 @@ class BracketProcedure:
             counts("B6up", pairs if ups else 0),
         ]
 
-    def _states(
-        self, positions: list[_Position], bound: set[str]
-    ) -> Iterator[Requirements]:
+    def _states(self, positions: list[_Position], bound: set[str]) -> Iterator[Requirements]:
         """The requirement states in C.10 order. After each state ``bound``
         holds the criteria that rejected anything in its search; the next
         state relaxes the innermost of them that can still be relaxed (and puts
@@ -292,9 +304,13 @@ class BracketProcedure:
             wanted = self.floaters is None or self.floaters == n - 2 * p1
             if wanted and n == 2 * p1 and self.accept is not None:
                 wanted = self.accept(())  # nobody moves down: one test for the level
-            targets: Sequence[tuple[int, ...] | None] = [None]
+                if not wanted and hetero and not progress.reached_remainder:
+                    # C.14.b1 asks whether the procedure got to the remainder: it
+                    # would have if the moved-down players can be paired at all.
+                    progress.reached_remainder = self._movers_pairable(m1, p1)
+            targets: Sequence[_Target] = [_Target()]
             if not hetero and wanted:
-                targets = self._floater_scores(p1)
+                targets = self._targets(p1)
             for target in targets if wanted else ():
                 positions = self._positions(x1, z1, p1, n - 2 * p1)
                 bound: set[str] = set()
@@ -338,21 +354,35 @@ class BracketProcedure:
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)
 
+    def _movers_pairable(self, m1: int, p1: int) -> bool:
+        """Whether some set of M1 moved-down players (D.3) can be paired within
+        the bracket once every relative criterion is dropped."""
+        players = self.b.players
+        relaxed = Requirements(*(UNLIMITED,) * 8)
+        movers = [p for p in players if p.id in self.b.movers]
+        for s1 in mover_sets(movers, m1):
+            s2 = [p for p in players if p not in s1]
+            if next(self._search(s1, s2, relaxed, (), (), Budget(BRACKET_STEPS), set()), None):
+                return True
+        return False
+
     def _x1_z1(self, pairs: int) -> tuple[int, int]:
         return x1_z1(
             [self.b.prefs[p.id] for p in self.b.players], pairs, even_round=self.b.even_round
         )
 
-    def _floater_scores(self, pairs: int) -> list[tuple[int, ...] | None]:
-        """B.3 for a bracket of unequal scores paired as homogeneous: the scores
-        its unpaired players may have, lowest first (the highest of them as low
-        as possible, then the next...), each only if some pairing of ``pairs``
-        pairs under the absolute criteria leaves exactly such players unpaired.
-        ``[None]`` (no such condition) when all scores are equal."""
+    def _targets(self, pairs: int) -> list[_Target]:
+        """B.3 for a bracket of unequal scores paired as homogeneous, in the
+        order they are tried: the scores of the players it leaves unpaired,
+        lowest first (the highest of them as low as possible, then the
+        next...), each only if the absolute criteria allow it; for each, first
+        the pairs' score differences at their smallest (the largest difference
+        as small as possible, then the next...), then any differences. A
+        bracket of equal scores has no such condition."""
         players = self.b.players
+        if len({p.score for p in players}) == 1:
+            return [_Target()]
         spare = len(players) - 2 * pairs
-        if spare <= 0 or len({p.score for p in players}) == 1:
-            return [None]
         levels = sorted(Counter(p.score for p in players).items())
         options: list[tuple[int, ...]] = []
 
@@ -367,34 +397,47 @@ class BracketProcedure:
                 fill(k + 1, left - take, chosen + (score,) * take)
 
         fill(0, spare, ())
-        feasible: list[tuple[int, ...] | None] = []
-        for target in sorted(options):
-            if self._feasible(pairs, target):
-                feasible.append(target)
-        return feasible
+        targets: list[_Target] = []
+        for floaters in sorted(options):
+            differences = self._best_differences(floaters)
+            if differences is not None:
+                targets += [_Target(floaters, differences), _Target(floaters)]
+        return targets
 
-    def _feasible(self, pairs: int, target: tuple[int, ...]) -> bool:
-        """Whether the absolute criteria allow ``pairs`` pairs leaving unpaired
-        players with exactly the scores ``target``: a perfect matching of the
-        players and one extra vertex per score of ``target`` (joined to the
-        players of that score who may be left over)."""
+    def _best_differences(self, floaters: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The smallest score differences (sorted, largest first; compared
+        largest first) of a pairing under the absolute criteria that leaves
+        unpaired players with exactly the scores ``floaters``; None if none
+        does. A maximum-weight matching of the players and one extra vertex per
+        score of ``floaters`` (joined to the players of that score who may be
+        left over), each pair costing ``base ** rank`` of its difference, the
+        base beyond the number of pairs: the sum orders pairings as the sorted
+        differences do."""
         players = self.b.players
         n = len(players)
-        slots = list(target)
-        size = n + len(slots)
-        forbidden: list[set[int]] = [set() for _ in range(size)]
+        diffs = sorted({abs(a.score - b.score) for a, b in itertools.combinations(players, 2)})
+        rank = {d: k for k, d in enumerate(diffs)}
+        base = n + 1
+        top = base ** (len(diffs) + 1)
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n + len(floaters)))
         for i, j in itertools.combinations(range(n), 2):
-            if self.cost(players[i], players[j]) is None:
-                forbidden[i].add(j)
-                forbidden[j].add(i)
-        for k, score in enumerate(slots):
-            v = n + k
-            forbidden[v].update(range(n, size))
+            a, b = players[i], players[j]
+            if self.cost(a, b) is not None:
+                graph.add_edge(i, j, weight=top - base ** rank[abs(a.score - b.score)])
+        for k, score in enumerate(floaters):
             for i, p in enumerate(players):
-                if p.score != score or self.never_floats(p):
-                    forbidden[v].add(i)
-                    forbidden[i].add(v)
-        return 2 * _matching_size(forbidden) == size and pairs * 2 == n - len(slots)
+                if p.score == score and not self.never_floats(p):
+                    graph.add_edge(n + k, i, weight=top)
+        matching = nx.max_weight_matching(graph, maxcardinality=True)
+        if 2 * len(matching) != n + len(floaters):
+            return None
+        return tuple(
+            sorted(
+                (abs(players[i].score - players[j].score) for i, j in matching if max(i, j) < n),
+                reverse=True,
+            )
+        )
 
     def _search(
         self,
@@ -405,15 +448,18 @@ class BracketProcedure:
         leftover: Sequence[LeftoverLimit],
         budget: Budget,
         bound: set[str],
+        widest: int | None = None,
     ) -> Iterator[tuple[int, ...]]:
-        """:func:`transpositions` of S2 against S1 under ``req``."""
+        """:func:`transpositions` of S2 against S1 under ``req`` (``widest``: the
+        largest score difference a pair may have)."""
 
         def cost(i: int, j: int) -> int | None:
-            return self.cost(s1[i], s2[j])
+            a, b = s1[i], s2[j]
+            if widest is not None and abs(a.score - b.score) > widest:
+                return None
+            return self.cost(a, b)
 
-        return transpositions(
-            len(s1), len(s2), cost, req.limits(), leftover, must, budget, bound
-        )
+        return transpositions(len(s1), len(s2), cost, req.limits(), leftover, must, budget, bound)
 
     def _leftover(
         self, s2: Sequence[PlayerState], req: Requirements
@@ -486,21 +532,24 @@ class BracketProcedure:
         req: Requirements,
         budget: Budget,
         bound: set[str],
-        target: tuple[int, ...] | None = None,
+        target: _Target | None = None,
     ) -> Iterator[Outcome]:
         """C.4-C.8a for a homogeneous bracket or a remainder: S1 = the ``pairs``
         highest, S2 the rest (C.4, C.5); transpositions (C.7, D.1), then
         exchanges (C.8a, D.2), each followed by the transpositions again.
-        ``target``: the scores the players left unpaired must have (B.3)."""
+        ``target``: B.3's scores of the players left unpaired and the pairs'
+        score differences."""
+        floating = target.floaters if target is not None else None
+        differences = target.differences if target is not None else None
         n = len(group)
         if 2 * pairs > n or pairs < 0:
             return
         if self.b.lowest and n - 2 * pairs > 1:
             return  # the lowest bracket can move nobody down
         must = {i for i, p in enumerate(group) if self.never_floats(p)} if n > 2 * pairs else set()
-        if target is not None:
+        if floating:
             # B.3: players scoring more than every player to leave unpaired must pair.
-            must |= {i for i, p in enumerate(group) if p.score > target[0]}
+            must |= {i for i, p in enumerate(group) if p.score > floating[0]}
         left_b5 = {i for i, p in enumerate(group) if criteria.float_breaks(p)[0]}
         left_b6 = {i for i, p in enumerate(group) if criteria.float_breaks(p)[1]}
         if n > 2 * pairs:
@@ -515,7 +564,7 @@ class BracketProcedure:
                 not must
                 and len(left_b5) <= req.b5_down
                 and len(left_b6) <= req.b6_down
-                and (target is None or _scores(group) == target)
+                and (floating is None or _scores(group) == floating)
             )
             if fine:
                 yield Outcome((), tuple(group))
@@ -532,10 +581,17 @@ class BracketProcedure:
             s2 = [group[i] for i in s2_pos]
             must_s2 = [k for k, i in enumerate(s2_pos) if i in must]
             leftover = self._leftover(s2, req) if n > 2 * pairs else ()
-            for chosen in self._search(s1, s2, req, must_s2, leftover, budget, bound):
+            widest = differences[0] if differences else None
+            for chosen in self._search(s1, s2, req, must_s2, leftover, budget, bound, widest):
                 taken = set(chosen)
                 floaters = tuple(p for k, p in enumerate(s2) if k not in taken)
-                if target is not None and _scores(floaters) != target:
+                if floating is not None and _scores(floaters) != floating:
+                    continue
+                if differences is not None and differences != tuple(
+                    sorted(
+                        (abs(s1[i].score - s2[j].score) for i, j in enumerate(chosen)), reverse=True
+                    )
+                ):
                     continue
                 yield Outcome(
                     tuple(

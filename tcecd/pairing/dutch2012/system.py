@@ -66,6 +66,8 @@ class _Round:
         self.even_round = even_round
         #: last round: scores (half-points) above this are top scorers (A.10)
         self.top_scorer_above = top_scorer_above
+        #: B.1b in force: no bye for a player who had a point without playing
+        self.no_second_bye = True
 
     def bracket(
         self, residents: Sequence[PlayerState], movers: Sequence[PlayerState], *, lowest: bool
@@ -78,6 +80,7 @@ class _Round:
             lowest=lowest,
             even_round=self.even_round,
             top_scorer_above=self.top_scorer_above,
+            no_second_bye=self.no_second_bye,
         )
 
     def incompatible(self, bracket: Bracket) -> list[PlayerState]:
@@ -119,9 +122,13 @@ class Dutch2012(EventLengthSystem):
             top_above = (round_number - 1) * (2 if double else 1)
         rnd = _Round(field, prefs, even_round=round_number % 2 == 0, top_scorer_above=top_above)
         if not _possible(rnd):
-            raise PairingError(
-                f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
-            )
+            # Every possible bye had a point without playing: B.1b cannot hold.
+            # JaVaFo 1.4 then gives the bye as if B.1b did not exist (docs/pairing.md).
+            rnd.no_second_bye = False
+            if not _possible(rnd):
+                raise PairingError(
+                    f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
+                )
         outcomes = _pair_brackets(rnd, _score_groups(field), round_number)
         pairs_out = [pair for out in outcomes for pair in out.pairs]
         floaters = [p for out in outcomes[-1:] for p in out.floaters]
@@ -147,7 +154,7 @@ def _possible(rnd: _Round) -> bool:
             if not compatible(a, b, rnd.prefs, rnd.top_scorer_above):
                 forbidden[i].add(j)
                 forbidden[j].add(i)
-        if spare and a.unplayed_point:
+        if spare and a.unplayed_point and rnd.no_second_bye:
             forbidden[i].add(n)
             forbidden[n].add(i)
     matcher = ViabilityMatcher(PairingGraph(forbidden, [0] * (n + spare), 0), range(n + spare))
@@ -181,7 +188,9 @@ def _pair_brackets(
         out = _first(
             BracketProcedure(rnd.bracket(residents, movers, lowest=False), reduce=False).outcomes()
         )
-        stuck_movers = [p for p in push if p in carry]
+        # C.1/C.12: a player the previous bracket chose to move down who finds no
+        # opponent here (players it moved down by C.1 had none there either).
+        stuck_movers = k > 0 and any(p in chosen[k - 1].floaters for p in push)
         if (out is None or stuck_movers) and carry and k > 0:
             # C.12: another set of floaters from the previous bracket.
             alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1])
@@ -238,7 +247,7 @@ def _c12(
             found[ids] = None
             carry = [*floaters, *prev_pushed]
             residents, movers, push = _c1(rnd, group, carry)
-            if not any(p in carry for p in push):
+            if not any(p in floaters for p in push):
                 bracket = rnd.bracket(residents, movers, lowest=False)
                 out = _first(BracketProcedure(bracket, reduce=False).outcomes())
                 if out is not None:
