@@ -309,8 +309,8 @@ class BracketProcedure:
                     # would have if the moved-down players can be paired at all.
                     progress.reached_remainder = self._movers_pairable(m1, p1)
             targets: Sequence[_Target] = [_Target()]
-            if not hetero and wanted:
-                targets = self._targets(p1)
+            if wanted:
+                targets = self._targets(p1, differences=not hetero)
             for target in targets if wanted else ():
                 positions = self._positions(x1, z1, p1, n - 2 * p1)
                 bound: set[str] = set()
@@ -320,7 +320,7 @@ class BracketProcedure:
                     budget = Budget(min(STATE_STEPS, self.total.left))
                     before = budget.left
                     if hetero:
-                        search = self._heterogeneous(m1, p1, req, budget, bound, progress)
+                        search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
                     else:
                         search = self._homogeneous(players, p1, req, budget, bound, target)
                     for outcome in search:
@@ -371,14 +371,15 @@ class BracketProcedure:
             [self.b.prefs[p.id] for p in self.b.players], pairs, even_round=self.b.even_round
         )
 
-    def _targets(self, pairs: int) -> list[_Target]:
+    def _targets(self, pairs: int, *, differences: bool) -> list[_Target]:
         """B.3 for a bracket of unequal scores paired as homogeneous, in the
         order they are tried: the scores of the players it leaves unpaired,
         lowest first (the highest of them as low as possible, then the
-        next...), each only if the absolute criteria allow it; for each, first
-        the pairs' score differences at their smallest (the largest difference
-        as small as possible, then the next...), then any differences. A
-        bracket of equal scores has no such condition."""
+        next...), each only if the absolute criteria allow it; for each (with
+        ``differences``: brackets paired as homogeneous), first the pairs'
+        score differences at their smallest (the largest difference as small
+        as possible, then the next...), then any differences. A bracket of
+        equal scores has no such condition."""
         players = self.b.players
         if len({p.score for p in players}) == 1:
             return [_Target()]
@@ -399,9 +400,13 @@ class BracketProcedure:
         fill(0, spare, ())
         targets: list[_Target] = []
         for floaters in sorted(options):
-            differences = self._best_differences(floaters)
-            if differences is not None:
-                targets += [_Target(floaters, differences), _Target(floaters)]
+            best = self._best_differences(floaters)
+            if best is not None:
+                targets += (
+                    [_Target(floaters, best), _Target(floaters)]
+                    if differences
+                    else [_Target(floaters)]
+                )
         return targets
 
     def _best_differences(self, floaters: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -613,6 +618,7 @@ class BracketProcedure:
         budget: Budget,
         bound: set[str],
         progress: _Progress,
+        target: _Target,
     ) -> Iterator[Outcome]:
         """C.4-C.9 for a heterogeneous bracket: S1 = M1 moved-down players
         (D.3 chooses which when M1 < M0), S2 = everybody else; each
@@ -631,13 +637,15 @@ class BracketProcedure:
                 rest_req = req.minus(costs)
                 taken = set(chosen)
                 remainder = [p for k, p in enumerate(s2) if k not in taken]
-                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder))
+                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), target)
                 if key in progress.failed_remainders:
                     bound.update(progress.failed_remainders[key])
                     continue
                 found = False
                 rest_bound: set[str] = set()
-                for rest in self._homogeneous(remainder, p1 - m1, rest_req, budget, rest_bound):
+                for rest in self._homogeneous(
+                    remainder, p1 - m1, rest_req, budget, rest_bound, target
+                ):
                     found = True
                     yield Outcome(pairs + rest.pairs, rest.floaters)
                 bound |= rest_bound
