@@ -121,8 +121,6 @@ class Bracket:
     #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
     #: pairs with a top scorer; None outside the last round (A.10)
     top_scorer_above: int | None = None
-    #: B.1b for the bye (dropped only when no bye could meet it)
-    no_second_bye: bool = True
 
     def is_top_scorer(self, p: PlayerState) -> bool:
         return criteria.is_top_scorer(p, self.top_scorer_above)
@@ -201,7 +199,7 @@ class BracketProcedure:
 
     def never_floats(self, p: PlayerState) -> bool:
         """B.1b: no second point without playing, so no bye (lowest bracket)."""
-        return self.b.lowest and self.b.no_second_bye and p.unplayed_point
+        return self.b.lowest and p.unplayed_point
 
     # -- C.3 and C.10: the requirement states ----------------------------------
 

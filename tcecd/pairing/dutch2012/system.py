@@ -66,8 +66,6 @@ class _Round:
         self.even_round = even_round
         #: last round: scores (half-points) above this are top scorers (A.10)
         self.top_scorer_above = top_scorer_above
-        #: B.1b in force: no bye for a player who had a point without playing
-        self.no_second_bye = True
 
     def bracket(
         self, residents: Sequence[PlayerState], movers: Sequence[PlayerState], *, lowest: bool
@@ -80,7 +78,6 @@ class _Round:
             lowest=lowest,
             even_round=self.even_round,
             top_scorer_above=self.top_scorer_above,
-            no_second_bye=self.no_second_bye,
         )
 
     def incompatible(self, bracket: Bracket) -> list[PlayerState]:
@@ -122,13 +119,12 @@ class Dutch2012(EventLengthSystem):
             top_above = (round_number - 1) * (2 if double else 1)
         rnd = _Round(field, prefs, even_round=round_number % 2 == 0, top_scorer_above=top_above)
         if not _possible(rnd):
-            # Every possible bye had a point without playing: B.1b cannot hold.
-            # JaVaFo 1.4 then gives the bye as if B.1b did not exist (docs/pairing.md).
-            rnd.no_second_bye = False
-            if not _possible(rnd):
-                raise PairingError(
-                    f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
-                )
+            # Also when every player had a point without playing in an odd field
+            # (B.1b leaves nobody for the bye; JaVaFo 1.4 then often gives it
+            # anyway: docs/pairing.md, "Dutch 2012").
+            raise PairingError(
+                f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
+            )
         outcomes = _pair_brackets(rnd, _score_groups(field), round_number)
         pairs_out = [pair for out in outcomes for pair in out.pairs]
         floaters = [p for out in outcomes[-1:] for p in out.floaters]
@@ -154,7 +150,7 @@ def _possible(rnd: _Round) -> bool:
             if not compatible(a, b, rnd.prefs, rnd.top_scorer_above):
                 forbidden[i].add(j)
                 forbidden[j].add(i)
-        if spare and a.unplayed_point and rnd.no_second_bye:
+        if spare and a.unplayed_point:
             forbidden[i].add(n)
             forbidden[n].add(i)
     matcher = ViabilityMatcher(PairingGraph(forbidden, [0] * (n + spare), 0), range(n + spare))
@@ -185,21 +181,14 @@ def _pair_brackets(
     carry: list[PlayerState] = []
     for k in range(len(groups) - 1):
         residents, movers, push = _c1(rnd, groups[k], carry)
-        out = _first(
-            BracketProcedure(rnd.bracket(residents, movers, lowest=False), reduce=False).outcomes()
-        )
-        # C.1/C.12: a player the previous bracket chose to move down who finds no
-        # opponent here (players it moved down by C.1 had none there either).
-        stuck_movers = k > 0 and any(p in chosen[k - 1].floaters for p in push)
-        if (out is None or stuck_movers) and carry and k > 0:
-            # C.12: another set of floaters from the previous bracket.
-            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1])
+        out, quality = _pairing(rnd, residents, movers)
+        # C.1/C.12: a moved-down player without an opponent here, or a bracket that
+        # cannot make its P1 pairs: the previous bracket may move down another set.
+        if k > 0 and carry and (any(p in carry for p in push) or not quality[1]):
+            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], quality)
             if alt is not None:
                 prev, residents, movers, push, out = alt
                 chosen[k - 1] = prev
-        if out is None:
-            out = _first(BracketProcedure(rnd.bracket(residents, movers, lowest=False)).outcomes())
-        assert out is not None  # C.14.a ends with the whole bracket moved down
         chosen.append(out)
         inputs.append((residents, movers))
         pushed.append(push)
@@ -221,7 +210,23 @@ def _c1(
     )
 
 
-#: a bracket after C.1 and its first pairing: residents, movers, pushed down, outcome
+def _pairing(
+    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
+) -> tuple[Outcome, tuple[int, bool]]:
+    """A bracket's pairing (not the lowest): C.2-C.10, then C.14 if needed; and
+    how good it is for C.12: how many moved-down players it pairs, and whether
+    it makes P1 pairs without C.14."""
+    bracket = rnd.bracket(residents, movers, lowest=False)
+    out = _first(BracketProcedure(bracket, reduce=False).outcomes())
+    complete = out is not None
+    if out is None:
+        out = _first(BracketProcedure(bracket).outcomes())
+    assert out is not None  # C.14.a ends with the whole bracket moved down
+    paired = sum(1 for a, b in out.pairs if a.id in bracket.movers or b.id in bracket.movers)
+    return out, (paired, complete)
+
+
+#: a bracket after C.1 and its pairing: residents, movers, pushed down, outcome
 _Next = tuple[list[PlayerState], list[PlayerState], list[PlayerState], Outcome]
 
 
@@ -231,10 +236,15 @@ def _c12(
     prev_input: tuple[list[PlayerState], list[PlayerState]],
     prev_pushed: list[PlayerState],
     prev_out: Outcome,
+    quality: tuple[int, bool],
 ) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
-    """C.12: a pairing of the previous bracket moving down another set of
-    players of the same size and scores with which this bracket makes P1 pairs
-    (this bracket does not backtrack again meanwhile)."""
+    """C.12: the first pairing of the previous bracket (in its procedure order)
+    moving down another set of players of the same size and scores with which
+    this bracket does better than ``quality`` (more moved-down players paired,
+    else P1 pairs where there were none; this bracket does not backtrack again
+    meanwhile). "This now allows P1 pairings" is read as JaVaFo 1.4 reads it:
+    a heterogeneous bracket's P is the number of moved-down players to pair
+    (C.3.a), and pairing more of them counts even if not all."""
     scores = sorted(p.score for p in prev_out.floaters)
     original = frozenset(p.id for p in prev_out.floaters)
     found: dict[frozenset[PlayerId], _Next | None] = {}
@@ -247,11 +257,9 @@ def _c12(
             found[ids] = None
             carry = [*floaters, *prev_pushed]
             residents, movers, push = _c1(rnd, group, carry)
-            if not any(p in floaters for p in push):
-                bracket = rnd.bracket(residents, movers, lowest=False)
-                out = _first(BracketProcedure(bracket, reduce=False).outcomes())
-                if out is not None:
-                    found[ids] = (residents, movers, push, out)
+            after, better = _pairing(rnd, residents, movers)
+            if better > quality:
+                found[ids] = (residents, movers, push, after)
         return found[ids] is not None
 
     prev_bracket = rnd.bracket(*prev_input, lowest=False)

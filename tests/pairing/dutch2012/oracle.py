@@ -251,6 +251,11 @@ def play(shape: Shape, folder: Path | None = None, *, stop_at_first: bool = Fals
             )
             event = TrfEvent(f"random {shape.seed}", players, tuple(rounds), context)
             expected = javafo_pairing(event, where, f"s{shape.seed}r{number}")
+            save = os.environ.get("TCECD_ORACLE_SAVE")
+            if save:
+                stem = Path(save) / f"s{shape.seed}r{number}"
+                stem.with_suffix(".trf").write_text(javafo14_text(format_trf(event)))
+                stem.with_suffix(".out").write_text(expected)
             got, _ = tcecd_pairing(event)
             found.rounds += 1
             if got != expected:
