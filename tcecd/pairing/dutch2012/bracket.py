@@ -197,6 +197,14 @@ class BracketProcedure:
             )
         return self._costs[key]
 
+    def float_breaks(self, p: PlayerState) -> tuple[bool, bool]:
+        """B.5 and B.6 for ``p`` moved down from this bracket. A player moved
+        down into it is a downfloater of this round already: moving him on gives
+        him no second downfloat (JaVaFo 1.4 reads it so too)."""
+        if p.id in self.b.movers:
+            return False, False
+        return criteria.float_breaks(p)
+
     def never_floats(self, p: PlayerState) -> bool:
         """B.1b: no second point without playing, so no bye (lowest bracket)."""
         return self.b.lowest and p.unplayed_point
@@ -468,8 +476,8 @@ class BracketProcedure:
         self, s2: Sequence[PlayerState], req: Requirements
     ) -> tuple[LeftoverLimit, LeftoverLimit]:
         """B.5 and B.6 for downfloaters over the S2 players (by position)."""
-        b5 = frozenset(k for k, p in enumerate(s2) if criteria.float_breaks(p)[0])
-        b6 = frozenset(k for k, p in enumerate(s2) if criteria.float_breaks(p)[1])
+        b5 = frozenset(k for k, p in enumerate(s2) if self.float_breaks(p)[0])
+        b6 = frozenset(k for k, p in enumerate(s2) if self.float_breaks(p)[1])
         return LeftoverLimit("B5down", req.b5_down, b5), LeftoverLimit("B6down", req.b6_down, b6)
 
     def _gate(
@@ -553,8 +561,8 @@ class BracketProcedure:
         if floating:
             # B.3: players scoring more than every player to leave unpaired must pair.
             must |= {i for i, p in enumerate(group) if p.score > floating[0]}
-        left_b5 = {i for i, p in enumerate(group) if criteria.float_breaks(p)[0]}
-        left_b6 = {i for i, p in enumerate(group) if criteria.float_breaks(p)[1]}
+        left_b5 = {i for i, p in enumerate(group) if self.float_breaks(p)[0]}
+        left_b6 = {i for i, p in enumerate(group) if self.float_breaks(p)[1]}
         if n > 2 * pairs:
             if req.b5_down <= 0 and left_b5:
                 bound.add("B5down")
