@@ -170,9 +170,12 @@ class BracketProcedure:
         reduce: bool = True,
         accept: Callable[[tuple[PlayerState, ...]], bool] | None = None,
         floaters: int | None = None,
+        last_resort: bool = True,
     ) -> None:
         self.b = bracket
         self.reduce = reduce
+        #: the lowest bracket with no penultimate bracket left to backtrack to
+        self.last_resort = last_resort
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number)
         self.accept = accept
@@ -356,6 +359,11 @@ class BracketProcedure:
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
                 m1 -= 1  # C.14.b2
+            elif self.b.lowest and not self.last_resort:
+                # C.13 lowers M1 only while a moved-down player is still paired
+                # (JaVaFo 1.4's reading): with none, the penultimate bracket is
+                # asked first (the caller).
+                return
             else:  # C.14.b2: M1 = 0, the bracket is paired as homogeneous (C.2.b)
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)

@@ -281,24 +281,38 @@ def _c13(
     carry: list[PlayerState],
     round_number: int,
 ) -> list[Outcome]:
-    """The lowest bracket, and C.13 when it cannot be paired."""
+    """The lowest bracket, and C.13 when it cannot be paired.
+
+    C.13 first lowers M1 of a heterogeneous lowest bracket (C.14.b2). As JaVaFo
+    1.4 reads it, that stops while a moved-down player is still paired: before
+    pairing the lowest bracket as homogeneous (M1 = 0, a moved-down player
+    left for the bye), the penultimate bracket is asked for a pairing that lets
+    the lowest one pair its moved-down players; then M1 = 0; then any pairing
+    of the penultimate bracket that lets the lowest be paired at all; then the
+    two lowest brackets are joined, and so on upwards.
+    """
     start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
         residents = groups[-1]
         joined = [p for g in groups[start:-1] for p in g]
         movers_in = [*chosen[start - 1].floaters, *pushed[start - 1]] if start > 0 else []
-        out = _lowest(rnd, residents, [*movers_in, *joined])
-        if out is not None:
-            return [*chosen[:start], out]
+        movers = [*movers_in, *joined]
+        pen = start - 1
+        for keep_movers in (True, False):
+            out = _lowest(rnd, residents, movers, last_resort=not keep_movers)
+            if out is not None:
+                return [*chosen[:start], out]
+            if start > 0:
+                # C.13: another pairing of the penultimate bracket for the lowest one.
+                again = _c13_penultimate(
+                    rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined, keep_movers
+                )
+                if again is not None:
+                    return [*chosen[:pen], *again]
         if start == 0:
             raise PairingError(
                 f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
             )
-        # C.13: another pairing of the penultimate bracket that lets the lowest be paired.
-        pen = start - 1
-        again = _c13_penultimate(rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined)
-        if again is not None:
-            return [*chosen[:pen], *again]
         # C.13: no pairing of the penultimate bracket helps: join the two lowest.
         start = pen
 
@@ -310,10 +324,11 @@ def _c13_penultimate(
     pen_out: Outcome,
     residents: Sequence[PlayerState],
     joined: Sequence[PlayerState],
+    keep_movers: bool,
 ) -> tuple[Outcome, Outcome] | None:
     """C.13: the first other pairing of the penultimate bracket (in the order of
-    its own procedure, C.14 included) with which the lowest bracket can be paired;
-    that pairing and the lowest bracket's."""
+    its own procedure, C.14 included) with which the lowest bracket can be paired
+    (``keep_movers``: without M1 = 0); that pairing and the lowest bracket's."""
     tried = frozenset(p.id for p in pen_out.floaters)
     lowest_for: dict[frozenset[PlayerId], Outcome | None] = {}
 
@@ -322,11 +337,15 @@ def _c13_penultimate(
         if ids == tried:
             return False
         if ids not in lowest_for:
-            lowest_for[ids] = _lowest(rnd, residents, [*floaters, *pen_pushed, *joined])
+            lowest_for[ids] = _lowest(
+                rnd, residents, [*floaters, *pen_pushed, *joined], last_resort=not keep_movers
+            )
         return lowest_for[ids] is not None
 
     pen_bracket = rnd.bracket(*pen_input, lowest=False)
-    alt = _first(BracketProcedure(pen_bracket, accept=accept).outcomes())
+    # Keeping the moved-down players paired, the penultimate bracket keeps its P1.
+    size = len(pen_out.floaters) if keep_movers else None
+    alt = _first(BracketProcedure(pen_bracket, accept=accept, floaters=size).outcomes())
     if alt is None:
         return None
     low = lowest_for[frozenset(p.id for p in alt.floaters)]
@@ -335,11 +354,16 @@ def _c13_penultimate(
 
 
 def _lowest(
-    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
+    rnd: _Round,
+    residents: Sequence[PlayerState],
+    movers: Sequence[PlayerState],
+    *,
+    last_resort: bool = False,
 ) -> Outcome | None:
-    """The lowest bracket's pairing: everybody paired but at most the bye."""
+    """The lowest bracket's pairing: everybody paired but at most the bye
+    (``last_resort``: every bracket is joined in it, nothing left to backtrack to)."""
     bracket = rnd.bracket(residents, movers, lowest=True)
-    return _first(BracketProcedure(bracket).outcomes())
+    return _first(BracketProcedure(bracket, last_resort=last_resort).outcomes())
 
 
 def _lot_colour(
