@@ -121,6 +121,8 @@ class Bracket:
     #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
     #: pairs with a top scorer; None outside the last round (A.10)
     top_scorer_above: int | None = None
+    #: brackets joined by C.13: heterogeneous, the joined players moved down
+    merged: bool = False
 
     def is_top_scorer(self, p: PlayerState) -> bool:
         return criteria.is_top_scorer(p, self.top_scorer_above)
@@ -170,12 +172,12 @@ class BracketProcedure:
         reduce: bool = True,
         accept: Callable[[tuple[PlayerState, ...]], bool] | None = None,
         floaters: int | None = None,
-        last_resort: bool = True,
+        m1_zero: bool = True,
     ) -> None:
         self.b = bracket
         self.reduce = reduce
-        #: the lowest bracket with no penultimate bracket left to backtrack to
-        self.last_resort = last_resort
+        #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
+        self.m1_zero = m1_zero
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number)
         self.accept = accept
@@ -303,7 +305,7 @@ class BracketProcedure:
         p0 = n // 2  # A.6.b
         m0 = len(self.b.movers)  # A.6.c
         # A.3: a bracket of which at least half came from above is treated as homogeneous.
-        hetero = m0 > 0 and 2 * m0 < n
+        hetero = m0 > 0 and (2 * m0 < n or self.b.merged)
         m1 = m0 if hetero else 0
         p1 = p0
         x1, z1 = self._x1_z1(p1)
@@ -359,7 +361,7 @@ class BracketProcedure:
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
                 m1 -= 1  # C.14.b2
-            elif self.b.lowest and not self.last_resort:
+            elif not self.m1_zero:
                 # C.13 lowers M1 only while a moved-down player is still paired
                 # (JaVaFo 1.4's reading): with none, the penultimate bracket is
                 # asked first (the caller).

@@ -25,6 +25,7 @@ round bracket by bracket, from the highest score down:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
@@ -68,10 +69,16 @@ class _Round:
         self.top_scorer_above = top_scorer_above
 
     def bracket(
-        self, residents: Sequence[PlayerState], movers: Sequence[PlayerState], *, lowest: bool
+        self,
+        residents: Sequence[PlayerState],
+        movers: Sequence[PlayerState],
+        *,
+        lowest: bool,
+        merged: bool = False,
     ) -> Bracket:
         players = tuple(sorted([*residents, *movers], key=a2_key))
         return Bracket(
+            merged=merged,
             players=players,
             movers=frozenset(p.id for p in movers),
             prefs=self.prefs,
@@ -272,6 +279,28 @@ def _c12(
     return (alt, *after)
 
 
+@dataclass(frozen=True, slots=True)
+class _C13Step:
+    """One attempt of C.13: the lowest bracket as it is (``penultimate`` None),
+    or another pairing of the penultimate bracket ("same P1": moving down as
+    many players; "any": C.14 included, but never leaving all of its own
+    moved-down players unpaired); ``keep_movers``: the lowest bracket must
+    pair a moved-down player (no M1 = 0)."""
+
+    penultimate: str | None
+    keep_movers: bool
+
+
+#: C.13's attempts in order, before the two lowest brackets are joined (JaVaFo
+#: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md).
+_C13_STEPS = (
+    _C13Step(None, keep_movers=True),
+    _C13Step("same P1", keep_movers=True),
+    _C13Step(None, keep_movers=False),
+    _C13Step("any", keep_movers=False),
+)
+
+
 def _c13(
     rnd: _Round,
     groups: list[list[PlayerState]],
@@ -291,21 +320,24 @@ def _c13(
     of the penultimate bracket that lets the lowest be paired at all; then the
     two lowest brackets are joined, and so on upwards.
     """
-    start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
+    last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
         residents = groups[-1]
         joined = [p for g in groups[start:-1] for p in g]
         movers_in = [*chosen[start - 1].floaters, *pushed[start - 1]] if start > 0 else []
         movers = [*movers_in, *joined]
         pen = start - 1
-        for keep_movers in (True, False):
-            out = _lowest(rnd, residents, movers, last_resort=not keep_movers)
-            if out is not None:
-                return [*chosen[:start], out]
-            if start > 0:
+        for step in _C13_STEPS:
+            if step.penultimate is None:
+                out = _lowest(
+                    rnd, residents, movers, m1_zero=not step.keep_movers, merged=start < last
+                )
+                if out is not None:
+                    return [*chosen[:start], out]
+            elif start > 0:
                 # C.13: another pairing of the penultimate bracket for the lowest one.
                 again = _c13_penultimate(
-                    rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined, keep_movers
+                    rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined, step
                 )
                 if again is not None:
                     return [*chosen[:pen], *again]
@@ -324,11 +356,13 @@ def _c13_penultimate(
     pen_out: Outcome,
     residents: Sequence[PlayerState],
     joined: Sequence[PlayerState],
-    keep_movers: bool,
+    step: _C13Step,
 ) -> tuple[Outcome, Outcome] | None:
     """C.13: the first other pairing of the penultimate bracket (in the order of
-    its own procedure, C.14 included) with which the lowest bracket can be paired
-    (``keep_movers``: without M1 = 0); that pairing and the lowest bracket's."""
+    its own procedure, C.14 included unless ``step`` keeps P1) with which the
+    lowest bracket can be paired (as ``step`` says); that pairing and the
+    lowest bracket's."""
+    keep_movers = step.keep_movers
     tried = frozenset(p.id for p in pen_out.floaters)
     lowest_for: dict[frozenset[PlayerId], Outcome | None] = {}
 
@@ -338,14 +372,17 @@ def _c13_penultimate(
             return False
         if ids not in lowest_for:
             lowest_for[ids] = _lowest(
-                rnd, residents, [*floaters, *pen_pushed, *joined], last_resort=not keep_movers
+                rnd, residents, [*floaters, *pen_pushed, *joined], m1_zero=not keep_movers
             )
         return lowest_for[ids] is not None
 
     pen_bracket = rnd.bracket(*pen_input, lowest=False)
     # Keeping the moved-down players paired, the penultimate bracket keeps its P1.
-    size = len(pen_out.floaters) if keep_movers else None
-    alt = _first(BracketProcedure(pen_bracket, accept=accept, floaters=size).outcomes())
+    size = len(pen_out.floaters) if step.penultimate == "same P1" else None
+    procedure = BracketProcedure(
+        pen_bracket, accept=accept, floaters=size, m1_zero=step.penultimate == "same P1"
+    )
+    alt = _first(procedure.outcomes())
     if alt is None:
         return None
     low = lowest_for[frozenset(p.id for p in alt.floaters)]
@@ -358,12 +395,15 @@ def _lowest(
     residents: Sequence[PlayerState],
     movers: Sequence[PlayerState],
     *,
-    last_resort: bool = False,
+    m1_zero: bool = True,
+    merged: bool = False,
 ) -> Outcome | None:
-    """The lowest bracket's pairing: everybody paired but at most the bye
-    (``last_resort``: every bracket is joined in it, nothing left to backtrack to)."""
-    bracket = rnd.bracket(residents, movers, lowest=True)
-    return _first(BracketProcedure(bracket, last_resort=last_resort).outcomes())
+    """The lowest bracket's pairing: everybody paired but at most the bye.
+    ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
+    brackets joined by C.13, "treated as a heterogeneous score bracket with the
+    latest added score bracket as S1" whatever A.3's half says."""
+    bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
+    return _first(BracketProcedure(bracket, m1_zero=m1_zero).outcomes())
 
 
 def _lot_colour(
