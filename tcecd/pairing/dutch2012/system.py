@@ -188,11 +188,12 @@ def _pair_brackets(
     carry: list[PlayerState] = []
     for k in range(len(groups) - 1):
         residents, movers, push = _c1(rnd, groups[k], carry)
-        out, quality = _pairing(rnd, residents, movers)
+        p1 = (len(residents) + len(movers)) // 2
+        out, quality = _pairing(rnd, residents, movers, p1)
         # C.1/C.12: a moved-down player without an opponent here, or a bracket that
         # cannot make its P1 pairs: the previous bracket may move down another set.
         if k > 0 and carry and (any(p in carry for p in push) or not quality[1]):
-            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], quality)
+            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], quality, p1)
             if alt is not None:
                 prev, residents, movers, push, out = alt
                 chosen[k - 1] = prev
@@ -218,19 +219,16 @@ def _c1(
 
 
 def _pairing(
-    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
+    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState], p1: int
 ) -> tuple[Outcome, tuple[int, bool]]:
     """A bracket's pairing (not the lowest): C.2-C.10, then C.14 if needed; and
     how good it is for C.12: how many moved-down players it pairs, and whether
-    it makes P1 pairs without C.14."""
+    it makes ``p1`` pairs."""
     bracket = rnd.bracket(residents, movers, lowest=False)
-    out = _first(BracketProcedure(bracket, reduce=False).outcomes())
-    complete = out is not None
-    if out is None:
-        out = _first(BracketProcedure(bracket).outcomes())
+    out = _first(BracketProcedure(bracket).outcomes())
     assert out is not None  # C.14.a ends with the whole bracket moved down
     paired = sum(1 for a, b in out.pairs if a.id in bracket.movers or b.id in bracket.movers)
-    return out, (paired, complete)
+    return out, (paired, len(out.pairs) >= p1)
 
 
 #: a bracket after C.1 and its pairing: residents, movers, pushed down, outcome
@@ -244,6 +242,7 @@ def _c12(
     prev_pushed: list[PlayerState],
     prev_out: Outcome,
     quality: tuple[int, bool],
+    p1: int,
 ) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
     """C.12: the first pairing of the previous bracket (in its procedure order)
     moving down another set of players of the same size and scores with which
@@ -264,7 +263,7 @@ def _c12(
             found[ids] = None
             carry = [*floaters, *prev_pushed]
             residents, movers, push = _c1(rnd, group, carry)
-            after, better = _pairing(rnd, residents, movers)
+            after, better = _pairing(rnd, residents, movers, p1)
             if better > quality:
                 found[ids] = (residents, movers, push, after)
         return found[ids] is not None
