@@ -44,10 +44,11 @@ from tcecd.pairing.base import (
 )
 from tcecd.pairing.dutch2012.system import Dutch2012
 from tcecd.trf.model import TrfEvent
-from tcecd.trf.reader import parse_trf
 from tcecd.trf.writer import format_pairing, format_trf
 
 _JAR = "javafo-1.4.jar"
+#: C1 only and the serial collector: a third of the JVM's start-up CPU.
+_JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 NO_PAIRING = "NO PAIRING\n"
 
 
@@ -92,15 +93,14 @@ def javafo14_text(trf: str) -> str:
 def javafo_pairing(event: TrfEvent, folder: Path, tag: str = "event") -> str:
     """JaVaFo 1.4's ``-p`` output for the next round of ``event``."""
     jar, java = jar_path(), java_path()
-    assert jar is not None and java is not None, missing()
+    assert jar is not None, missing()
+    assert java is not None, missing()
     path = folder / f"{tag}.trf"
     out = folder / f"{tag}.out"
     path.write_text(javafo14_text(format_trf(event)))
     out.unlink(missing_ok=True)
-    # C1 only and the serial collector: a third of the JVM's start-up CPU.
     proc = subprocess.run(
-        [java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-ea", "-jar", str(jar)]
-        + [str(path), "-p", str(out)],
+        [java, *_JVM_FLAGS, "-ea", "-jar", str(jar), str(path), "-p", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -189,7 +189,8 @@ def _players(shape: Shape, rnd: random.Random) -> tuple[Player, ...]:
 
 
 def _result(white: Player, black: Player, shape: Shape, rnd: random.Random) -> PlayedGame:
-    assert white.rating is not None and black.rating is not None
+    assert white.rating is not None
+    assert black.rating is not None
     expected = 1 / (1 + 10 ** ((black.rating - white.rating - 30) / 400))
     if rnd.random() * 100 < shape.forfeit:
         winner_white = rnd.random() < 0.5
@@ -233,9 +234,7 @@ def play(shape: Shape, folder: Path | None = None, *, stop_at_first: bool = Fals
         for number in range(1, shape.rounds + 1):
             byes: list[Bye] = []
             for p in players:
-                if p.id in withdrawn:
-                    byes.append(Bye(p.id, ByeKind.ZERO))
-                elif late.get(p.id, 0) > number:
+                if p.id in withdrawn or late.get(p.id, 0) > number:
                     byes.append(Bye(p.id, ByeKind.ZERO))
                 elif number > 1 and rnd.random() * 100 < shape.withdraw:
                     withdrawn.add(p.id)

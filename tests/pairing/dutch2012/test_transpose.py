@@ -29,9 +29,7 @@ def test_d1_example_order() -> None:
     """D.1.1: S1 = 1..5, S2 = 6..11, everything allowed: 720 transpositions,
     the first ones as the text lists them (0. 6-7-8-9-10; 1. 6-7-8-9-11; ...),
     counted on the five S2 players paired with S1 (D.1.2: the sixth stays unpaired)."""
-    found = list(
-        transpositions(5, 6, lambda i, j: 0, NO_LIMITS, (), (), Budget(10**6), set())
-    )
+    found = list(transpositions(5, 6, lambda i, j: 0, NO_LIMITS, (), (), Budget(10**6), set()))
     as_numbers = [tuple(6 + j for j in t) for t in found]
     assert as_numbers[:4] == [
         (6, 7, 8, 9, 10),  # 0. 6-7-8-9-10-11
