@@ -121,7 +121,8 @@ class Bracket:
     #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
     #: pairs with a top scorer; None outside the last round (A.10)
     top_scorer_above: int | None = None
-    #: brackets joined by C.13: heterogeneous, the joined players moved down
+    #: brackets joined by C.13: paired as one bracket of unequal scores whatever
+    #: A.3's half says (S1 the highest: "the latest added score bracket")
     merged: bool = False
 
     def is_top_scorer(self, p: PlayerState) -> bool:
@@ -304,8 +305,9 @@ class BracketProcedure:
         n = len(players)
         p0 = n // 2  # A.6.b
         m0 = len(self.b.movers)  # A.6.c
-        # A.3: a bracket of which at least half came from above is treated as homogeneous.
-        hetero = m0 > 0 and (2 * m0 < n or self.b.merged)
+        # A.3: a bracket of which at least half came from above is treated as homogeneous;
+        # so are brackets joined by C.13 (S1: the highest, the joined ones; B.3 first).
+        hetero = m0 > 0 and 2 * m0 < n and not self.b.merged
         m1 = m0 if hetero else 0
         p1 = p0
         x1, z1 = self._x1_z1(p1)

@@ -400,7 +400,9 @@ def _lowest(
     """The lowest bracket's pairing: everybody paired but at most the bye.
     ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
     brackets joined by C.13, "treated as a heterogeneous score bracket with the
-    latest added score bracket as S1" whatever A.3's half says."""
+    latest added score bracket as S1": as JaVaFo 1.4 pairs them, one bracket of
+    unequal scores with S1 the highest players (those joined), B.3 first
+    (lowest bye, smallest score differences), whatever A.3's half says."""
     bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
     return _first(BracketProcedure(bracket, m1_zero=m1_zero).outcomes())
 

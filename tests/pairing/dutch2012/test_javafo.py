@@ -53,7 +53,6 @@ OPEN: dict[tuple[int, int], str] = {
     (177, 10): _C13,
     (221, 5): _C13,
     (221, 8): _C13,
-    (253, 8): _C13,
 }
 
 #: The tournaments run by default: small fields, so that the Java start-ups

@@ -37,7 +37,8 @@ CASES = {
     "s142r6": "C.13: as s108r6, the bye to a resident instead of a moved-down player",
     "s3r4": "C.13: M1 = 0 in the lowest bracket when no other pairing helps",
     "s107r5": "C.13: the penultimate bracket keeps its P1 before anything else",
-    "s192r7": "C.13: joined brackets are heterogeneous, the joined players as S1",
+    "s192r7": "C.13: joined brackets paired as one, the joined players as S1, B.3 first",
+    "s253r8": "C.13: a joined bracket keeps its pairs' score differences smallest (B.3)",
 }
 
 
