@@ -9,14 +9,18 @@ round bracket by bracket, from the highest score down:
 * C.1: a player of a bracket who has no possible opponent in it (B.1, or B.2
   except for top scorers) is moved down at once; one moved down from above
   first makes the previous bracket look for other floaters (C.12);
-* C.12: when a bracket with moved-down players cannot make P1 pairs even
-  with every requirement of C.10 lowered, the previous bracket is paired again
-  to send down another set of players of the same size and scores that lets
-  it do so (once: never while already backtracking);
-* C.13: the lowest bracket must pair everybody but the bye; if it cannot,
-  the penultimate bracket is paired again to send other players, and if no
-  pairing of it helps the two lowest brackets are joined, the joined players
-  from above forming S1, and so on upwards;
+* C.12: when a moved-down player finds no opponent, or a bracket cannot
+  make its P1 pairs, the previous bracket is paired again to send down
+  another set of players of the same size and scores with which more
+  moved-down players are paired, or then P1 pairs made (once: never while
+  already backtracking);
+* C.13: the lowest bracket must pair everybody but the bye; if it cannot
+  pair its moved-down players, the penultimate bracket is asked first for
+  other floaters, then M1 = 0, then any other pairing of the penultimate
+  bracket; if none helps the two lowest brackets are joined, paired as one
+  bracket with the joined players as S1, and so on upwards (:data:`_C13_STEPS`);
+* the readings of the text where it is open are JaVaFo 1.4's (docs/pairing.md,
+  "Compared with JaVaFo 1.4");
 * A.5/B.1b: the bye (odd field) is the player the lowest bracket leaves
   unpaired, never one who already had a point without playing;
 * E: colours; F.1: board order.
