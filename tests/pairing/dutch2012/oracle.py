@@ -15,9 +15,12 @@ compared as text, and the tournament goes on with JaVaFo's pairing. So the
 histories are those of a real 2012 event, and a difference in one round does
 not hide the rounds after it.
 
-``python -m tests.pairing.dutch2012.oracle FIRST COUNT`` runs COUNT
-tournaments from seed FIRST and prints every difference (with the TRF of the
-round) and a summary line.
+``python -m tests.pairing.dutch2012.oracle FIRST COUNT [MOST]`` runs COUNT
+tournaments from seed FIRST (at most MOST players, 24 by default) and prints
+the first difference of each (with the TRF of the round) and a summary line
+(``QUIET=1``: only the summary). ``TCECD_ORACLE_SAVE=DIR`` also writes every
+round's TRF and JaVaFo's output there (``s<seed>r<round>.trf``/``.out``), so
+that later versions of tcecd can be compared without Java.
 """
 
 from __future__ import annotations
