@@ -37,6 +37,13 @@ missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# A Java runtime for the JaVaFo reference programs the pairing tests compare with
+# (tests/pairing/dutch2012/test_javafo.py; never used by tcecd itself). Any installed
+# JRE will do; Debian's default-jre-headless otherwise.
+if (( dev )) && ! command -v java >/dev/null 2>&1 \
+    && ! dpkg-query -W -f='${Status}' default-jre-headless 2>/dev/null | grep -q "install ok installed"; then
+    missing+=(default-jre-headless)
+fi
 # Python 3.11+ with venv: a minimal Debian may lack python3, and Debian splits
 # ensurepip (needed to create a venv) into python3-venv.
 if ! command -v python3 >/dev/null 2>&1; then

@@ -8,38 +8,57 @@ for when a lower bracket needs "another pairing" of this one.
 
 The requirement loop is C.3 with the lowering of C.10, innermost first:
 
-* C.10.a/b: B.6, then B.5, for upfloaters (heterogeneous brackets);
+* C.10.a/b: B.6, then B.5, for upfloaters;
 * C.10.c/d: B.6, then B.5, for downfloaters (brackets that move players down);
 * C.10.e: X (odd rounds), or Z then X (even rounds), up to P1;
 * C.10.f: A.7.d (odd rounds: strong preferences treated as absolute);
 * C.10.g: B.2 (top scorers in the last round).
 
-Each "restart from C.3.x" re-imposes the criteria below x, so the states are
-visited as a counter over these switches. A state that only drops criteria
-which never rejected anything in an earlier failed state cannot do better and
-is skipped (its search would visit the same transpositions in the same
-order). Within a state: C.4/C.5 subgroups, C.6 trial, C.7 transpositions
-(D.1), C.8 exchanges (D.2 homogeneous, D.3 heterogeneous), C.9 back from a
-failed remainder to the next transposition of the heterogeneous part.
+"Any criterion may be dropped only for the minimum number of pairs in the
+score bracket" (C.10): dropping a criterion lets one pair (or one
+downfloater) break it, then two, and so on, as X counts the pairs that do not
+get both colour preferences. So a requirement state gives every criterion a
+number of pairs that may break it (0: the criterion is in force); each
+"restart from C.3.x" puts the criteria below x back in force, and the states
+are visited as a counter over these numbers. A state that only allows more
+breaks of criteria that rejected nothing in the previous state cannot do
+better and is skipped (its search would visit the same transpositions in the
+same order). Within a state: C.4/C.5 subgroups, C.6 trial, C.7
+transpositions (D.1), C.8 exchanges (D.2 homogeneous, D.3 heterogeneous), C.9
+back from a failed remainder to the next transposition of the heterogeneous
+part.
+
+B.3 in a bracket of unequal scores treated as homogeneous (A.3: at least
+half of it moved down): the score differences of the pairs are smallest when
+the players left unpaired have the lowest scores possible (a higher scored
+player moved down meets a still lower player), so such a bracket first fixes
+the scores of the players it leaves unpaired, as low as any pairing allows,
+and only then applies B.4 to B.6 (A.11: "the closeness of the scores" before
+colours and floats; B.2's note and A.7.d give way to "the score of a
+floater" likewise). docs/pairing.md, "Dutch 2012", shows the case.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import networkx as nx
 
 from tcecd.domain import PlayerId
-from tcecd.pairing.dutch2012.colours import (
-    Preference,
-    Strength,
-    same_colour,
-    x1_z1,
-    x_fail,
-    z_fail,
+from tcecd.pairing.dutch2012 import criteria
+from tcecd.pairing.dutch2012.colours import Preference, x1_z1
+from tcecd.pairing.dutch2012.state import PlayerState
+from tcecd.pairing.dutch2012.transpose import (
+    Budget,
+    LeftoverLimit,
+    Limit,
+    exchanges,
+    mover_sets,
+    transpositions,
 )
-from tcecd.pairing.dutch2012.state import Float, PlayerState
-from tcecd.pairing.dutch2012.transpose import Budget, exchanges, mover_sets, transpositions
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 
 #: Search steps (pairs tried) for one requirement state, and for one bracket in
@@ -48,36 +67,45 @@ from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 STATE_STEPS = 20_000
 BRACKET_STEPS = 300_000
 
+#: Breaks allowed of a criterion that does not apply (A.7.d in even rounds, Z in odd ones).
+UNLIMITED = 1 << 30
+
 
 @dataclass(frozen=True, slots=True)
 class Requirements:
-    """The current requirements of C.3 (True: the criterion is in force)."""
+    """The current requirements of C.3: how many pairs may still break each
+    relative criterion (0: in force; X and Z as A.8 counts them), and how many
+    players left unpaired may break B.5/B.6 for downfloaters."""
 
-    b2: bool
-    a7d: bool
+    b2: int
+    a7d: int
     x: int
     z: int
-    b5_down: bool
-    b6_down: bool
-    b5_up: bool
-    b6_up: bool
+    b5_down: int
+    b6_down: int
+    b5_up: int
+    b6_up: int
 
-    def relaxes_only(self, failed: Requirements, binding: frozenset[str]) -> bool:
-        """Whether this state is ``failed`` with only non-binding criteria relaxed."""
-        flags = (
-            ("B2", self.b2, failed.b2),
-            ("A7d", self.a7d, failed.a7d),
-            ("B5down", self.b5_down, failed.b5_down),
-            ("B6down", self.b6_down, failed.b6_down),
-            ("B5up", self.b5_up, failed.b5_up),
-            ("B6up", self.b6_up, failed.b6_up),
+    def limits(self) -> tuple[Limit, ...]:
+        """The pair criteria in the order of :data:`criteria.PAIR_NAMES`."""
+        values = (self.x, self.z, self.a7d, self.b2, self.b5_up, self.b6_up)
+        return tuple(Limit(n, v) for n, v in zip(criteria.PAIR_NAMES, values, strict=True))
+
+    def minus(self, bits: Sequence[int]) -> Requirements:
+        """What is left after pairs breaking ``bits`` (one mask per pair)."""
+
+        def used(bit: int) -> int:
+            return sum(1 for b in bits if b & bit)
+
+        return replace(
+            self,
+            x=self.x - used(criteria.X),
+            z=self.z - used(criteria.Z),
+            a7d=self.a7d - used(criteria.A7D),
+            b2=self.b2 - used(criteria.B2),
+            b5_up=self.b5_up - used(criteria.B5_UP),
+            b6_up=self.b6_up - used(criteria.B6_UP),
         )
-        for name, mine, theirs in flags:
-            if theirs and not mine and name in binding:
-                return False
-        if self.x > failed.x and "X" in binding:
-            return False
-        return not (self.z > failed.z and "Z" in binding)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,16 +121,12 @@ class Bracket:
     #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
     #: pairs with a top scorer; None outside the last round (A.10)
     top_scorer_above: int | None = None
-
-    @property
-    def top_scorers(self) -> bool:
-        """Whether the bracket holds top scorers (A.10)."""
-        return self.top_scorer_above is not None and any(
-            p.score > self.top_scorer_above for p in self.players
-        )
+    #: brackets joined by C.13: paired as one bracket of unequal scores whatever
+    #: A.3's half says (S1 the highest: "the latest added score bracket")
+    merged: bool = False
 
     def is_top_scorer(self, p: PlayerState) -> bool:
-        return self.top_scorer_above is not None and p.score > self.top_scorer_above
+        return criteria.is_top_scorer(p, self.top_scorer_above)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +141,22 @@ class Outcome:
 @dataclass(slots=True)
 class _Progress:
     reached_remainder: bool = False
-    failed_remainders: set[tuple[object, ...]] = field(default_factory=set)
+    #: remainders that failed, with the criteria that rejected anything in them
+    failed_remainders: dict[tuple[object, ...], frozenset[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """B.3 in a bracket of unequal scores: the scores (largest first) the
+    players left unpaired must have, and the pairs' score differences
+    (largest first); None: free."""
+
+    floaters: tuple[int, ...] | None = None
+    differences: tuple[int, ...] | None = None
+
+
+#: One position of the C.10 counter: the criteria it relaxes and its values.
+_Position = tuple[frozenset[str], list[dict[str, int]]]
 
 
 class BracketProcedure:
@@ -134,69 +173,107 @@ class BracketProcedure:
         reduce: bool = True,
         accept: Callable[[tuple[PlayerState, ...]], bool] | None = None,
         floaters: int | None = None,
+        m1_zero: bool = True,
     ) -> None:
         self.b = bracket
         self.reduce = reduce
+        #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
+        self.m1_zero = m1_zero
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number)
         self.accept = accept
         self.floaters = floaters
         self.index = {p.id: i for i, p in enumerate(bracket.players)}
         self.total = Budget(BRACKET_STEPS)
+        self._costs: dict[tuple[PlayerId, PlayerId], int | None] = {}
 
     # -- the criteria -------------------------------------------------------
 
-    def allowed(self, a: PlayerState, b: PlayerState, req: Requirements, bound: set[str]) -> bool:
-        """B.1a and B.2 (absolute), A.7.d and B.5/B.6 for upfloaters (current)."""
-        if b.id in a.opponents:
-            return False  # B.1a
-        pa, pb = self.b.prefs[a.id], self.b.prefs[b.id]
-        if same_colour(pa, pb, Strength.ABSOLUTE):
-            # B.2's note: top scorers may ignore it (C.10.g drops it for them only).
-            if req.b2 or not (self.b.is_top_scorer(a) or self.b.is_top_scorer(b)):
-                bound.add("B2")
-                return False
-        elif req.a7d and same_colour(pa, pb, Strength.STRONG):
-            bound.add("A7d")  # A.7.d: strong preferences count as absolute
-            return False
-        if a.score != b.score:
-            low = a if a.score < b.score else b
-            if low.id not in self.b.movers:  # a resident paired upwards: an upfloater
-                if req.b5_up and low.float_back(1) is Float.UP:
-                    bound.add("B5up")
-                    return False
-                if req.b6_up and low.float_back(2) is Float.UP:
-                    bound.add("B6up")
-                    return False
-        return True
+    def cost(self, a: PlayerState, b: PlayerState) -> int | None:
+        """:func:`criteria.pair_breaks` for this bracket (cached)."""
+        key = (a.id, b.id)
+        if key not in self._costs:
+            self._costs[key] = self._costs[b.id, a.id] = criteria.pair_breaks(
+                a,
+                b,
+                self.b.prefs,
+                movers=self.b.movers,
+                even_round=self.b.even_round,
+                top_scorer_above=self.b.top_scorer_above,
+            )
+        return self._costs[key]
 
-    def may_float(self, p: PlayerState, req: Requirements, bound: set[str]) -> bool:
-        """Whether ``p`` may be left unpaired: moved down, or the bye in the lowest
-        bracket (B.1b, absolute; B.5/B.6 for downfloaters, current)."""
-        if self.b.lowest and p.unplayed_point:
-            return False  # B.1b: no second point without playing
-        if req.b5_down and p.float_back(1) is Float.DOWN:
-            bound.add("B5down")
-            return False
-        if req.b6_down and p.float_back(2) is Float.DOWN:
-            bound.add("B6down")
-            return False
-        return True
+    def float_breaks(self, p: PlayerState) -> tuple[bool, bool]:
+        """B.5 and B.6 for ``p`` moved down from this bracket. A player moved
+        down into it is a downfloater of this round already: moving him on gives
+        him no second downfloat (JaVaFo 1.4 reads it so too)."""
+        if p.id in self.b.movers:
+            return False, False
+        return criteria.float_breaks(p)
 
-    def fails(self, a: PlayerState, b: PlayerState) -> tuple[bool, bool]:
-        pa, pb = self.b.prefs[a.id], self.b.prefs[b.id]
-        return x_fail(pa, pb), self.b.even_round and z_fail(pa, pb)
+    def never_floats(self, p: PlayerState) -> bool:
+        """B.1b: no second point without playing, so no bye (lowest bracket)."""
+        return self.b.lowest and p.unplayed_point
 
     # -- C.3 and C.10: the requirement states ----------------------------------
 
-    def _states(self, x1: int, z1: int, p1: int) -> Iterator[Requirements]:
-        b2_options = (True, False) if self.b.top_scorers else (True,)
-        a7d_options = (False,) if self.b.even_round else (True, False)
-        for b2 in b2_options:  # C.10.g
-            for a7d in a7d_options:  # C.10.f
-                for x, z in self._xz(x1, z1, p1):  # C.10.e
-                    for b5d, b6d, b5u, b6u in itertools.product((True, False), repeat=4):
-                        yield Requirements(b2, a7d, x, z, b5d, b6d, b5u, b6u)  # C.10.a-d
+    def _positions(self, x1: int, z1: int, p1: int, floaters: int) -> list[_Position]:
+        """The C.10 counter, outermost first: B.2 (C.10.g), A.7.d (C.10.f),
+        X/Z (C.10.e), B.5 and B.6 for downfloaters (C.10.d, c), B.5 and B.6 for
+        upfloaters (C.10.b, a); each counts the pairs (players) that may break it."""
+        players = self.b.players
+        pairs = max(p1, 0)
+        soft_b2 = self.b.top_scorer_above is not None and any(
+            (c := self.cost(a, b)) is not None and c & criteria.B2
+            for a, b in itertools.combinations(players, 2)
+        )
+        ups = any(p.score != players[0].score for p in players)
+
+        def counts(name: str, upto: int) -> _Position:
+            return frozenset((name,)), [{name: k} for k in range(upto + 1)]
+
+        odd = not self.b.even_round
+        return [
+            counts("B2", pairs if soft_b2 else 0),
+            counts("A7d", pairs) if odd else (frozenset(), [{"A7d": UNLIMITED}]),
+            (frozenset(("X", "Z")), [{"X": x, "Z": z} for x, z in self._xz(x1, z1, p1)]),
+            counts("B5down", floaters),
+            counts("B6down", floaters),
+            counts("B5up", pairs if ups else 0),
+            counts("B6up", pairs if ups else 0),
+        ]
+
+    def _states(self, positions: list[_Position], bound: set[str]) -> Iterator[Requirements]:
+        """The requirement states in C.10 order. After each state ``bound``
+        holds the criteria that rejected anything in its search; the next
+        state relaxes the innermost of them that can still be relaxed (and puts
+        every criterion below it back in force): relaxing only criteria that
+        rejected nothing would repeat the same search."""
+        at = [0] * len(positions)
+        while True:
+            values: dict[str, int] = {}
+            for (_, options), k in zip(positions, at, strict=True):
+                values.update(options[k])
+            bound.clear()
+            yield Requirements(
+                b2=values["B2"],
+                a7d=values["A7d"],
+                x=values["X"],
+                z=values["Z"] if self.b.even_round else UNLIMITED,
+                b5_down=values["B5down"],
+                b6_down=values["B6down"],
+                b5_up=values["B5up"],
+                b6_up=values["B6up"],
+            )
+            for p in range(len(positions) - 1, -1, -1):
+                names, options = positions[p]
+                if names & bound and at[p] + 1 < len(options):
+                    at[p] += 1
+                    for q in range(p + 1, len(positions)):
+                        at[q] = 0
+                    break
+            else:
+                return
 
     def _xz(self, x1: int, z1: int, p1: int) -> Iterator[tuple[int, int]]:
         """C.10.e: odd rounds raise X up to P1; even rounds raise Z up to X,
@@ -228,41 +305,44 @@ class BracketProcedure:
         n = len(players)
         p0 = n // 2  # A.6.b
         m0 = len(self.b.movers)  # A.6.c
-        # A.3: a bracket of which at least half came from above is treated as homogeneous.
-        hetero = m0 > 0 and 2 * m0 < n
+        # A.3: a bracket of which at least half came from above is treated as homogeneous;
+        # so are brackets joined by C.13 (S1: the highest, the joined ones; B.3 first).
+        hetero = m0 > 0 and 2 * m0 < n and not self.b.merged
         m1 = m0 if hetero else 0
         p1 = p0
         x1, z1 = self._x1_z1(p1)
         progress = _Progress()
         while True:
-            failed: list[tuple[Requirements, frozenset[str]]] = []
             # Backtracking asks for a given number of floaters: other P1 are skipped.
             wanted = self.floaters is None or self.floaters == n - 2 * p1
             if wanted and n == 2 * p1 and self.accept is not None:
                 wanted = self.accept(())  # nobody moves down: one test for the level
-            for req in self._states(x1, z1, p1) if wanted else ():
-                if any(req.relaxes_only(f, bound) for f, bound in failed):
-                    continue
-                if self.total.left <= 0:
-                    break
+                if not wanted and hetero and not progress.reached_remainder:
+                    # C.14.b1 asks whether the procedure got to the remainder: it
+                    # would have if the moved-down players can be paired at all.
+                    progress.reached_remainder = self._movers_pairable(m1, p1)
+            targets: Sequence[_Target] = [_Target()]
+            if wanted:
+                targets = self._targets(p1, differences=not hetero)
+            for target in targets if wanted else ():
+                positions = self._positions(x1, z1, p1, n - 2 * p1)
                 bound: set[str] = set()
-                found = False
-                budget = Budget(min(STATE_STEPS, self.total.left))
-                before = budget.left
-                if hetero:
-                    search = self._heterogeneous(m1, p1, req, budget, bound, progress)
-                else:
-                    search = self._homogeneous(players, p1, req, req.x, req.z, budget, bound)
-                for outcome in search:
-                    if self.accept is not None and not self.accept(outcome.floaters):
-                        continue
-                    found = True
-                    yield outcome
-                self.total.left -= before - max(budget.left, 0)
-                if budget.left < 0:
-                    bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
-                if not found:
-                    failed.append((req, frozenset(bound)))
+                for req in self._states(positions, bound):
+                    if self.total.left <= 0:
+                        break
+                    budget = Budget(min(STATE_STEPS, self.total.left))
+                    before = budget.left
+                    if hetero:
+                        search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
+                    else:
+                        search = self._homogeneous(players, p1, req, budget, bound, target)
+                    for outcome in search:
+                        if self.accept is not None and not self.accept(outcome.floaters):
+                            continue
+                        yield outcome
+                    self.total.left -= before - max(budget.left, 0)
+                    if budget.left < 0:
+                        bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
             if not self.reduce:
                 return
             # C.14: decrease P1, X1, Z1 or M1.
@@ -283,44 +363,147 @@ class BracketProcedure:
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
                 m1 -= 1  # C.14.b2
+            elif not self.m1_zero:
+                # C.13 lowers M1 only while a moved-down player is still paired
+                # (JaVaFo 1.4's reading): with none, the penultimate bracket is
+                # asked first (the caller).
+                return
             else:  # C.14.b2: M1 = 0, the bracket is paired as homogeneous (C.2.b)
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)
 
-    def _between(
-        self,
-        s1: Sequence[PlayerState],
-        s2: Sequence[PlayerState],
-        req: Requirements,
-        bound: set[str],
-    ) -> tuple[Callable[[int, int], bool], Callable[[int, int], tuple[bool, bool]]]:
-        """The pair tests of :func:`transpositions` for S1 and S2 by position."""
-
-        def allowed(i: int, j: int) -> bool:
-            return self.allowed(s1[i], s2[j], req, bound)
-
-        def fails(i: int, j: int) -> tuple[bool, bool]:
-            return self.fails(s1[i], s2[j])
-
-        return allowed, fails
+    def _movers_pairable(self, m1: int, p1: int) -> bool:
+        """Whether some set of M1 moved-down players (D.3) can be paired within
+        the bracket once every relative criterion is dropped."""
+        players = self.b.players
+        relaxed = Requirements(*(UNLIMITED,) * 8)
+        movers = [p for p in players if p.id in self.b.movers]
+        for s1 in mover_sets(movers, m1):
+            s2 = [p for p in players if p not in s1]
+            if next(self._search(s1, s2, relaxed, (), (), Budget(BRACKET_STEPS), set()), None):
+                return True
+        return False
 
     def _x1_z1(self, pairs: int) -> tuple[int, int]:
         return x1_z1(
             [self.b.prefs[p.id] for p in self.b.players], pairs, even_round=self.b.even_round
         )
 
+    def _targets(self, pairs: int, *, differences: bool) -> list[_Target]:
+        """B.3 for a bracket of unequal scores paired as homogeneous, in the
+        order they are tried: the scores of the players it leaves unpaired,
+        lowest first (the highest of them as low as possible, then the
+        next...), each only if the absolute criteria allow it; for each (with
+        ``differences``: brackets paired as homogeneous), first the pairs'
+        score differences at their smallest (the largest difference as small
+        as possible, then the next...), then any differences. A bracket of
+        equal scores has no such condition."""
+        players = self.b.players
+        if len({p.score for p in players}) == 1:
+            return [_Target()]
+        spare = len(players) - 2 * pairs
+        levels = sorted(Counter(p.score for p in players).items())
+        options: list[tuple[int, ...]] = []
+
+        def fill(k: int, left: int, chosen: tuple[int, ...]) -> None:
+            if left == 0:
+                options.append(tuple(sorted(chosen, reverse=True)))
+                return
+            if k == len(levels):
+                return
+            score, count = levels[k]
+            for take in range(min(count, left) + 1):
+                fill(k + 1, left - take, chosen + (score,) * take)
+
+        fill(0, spare, ())
+        targets: list[_Target] = []
+        for floaters in sorted(options):
+            best = self._best_differences(floaters)
+            if best is not None:
+                targets += (
+                    [_Target(floaters, best), _Target(floaters)]
+                    if differences
+                    else [_Target(floaters)]
+                )
+        return targets
+
+    def _best_differences(self, floaters: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The smallest score differences (sorted, largest first; compared
+        largest first) of a pairing under the absolute criteria that leaves
+        unpaired players with exactly the scores ``floaters``; None if none
+        does. A maximum-weight matching of the players and one extra vertex per
+        score of ``floaters`` (joined to the players of that score who may be
+        left over), each pair costing ``base ** rank`` of its difference, the
+        base beyond the number of pairs: the sum orders pairings as the sorted
+        differences do."""
+        players = self.b.players
+        n = len(players)
+        diffs = sorted({abs(a.score - b.score) for a, b in itertools.combinations(players, 2)})
+        rank = {d: k for k, d in enumerate(diffs)}
+        base = n + 1
+        top = base ** (len(diffs) + 1)
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n + len(floaters)))
+        for i, j in itertools.combinations(range(n), 2):
+            a, b = players[i], players[j]
+            if self.cost(a, b) is not None:
+                graph.add_edge(i, j, weight=top - base ** rank[abs(a.score - b.score)])
+        for k, score in enumerate(floaters):
+            for i, p in enumerate(players):
+                if p.score == score and not self.never_floats(p):
+                    graph.add_edge(n + k, i, weight=top)
+        matching = nx.max_weight_matching(graph, maxcardinality=True)
+        if 2 * len(matching) != n + len(floaters):
+            return None
+        return tuple(
+            sorted(
+                (abs(players[i].score - players[j].score) for i, j in matching if max(i, j) < n),
+                reverse=True,
+            )
+        )
+
+    def _search(
+        self,
+        s1: Sequence[PlayerState],
+        s2: Sequence[PlayerState],
+        req: Requirements,
+        must: Sequence[int],
+        leftover: Sequence[LeftoverLimit],
+        budget: Budget,
+        bound: set[str],
+        widest: int | None = None,
+    ) -> Iterator[tuple[int, ...]]:
+        """:func:`transpositions` of S2 against S1 under ``req`` (``widest``: the
+        largest score difference a pair may have)."""
+
+        def cost(i: int, j: int) -> int | None:
+            a, b = s1[i], s2[j]
+            if widest is not None and abs(a.score - b.score) > widest:
+                return None
+            return self.cost(a, b)
+
+        return transpositions(len(s1), len(s2), cost, req.limits(), leftover, must, budget, bound)
+
+    def _leftover(
+        self, s2: Sequence[PlayerState], req: Requirements
+    ) -> tuple[LeftoverLimit, LeftoverLimit]:
+        """B.5 and B.6 for downfloaters over the S2 players (by position)."""
+        b5 = frozenset(k for k, p in enumerate(s2) if self.float_breaks(p)[0])
+        b6 = frozenset(k for k, p in enumerate(s2) if self.float_breaks(p)[1])
+        return LeftoverLimit("B5down", req.b5_down, b5), LeftoverLimit("B6down", req.b6_down, b6)
+
     def _gate(
         self,
         group: Sequence[PlayerState],
         pairs: int,
         req: Requirements,
-        x_left: int,
-        must: Sequence[int],
+        must: set[int],
         bound: set[str],
     ) -> bool:
-        """Can ``group`` give ``pairs`` allowed pairs at all, leaving only players
-        who may float, with at most ``x_left`` colour failures by the matching
-        bound? No exchange or transposition could help otherwise.
+        """Can ``group`` give ``pairs`` pairs at all under ``req``, leaving only
+        players who may be left over, with each limited criterion broken no
+        more often than allowed by the matching bound? No exchange or
+        transposition could help otherwise.
 
         The leftovers are modelled as ``len(group) - 2 * pairs`` extra vertices,
         each joined to every player who may be left unpaired: a perfect
@@ -328,28 +511,40 @@ class BracketProcedure:
         """
         n = len(group)
         spare = n - 2 * pairs
-        must_set = set(must)
+        limits = req.limits()
+        zero = 0
+        for k, limit in enumerate(limits):
+            if limit.left <= 0:
+                zero |= 1 << k
         forbidden: list[set[int]] = [set() for _ in range(n + spare)]
-        bad_colour: list[set[int]] = [set() for _ in range(n + spare)]
+        breaking: dict[int, list[set[int]]] = {}
         for i in range(n):
             for j in range(i + 1, n):
-                if not self.allowed(group[i], group[j], req, bound):
+                c = self.cost(group[i], group[j])
+                if c is None or c & zero:
                     forbidden[i].add(j)
                     forbidden[j].add(i)
-                elif self.fails(group[i], group[j])[0]:
-                    bad_colour[i].add(j)
-                    bad_colour[j].add(i)
+                    if c is not None:  # conservatively: these criteria rejected a pair
+                        bound.update(lim.name for k, lim in enumerate(limits) if c & zero & 1 << k)
+                    continue
+                for k in range(len(limits)):
+                    if c & (1 << k):
+                        sets = breaking.setdefault(k, [set() for _ in range(n + spare)])
+                        sets[i].add(j)
+                        sets[j].add(i)
         for v in range(n, n + spare):
             forbidden[v].update(range(n, n + spare))
-            forbidden[v].update(must_set)
-            for i in must_set:
+            forbidden[v].update(must)
+            for i in must:
                 forbidden[i].add(v)
         if _matching_size(forbidden) < (n + spare) // 2:
             return False
-        if any(bad_colour):
-            good = _matching_size([f | c for f, c in zip(forbidden, bad_colour, strict=True)])
-            if pairs - (good - spare) > x_left:
-                bound.add("X")
+        for k, sets in breaking.items():
+            if limits[k].left >= pairs:
+                continue
+            good = _matching_size([f | c for f, c in zip(forbidden, sets, strict=True)])
+            if pairs - (good - spare) > limits[k].left:
+                bound.add(limits[k].name)
                 return False
         return True
 
@@ -358,29 +553,48 @@ class BracketProcedure:
         group: Sequence[PlayerState],
         pairs: int,
         req: Requirements,
-        x_left: int,
-        z_left: int,
         budget: Budget,
         bound: set[str],
+        target: _Target | None = None,
     ) -> Iterator[Outcome]:
         """C.4-C.8a for a homogeneous bracket or a remainder: S1 = the ``pairs``
         highest, S2 the rest (C.4, C.5); transpositions (C.7, D.1), then
-        exchanges (C.8a, D.2), each followed by the transpositions again."""
+        exchanges (C.8a, D.2), each followed by the transpositions again.
+        ``target``: B.3's scores of the players left unpaired and the pairs'
+        score differences."""
+        floating = target.floaters if target is not None else None
+        differences = target.differences if target is not None else None
         n = len(group)
         if 2 * pairs > n or pairs < 0:
             return
-        must = (
-            [i for i, p in enumerate(group) if not self.may_float(p, req, bound)]
-            if n > 2 * pairs
-            else []
-        )
         if self.b.lowest and n - 2 * pairs > 1:
             return  # the lowest bracket can move nobody down
+        must = {i for i, p in enumerate(group) if self.never_floats(p)} if n > 2 * pairs else set()
+        if floating:
+            # B.3: players scoring more than every player to leave unpaired must pair.
+            must |= {i for i, p in enumerate(group) if p.score > floating[0]}
+        left_b5 = {i for i, p in enumerate(group) if self.float_breaks(p)[0]}
+        left_b6 = {i for i, p in enumerate(group) if self.float_breaks(p)[1]}
+        if n > 2 * pairs:
+            if req.b5_down <= 0 and left_b5:
+                bound.add("B5down")
+                must |= left_b5
+            if req.b6_down <= 0 and left_b6:
+                bound.add("B6down")
+                must |= left_b6
         if pairs == 0:
-            if not must:
+            fine = (
+                not must
+                and len(left_b5) <= req.b5_down
+                and len(left_b6) <= req.b6_down
+                and (floating is None or _scores(group) == floating)
+            )
+            if fine:
                 yield Outcome((), tuple(group))
+            elif len(left_b5) > req.b5_down or len(left_b6) > req.b6_down:
+                bound.update(("B5down", "B6down"))
             return
-        if not self._gate(group, pairs, req, x_left, must, bound):
+        if not self._gate(group, pairs, req, must, bound):
             return
         splits = itertools.chain([((), ())], exchanges(pairs, n - pairs))
         for out_s1, in_s2 in splits:
@@ -389,17 +603,19 @@ class BracketProcedure:
             s1 = [group[i] for i in s1_pos]
             s2 = [group[i] for i in s2_pos]
             must_s2 = [k for k, i in enumerate(s2_pos) if i in must]
-            for chosen in transpositions(
-                len(s1),
-                len(s2),
-                *self._between(s1, s2, req, bound),
-                x_left,
-                z_left,
-                must_s2,
-                budget,
-                bound,
-            ):
+            leftover = self._leftover(s2, req) if n > 2 * pairs else ()
+            widest = differences[0] if differences else None
+            for chosen in self._search(s1, s2, req, must_s2, leftover, budget, bound, widest):
                 taken = set(chosen)
+                floaters = tuple(p for k, p in enumerate(s2) if k not in taken)
+                if floating is not None and _scores(floaters) != floating:
+                    continue
+                if differences is not None and differences != tuple(
+                    sorted(
+                        (abs(s1[i].score - s2[j].score) for i, j in enumerate(chosen)), reverse=True
+                    )
+                ):
+                    continue
                 yield Outcome(
                     tuple(
                         (s1[i], s2[j])
@@ -407,7 +623,7 @@ class BracketProcedure:
                         else (s2[j], s1[i])
                         for i, j in enumerate(chosen)
                     ),
-                    tuple(p for k, p in enumerate(s2) if k not in taken),
+                    floaters,
                 )
             if budget.left < 0:
                 return
@@ -420,6 +636,7 @@ class BracketProcedure:
         budget: Budget,
         bound: set[str],
         progress: _Progress,
+        target: _Target,
     ) -> Iterator[Outcome]:
         """C.4-C.9 for a heterogeneous bracket: S1 = M1 moved-down players
         (D.3 chooses which when M1 < M0), S2 = everybody else; each
@@ -431,35 +648,33 @@ class BracketProcedure:
         for s1 in mover_sets(movers, m1):  # C.8b, D.3
             s1_ids = {p.id for p in s1}
             s2 = [p for p in players if p.id not in s1_ids]
-            for chosen in transpositions(
-                len(s1),
-                len(s2),
-                *self._between(s1, s2, req, bound),
-                req.x,
-                req.z,
-                (),
-                budget,
-                bound,
-            ):
+            for chosen in self._search(s1, s2, req, (), (), budget, bound):
                 progress.reached_remainder = True  # C.6
                 pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
-                x_used = sum(self.fails(a, b)[0] for a, b in pairs)
-                z_used = sum(self.fails(a, b)[1] for a, b in pairs)
+                costs = [self.cost(a, b) or 0 for a, b in pairs]
+                rest_req = req.minus(costs)
                 taken = set(chosen)
                 remainder = [p for k, p in enumerate(s2) if k not in taken]
-                key = (req, p1 - m1, frozenset(p.id for p in remainder), x_used, z_used)
+                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), target)
                 if key in progress.failed_remainders:
+                    bound.update(progress.failed_remainders[key])
                     continue
                 found = False
+                rest_bound: set[str] = set()
                 for rest in self._homogeneous(
-                    remainder, p1 - m1, req, req.x - x_used, req.z - z_used, budget, bound
+                    remainder, p1 - m1, rest_req, budget, rest_bound, target
                 ):
                     found = True
                     yield Outcome(pairs + rest.pairs, rest.floaters)
+                bound |= rest_bound
                 if not found and budget.left >= 0:
-                    progress.failed_remainders.add(key)
+                    progress.failed_remainders[key] = frozenset(rest_bound)
                 if budget.left < 0:
                     return
+
+
+def _scores(players: Sequence[PlayerState]) -> tuple[int, ...]:
+    return tuple(sorted((p.score for p in players), reverse=True))
 
 
 def _matching_size(forbidden: list[set[int]]) -> int:

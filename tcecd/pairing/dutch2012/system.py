@@ -9,14 +9,18 @@ round bracket by bracket, from the highest score down:
 * C.1: a player of a bracket who has no possible opponent in it (B.1, or B.2
   except for top scorers) is moved down at once; one moved down from above
   first makes the previous bracket look for other floaters (C.12);
-* C.12: when a bracket with moved-down players cannot make P1 pairs even
-  with every requirement of C.10 lowered, the previous bracket is paired again
-  to send down another set of players of the same size and scores that lets
-  it do so (once: never while already backtracking);
-* C.13: the lowest bracket must pair everybody but the bye; if it cannot,
-  the penultimate bracket is paired again to send other players, and if no
-  pairing of it helps the two lowest brackets are joined, the joined players
-  from above forming S1, and so on upwards;
+* C.12: when a moved-down player finds no opponent, or a bracket cannot
+  make its P1 pairs, the previous bracket is paired again to send down
+  another set of players of the same size and scores with which more
+  moved-down players are paired, or then P1 pairs made (once: never while
+  already backtracking);
+* C.13: the lowest bracket must pair everybody but the bye; if it cannot
+  pair its moved-down players, the penultimate bracket is asked first for
+  other floaters, then M1 = 0, then any other pairing of the penultimate
+  bracket; if none helps the two lowest brackets are joined, paired as one
+  bracket with the joined players as S1, and so on upwards (:data:`_C13_STEPS`);
+* the readings of the text where it is open are JaVaFo 1.4's (docs/pairing.md,
+  "Compared with JaVaFo 1.4");
 * A.5/B.1b: the bye (odd field) is the player the lowest bracket leaves
   unpaired, never one who already had a point without playing;
 * E: colours; F.1: board order.
@@ -30,7 +34,7 @@ every score the rules read (A.2, A.3, A.4 floats, A.10 top scorers, F.1).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
@@ -46,7 +50,8 @@ from tcecd.pairing.base import (
     board_order_games,
 )
 from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
-from tcecd.pairing.dutch2012.colours import Preference, Strength, allocate, preference, same_colour
+from tcecd.pairing.dutch2012.colours import Preference, allocate, preference
+from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 from tcecd.pairing.points import partners
@@ -74,10 +79,16 @@ class _Round:
         self.top_scorer_above = top_scorer_above
 
     def bracket(
-        self, residents: Sequence[PlayerState], movers: Sequence[PlayerState], *, lowest: bool
+        self,
+        residents: Sequence[PlayerState],
+        movers: Sequence[PlayerState],
+        *,
+        lowest: bool,
+        merged: bool = False,
     ) -> Bracket:
         players = tuple(sorted([*residents, *movers], key=a2_key))
         return Bracket(
+            merged=merged,
             players=players,
             movers=frozenset(p.id for p in movers),
             prefs=self.prefs,
@@ -89,18 +100,15 @@ class _Round:
     def incompatible(self, bracket: Bracket) -> list[PlayerState]:
         """C.1: players with no opponent in the bracket under B.1 (and B.2,
         except when pairing top scorers)."""
-        stuck = []
-        for a in bracket.players:
-            if not any(self._compatible(a, b, bracket) for b in bracket.players if b is not a):
-                stuck.append(a)
-        return stuck
-
-    def _compatible(self, a: PlayerState, b: PlayerState, bracket: Bracket) -> bool:
-        if b.id in a.opponents:
-            return False
-        if bracket.is_top_scorer(a) or bracket.is_top_scorer(b):
-            return True
-        return not same_colour(self.prefs[a.id], self.prefs[b.id], Strength.ABSOLUTE)
+        return [
+            a
+            for a in bracket.players
+            if not any(
+                compatible(a, b, self.prefs, self.top_scorer_above)
+                for b in bracket.players
+                if b is not a
+            )
+        ]
 
 
 class Dutch2012(EventLengthSystem):
@@ -139,6 +147,9 @@ class Dutch2012(EventLengthSystem):
             top_above = most // 2
         rnd = _Round(field, prefs, even_round=round_number % 2 == 0, top_scorer_above=top_above)
         if not _possible(rnd):
+            # Also when every player had a point without playing in an odd field
+            # (B.1b leaves nobody for the bye; JaVaFo 1.4 then often gives it
+            # anyway: docs/pairing.md, "Dutch 2012").
             raise PairingError(
                 f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
             )
@@ -148,7 +159,8 @@ class Dutch2012(EventLengthSystem):
         if len(floaters) > 1:  # pragma: no cover - the lowest bracket leaves at most one
             raise PairingError(f"round {round_number}: internal error: {len(floaters)} unpaired")
         bye = floaters[0].id if floaters else None
-        return _round_pairing(round_number, pairs_out, bye, prefs, field, double, context)
+        lot = _lot_colour(history, players, context)
+        return _round_pairing(round_number, pairs_out, bye, prefs, field, double, context, lot)
 
 
 def _possible(rnd: _Round) -> bool:
@@ -160,14 +172,10 @@ def _possible(rnd: _Round) -> bool:
     n = len(field)
     spare = n % 2
     forbidden: list[set[int]] = [set() for _ in range(n + spare)]
-    top = rnd.top_scorer_above
     for i, a in enumerate(field):
         for j in range(i + 1, n):
             b = field[j]
-            clash = same_colour(rnd.prefs[a.id], rnd.prefs[b.id], Strength.ABSOLUTE)
-            if clash and top is not None and (a.score > top or b.score > top):
-                clash = False  # B.2 note: may be ignored when pairing top scorers
-            if b.id in a.opponents or clash:
+            if not compatible(a, b, rnd.prefs, rnd.top_scorer_above):
                 forbidden[i].add(j)
                 forbidden[j].add(i)
         if spare and a.unplayed_point:
@@ -201,19 +209,15 @@ def _pair_brackets(
     carry: list[PlayerState] = []
     for k in range(len(groups) - 1):
         residents, movers, push = _c1(rnd, groups[k], carry)
-        out = _first(
-            BracketProcedure(rnd.bracket(residents, movers, lowest=False), reduce=False).outcomes()
-        )
-        stuck_movers = [p for p in push if p in carry]
-        if (out is None or stuck_movers) and carry and k > 0:
-            # C.12: another set of floaters from the previous bracket.
-            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1])
+        p1 = (len(residents) + len(movers)) // 2
+        out, quality = _pairing(rnd, residents, movers, p1)
+        # C.1/C.12: a moved-down player without an opponent here, or a bracket that
+        # cannot make its P1 pairs: the previous bracket may move down another set.
+        if k > 0 and carry and (any(p in carry for p in push) or not quality[1]):
+            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], quality, p1)
             if alt is not None:
                 prev, residents, movers, push, out = alt
                 chosen[k - 1] = prev
-        if out is None:
-            out = _first(BracketProcedure(rnd.bracket(residents, movers, lowest=False)).outcomes())
-        assert out is not None  # C.14.a ends with the whole bracket moved down
         chosen.append(out)
         inputs.append((residents, movers))
         pushed.append(push)
@@ -235,7 +239,20 @@ def _c1(
     )
 
 
-#: a bracket after C.1 and its first pairing: residents, movers, pushed down, outcome
+def _pairing(
+    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState], p1: int
+) -> tuple[Outcome, tuple[int, bool]]:
+    """A bracket's pairing (not the lowest): C.2-C.10, then C.14 if needed; and
+    how good it is for C.12: how many moved-down players it pairs, and whether
+    it makes ``p1`` pairs."""
+    bracket = rnd.bracket(residents, movers, lowest=False)
+    out = _first(BracketProcedure(bracket).outcomes())
+    assert out is not None  # C.14.a ends with the whole bracket moved down
+    paired = sum(1 for a, b in out.pairs if a.id in bracket.movers or b.id in bracket.movers)
+    return out, (paired, len(out.pairs) >= p1)
+
+
+#: a bracket after C.1 and its pairing: residents, movers, pushed down, outcome
 _Next = tuple[list[PlayerState], list[PlayerState], list[PlayerState], Outcome]
 
 
@@ -245,10 +262,16 @@ def _c12(
     prev_input: tuple[list[PlayerState], list[PlayerState]],
     prev_pushed: list[PlayerState],
     prev_out: Outcome,
+    quality: tuple[int, bool],
+    p1: int,
 ) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
-    """C.12: a pairing of the previous bracket moving down another set of
-    players of the same size and scores with which this bracket makes P1 pairs
-    (this bracket does not backtrack again meanwhile)."""
+    """C.12: the first pairing of the previous bracket (in its procedure order)
+    moving down another set of players of the same size and scores with which
+    this bracket does better than ``quality`` (more moved-down players paired,
+    else P1 pairs where there were none; this bracket does not backtrack again
+    meanwhile). "This now allows P1 pairings" is read as JaVaFo 1.4 reads it:
+    a heterogeneous bracket's P is the number of moved-down players to pair
+    (C.3.a), and pairing more of them counts even if not all."""
     scores = sorted(p.score for p in prev_out.floaters)
     original = frozenset(p.id for p in prev_out.floaters)
     found: dict[frozenset[PlayerId], _Next | None] = {}
@@ -261,11 +284,9 @@ def _c12(
             found[ids] = None
             carry = [*floaters, *prev_pushed]
             residents, movers, push = _c1(rnd, group, carry)
-            if not any(p in carry for p in push):
-                bracket = rnd.bracket(residents, movers, lowest=False)
-                out = _first(BracketProcedure(bracket, reduce=False).outcomes())
-                if out is not None:
-                    found[ids] = (residents, movers, push, out)
+            after, better = _pairing(rnd, residents, movers, p1)
+            if better > quality:
+                found[ids] = (residents, movers, push, after)
         return found[ids] is not None
 
     prev_bracket = rnd.bracket(*prev_input, lowest=False)
@@ -278,6 +299,28 @@ def _c12(
     return (alt, *after)
 
 
+@dataclass(frozen=True, slots=True)
+class _C13Step:
+    """One attempt of C.13: the lowest bracket as it is (``penultimate`` None),
+    or another pairing of the penultimate bracket ("same P1": moving down as
+    many players; "any": C.14 included, but never leaving all of its own
+    moved-down players unpaired); ``keep_movers``: the lowest bracket must
+    pair a moved-down player (no M1 = 0)."""
+
+    penultimate: str | None
+    keep_movers: bool
+
+
+#: C.13's attempts in order, before the two lowest brackets are joined (JaVaFo
+#: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md).
+_C13_STEPS = (
+    _C13Step(None, keep_movers=True),
+    _C13Step("same P1", keep_movers=True),
+    _C13Step(None, keep_movers=False),
+    _C13Step("any", keep_movers=False),
+)
+
+
 def _c13(
     rnd: _Round,
     groups: list[list[PlayerState]],
@@ -287,24 +330,41 @@ def _c13(
     carry: list[PlayerState],
     round_number: int,
 ) -> list[Outcome]:
-    """The lowest bracket, and C.13 when it cannot be paired."""
-    start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
+    """The lowest bracket, and C.13 when it cannot be paired.
+
+    C.13 first lowers M1 of a heterogeneous lowest bracket (C.14.b2). As JaVaFo
+    1.4 reads it, that stops while a moved-down player is still paired: before
+    pairing the lowest bracket as homogeneous (M1 = 0, a moved-down player
+    left for the bye), the penultimate bracket is asked for a pairing that lets
+    the lowest one pair its moved-down players; then M1 = 0; then any pairing
+    of the penultimate bracket that lets the lowest be paired at all; then the
+    two lowest brackets are joined, and so on upwards.
+    """
+    last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
         residents = groups[-1]
         joined = [p for g in groups[start:-1] for p in g]
         movers_in = [*chosen[start - 1].floaters, *pushed[start - 1]] if start > 0 else []
-        out = _lowest(rnd, residents, [*movers_in, *joined])
-        if out is not None:
-            return [*chosen[:start], out]
+        movers = [*movers_in, *joined]
+        pen = start - 1
+        for step in _C13_STEPS:
+            if step.penultimate is None:
+                out = _lowest(
+                    rnd, residents, movers, m1_zero=not step.keep_movers, merged=start < last
+                )
+                if out is not None:
+                    return [*chosen[:start], out]
+            elif start > 0:
+                # C.13: another pairing of the penultimate bracket for the lowest one.
+                again = _c13_penultimate(
+                    rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined, step
+                )
+                if again is not None:
+                    return [*chosen[:pen], *again]
         if start == 0:
             raise PairingError(
                 f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
             )
-        # C.13: another pairing of the penultimate bracket that lets the lowest be paired.
-        pen = start - 1
-        again = _c13_penultimate(rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined)
-        if again is not None:
-            return [*chosen[:pen], *again]
         # C.13: no pairing of the penultimate bracket helps: join the two lowest.
         start = pen
 
@@ -316,10 +376,13 @@ def _c13_penultimate(
     pen_out: Outcome,
     residents: Sequence[PlayerState],
     joined: Sequence[PlayerState],
+    step: _C13Step,
 ) -> tuple[Outcome, Outcome] | None:
     """C.13: the first other pairing of the penultimate bracket (in the order of
-    its own procedure, C.14 included) with which the lowest bracket can be paired;
-    that pairing and the lowest bracket's."""
+    its own procedure, C.14 included unless ``step`` keeps P1) with which the
+    lowest bracket can be paired (as ``step`` says); that pairing and the
+    lowest bracket's."""
+    keep_movers = step.keep_movers
     tried = frozenset(p.id for p in pen_out.floaters)
     lowest_for: dict[frozenset[PlayerId], Outcome | None] = {}
 
@@ -328,11 +391,18 @@ def _c13_penultimate(
         if ids == tried:
             return False
         if ids not in lowest_for:
-            lowest_for[ids] = _lowest(rnd, residents, [*floaters, *pen_pushed, *joined])
+            lowest_for[ids] = _lowest(
+                rnd, residents, [*floaters, *pen_pushed, *joined], m1_zero=not keep_movers
+            )
         return lowest_for[ids] is not None
 
     pen_bracket = rnd.bracket(*pen_input, lowest=False)
-    alt = _first(BracketProcedure(pen_bracket, accept=accept).outcomes())
+    # Keeping the moved-down players paired, the penultimate bracket keeps its P1.
+    size = len(pen_out.floaters) if step.penultimate == "same P1" else None
+    procedure = BracketProcedure(
+        pen_bracket, accept=accept, floaters=size, m1_zero=step.penultimate == "same P1"
+    )
+    alt = _first(procedure.outcomes())
     if alt is None:
         return None
     low = lowest_for[frozenset(p.id for p in alt.floaters)]
@@ -341,11 +411,38 @@ def _c13_penultimate(
 
 
 def _lowest(
-    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
+    rnd: _Round,
+    residents: Sequence[PlayerState],
+    movers: Sequence[PlayerState],
+    *,
+    m1_zero: bool = True,
+    merged: bool = False,
 ) -> Outcome | None:
-    """The lowest bracket's pairing: everybody paired but at most the bye."""
-    bracket = rnd.bracket(residents, movers, lowest=True)
-    return _first(BracketProcedure(bracket).outcomes())
+    """The lowest bracket's pairing: everybody paired but at most the bye.
+    ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
+    brackets joined by C.13, "treated as a heterogeneous score bracket with the
+    latest added score bracket as S1": as JaVaFo 1.4 pairs them, one bracket of
+    unequal scores with S1 the highest players (those joined), B.3 first
+    (lowest bye, smallest score differences), whatever A.3's half says."""
+    bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
+    return _first(BracketProcedure(bracket, m1_zero=m1_zero).outcomes())
+
+
+def _lot_colour(
+    history: Sequence[RoundRecord], players: Sequence[Player], context: RoundContext
+) -> Color:
+    """The colour drawn by lot for round 1 (A.7.c, E.5): what the highest ranked
+    player with a game in round 1 received (board 1's higher player), else, before
+    round 1 or without any game in it, ``context.first_colour``."""
+    if not history:
+        return context.first_colour
+    seed = {p.id: p.seed for p in players}
+    best: tuple[int, Color] | None = None
+    for game in history[0].games:
+        for pid, colour in ((game.white, Color.WHITE), (game.black, Color.BLACK)):
+            if best is None or seed[pid] < best[0]:
+                best = (seed[pid], colour)
+    return context.first_colour if best is None else best[1]
 
 
 def _round_pairing(
@@ -356,8 +453,18 @@ def _round_pairing(
     field: Sequence[PlayerState],
     double: bool,
     context: RoundContext,
+    lot: Color,
 ) -> RoundPairing:
-    """F.1 board order, E colours, and the schedule."""
+    """F.1 board order, E colours, and the schedule.
+
+    Two players without any game (A.7.f: neither has a preference) are left
+    open by E.1-E.4. In round 1, E.5: board 1's higher player gets the colour
+    drawn by lot, then alternately by board (the S1 order). In a later round
+    the text says nothing; tcecd does what JaVaFo 1.4 does (docs/pairing.md):
+    the higher ranked player gets the lot's colour when his pairing number is
+    even and the other colour when it is odd -- the colour an odd-numbered
+    player did not get in round 1, as if the lot still applied to him.
+    """
     rank = {s.id: i for i, s in enumerate(field)}
     ordered = []
     for a, b in pairs:
@@ -374,12 +481,15 @@ def _round_pairing(
     no_pref_boards = 0
     first_games: list[tuple[PlayerId, PlayerId]] = []
     for higher, lower in ordered:
-        lot = context.first_colour
+        open_colour = lot
         if prefs[higher.id].colour is None and prefs[lower.id].colour is None:
-            # E.5: alternate from the colour drawn by lot, board by board.
-            lot = lot if no_pref_boards % 2 == 0 else lot.other
-            no_pref_boards += 1
-        colour = allocate(higher, lower, prefs, no_preference_colour=lot)
+            if round_number == 1:
+                # E.5: alternate from the colour drawn by lot, board by board.
+                open_colour = lot if no_pref_boards % 2 == 0 else lot.other
+                no_pref_boards += 1
+            else:
+                open_colour = lot if higher.player.seed % 2 == 0 else lot.other
+        colour = allocate(higher, lower, prefs, no_preference_colour=open_colour)
         if colour is Color.WHITE:
             first_games.append((higher.id, lower.id))
         else:

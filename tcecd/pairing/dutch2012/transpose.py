@@ -27,7 +27,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -146,110 +147,200 @@ class _Matching:
                 return new
 
 
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """A relative criterion that pairs may break, at most ``left`` more times
+    (C.10: "any criterion may be dropped only for the minimum number of pairs")."""
+
+    name: str
+    left: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeftoverLimit:
+    """A relative criterion that S2 players left unpaired may break (B.5/B.6 for
+    downfloaters): ``positions`` break it when left over, at most ``left`` of them."""
+
+    name: str
+    left: int
+    positions: frozenset[int]
+
+
+class _Criterion:
+    """One limited criterion during the search: its matching and what is left."""
+
+    __slots__ = ("bit", "left", "matching", "name", "positions")
+
+    def __init__(
+        self, name: str, left: int, matching: _Matching, bit: int = 0, positions: Sequence[int] = ()
+    ) -> None:
+        self.name = name
+        self.left = left
+        self.matching = matching
+        self.bit = bit
+        self.positions = positions
+
+
 def transpositions(
     s1_size: int,
     s2_size: int,
-    allowed: Callable[[int, int], bool],
-    fails: Callable[[int, int], tuple[bool, bool]],
-    x_left: int,
-    z_left: int,
-    must_pair: Sequence[int],
+    cost: Callable[[int, int], int | None],
+    limits: Sequence[Limit],
+    leftover: Sequence[LeftoverLimit],
+    must_pair: Collection[int],
     budget: Budget,
     bound: set[str],
 ) -> Iterator[tuple[int, ...]]:
     """D.1: the S2 positions paired with S1[0], S1[1], ... for every
     transposition meeting the requirements, in D.1 order.
 
-    ``allowed(i, j)``: S1[i] may meet S2[j] under the current requirements;
-    ``fails(i, j)``: (X failure, Z failure) of that pair (A.8); ``x_left`` and
-    ``z_left``: the colour failures still acceptable; ``must_pair``: S2
-    positions that may not be left unpaired. Pruning for X, Z or leftovers adds
-    "X", "Z" or "leftover" to ``bound``.
+    ``cost(i, j)``: None when S1[i] may never meet S2[j] (the absolute
+    criteria), else the bitmask of the relative criteria the pair breaks (bit
+    ``k`` is ``limits[k]``); each limited criterion may be broken at most its
+    ``left`` times in all. ``leftover``: criteria broken by S2 players left
+    unpaired; ``must_pair``: S2 positions that may never be left unpaired.
+    A criterion that rejects or prunes anything adds its name to ``bound``
+    (a criterion with nothing left is checked at once, on every pair).
     """
+    zero_mask = 0
+    for k, limit in enumerate(limits):
+        if limit.left <= 0:
+            zero_mask |= 1 << k
+    costs: dict[tuple[int, int], int] = {}
+    adj: list[list[int]] = []
+    for i in range(s1_size):
+        row = []
+        for j in range(s2_size):
+            c = cost(i, j)
+            if c is None:
+                continue
+            if c & zero_mask:
+                for k, limit in enumerate(limits):
+                    if c & zero_mask & (1 << k):
+                        bound.add(limit.name)
+                continue
+            costs[i, j] = c
+            row.append(j)
+        adj.append(row)
+    must_set = set(must_pair)
+    for rule in leftover:
+        if rule.left <= 0 and rule.positions:
+            bound.add(rule.name)  # conservatively: these players may not be left over
+            must_set |= rule.positions
     if s1_size == 0:
-        if must_pair:
-            bound.add("leftover")
+        if must_set:
+            return
+        if any(len(rule.positions) > rule.left for rule in leftover if rule.left > 0):
+            bound.update(rule.name for rule in leftover if len(rule.positions) > rule.left)
             return
         yield ()
         return
-    adj = [[j for j in range(s2_size) if allowed(i, j)] for i in range(s1_size)]
-    fail = {(i, j): fails(i, j) for i in range(s1_size) for j in adj[i]}
-    good_x = [[j for j in adj[i] if not fail[i, j][0]] for i in range(s1_size)]
-    good_z = [[j for j in adj[i] if not fail[i, j][1]] for i in range(s1_size)]
-    must_set = set(must_pair)
-    # The must-pair matching runs from the S2 side: left = index in must_pair.
-    must_adj = [[i for i in range(s1_size) if j in set(adj[i])] for j in must_pair]
-    must_index = {j: k for k, j in enumerate(must_pair)}
-    m_all, m_x, m_z, m_must = (
-        _Matching(adj),
-        _Matching(good_x),
-        _Matching(good_z),
-        _Matching(must_adj),
-    )
-    if m_all.size() < s1_size:
+    must = sorted(must_set)
+    col_adj = [[i for i in range(s1_size) if j in set(adj[i])] for j in range(s2_size)]
+    m_all = _Matching(adj)
+    # The must-pair matching runs from the S2 side: left = index in ``must``.
+    m_must = _Matching([col_adj[j] for j in must])
+    edge_rules = []
+    for k, limit in enumerate(limits):
+        if 0 < limit.left < s1_size and any(c & (1 << k) for c in costs.values()):
+            good = [[j for j in adj[i] if not costs[i, j] & (1 << k)] for i in range(s1_size)]
+            edge_rules.append(_Criterion(limit.name, limit.left, _Matching(good), bit=1 << k))
+    side_rules = []
+    for rule in leftover:
+        if rule.left > 0 and len(rule.positions) > rule.left:
+            positions = sorted(rule.positions)
+            matching = _Matching([col_adj[j] for j in positions])
+            side_rules.append(_Criterion(rule.name, rule.left, matching, positions=positions))
+    if m_all.size() < s1_size or m_must.size() < len(must):
         return
-    if s1_size - m_x.size() > x_left:
-        bound.add("X")
-        return
-    if s1_size - m_z.size() > z_left:
-        bound.add("Z")
-        return
-    if m_must.size() < len(must_pair):
-        bound.add("leftover")
-        return
+    for r in edge_rules:
+        if s1_size - r.matching.size() > r.left:
+            bound.add(r.name)
+            return
+    for r in side_rules:
+        if len(r.positions) - r.matching.size() > r.left:
+            bound.add(r.name)
+            return
+    must_index = {j: k for k, j in enumerate(must)}
+    side_index = [{j: k for k, j in enumerate(r.positions)} for r in side_rules]
 
     chosen: list[int] = []
     used: set[int] = set()
 
     def search(
-        i: int, xl: int, zl: int, ma: _Matching, mx: _Matching, mz: _Matching, mm: _Matching
+        i: int,
+        ma: _Matching,
+        mm: _Matching,
+        edges: list[tuple[int, _Matching]],
+        sides: list[tuple[int, _Matching]],
     ) -> Iterator[tuple[int, ...]]:
         if i == s1_size:
             yield tuple(chosen)
             return
         done_l = set(range(i + 1))
+        rest = s1_size - i - 1
         for j in adj[i]:
             if j in used:
                 continue
             if not budget.spend():
                 return
-            fx, fz = fail[i, j]
-            nxl, nzl = xl - fx, zl - fz
-            if nxl < 0:
-                bound.add("X")
-                continue
-            if nzl < 0:
-                bound.add("Z")
-                continue
+            c = costs[i, j]
+            new_edges: list[tuple[int, _Matching]] = []
             blocked_r = used | {j}
+            ok = True
+            for r, (left, m) in zip(edge_rules, edges, strict=True):
+                nleft = left - (1 if c & r.bit else 0)
+                if nleft < 0:
+                    bound.add(r.name)
+                    ok = False
+                    break
+                new_edges.append((nleft, m))
+            if not ok:
+                continue
             na = ma.without(i, j, blocked_r, done_l)  # S1 players 0..i are paired
-            rest = s1_size - i - 1
             if na.size() < rest:
                 continue
-            nx = mx.without(i, j, blocked_r, done_l)
-            if rest - nx.size() > nxl:
-                bound.add("X")
-                continue
-            nz = mz.without(i, j, blocked_r, done_l)
-            if rest - nz.size() > nzl:
-                bound.add("Z")
-                continue
             # must-pair side: S2 player j is now paired; S1 player i is gone.
-            k = must_index.get(j)
-            nm = mm.without(k, i, done_l, {must_index[u] for u in blocked_r if u in must_index})
-            open_must = len(must_set - blocked_r)
-            if nm.size() < open_must:
-                bound.add("leftover")
+            nm = mm.without(
+                must_index.get(j), i, done_l, {must_index[u] for u in blocked_r if u in must_index}
+            )
+            if nm.size() < len(must_set - blocked_r):
+                continue
+            for k, (r, (nleft, m)) in enumerate(zip(edge_rules, new_edges, strict=True)):
+                nx = m.without(i, j, blocked_r, done_l)
+                if rest - nx.size() > nleft:
+                    bound.add(r.name)
+                    ok = False
+                    break
+                new_edges[k] = (nleft, nx)
+            if not ok:
+                continue
+            new_sides: list[tuple[int, _Matching]] = []
+            for r, index, (left, m) in zip(side_rules, side_index, sides, strict=True):
+                ns = m.without(index.get(j), i, done_l, {index[u] for u in blocked_r if u in index})
+                open_count = sum(1 for u in r.positions if u not in blocked_r)
+                if open_count - ns.size() > left:
+                    bound.add(r.name)
+                    ok = False
+                    break
+                new_sides.append((left, ns))
+            if not ok:
                 continue
             chosen.append(j)
             used.add(j)
-            yield from search(i + 1, nxl, nzl, na, nx, nz, nm)
+            yield from search(i + 1, na, nm, new_edges, new_sides)
             used.discard(j)
             chosen.pop()
             if budget.left < 0:
                 return
 
-    yield from search(0, x_left, z_left, m_all, m_x, m_z, m_must)
+    yield from search(
+        0,
+        m_all,
+        m_must,
+        [(r.left, r.matching) for r in edge_rules],
+        [(r.left, r.matching) for r in side_rules],
+    )
 
 
 def exchanges(s1_size: int, s2_size: int) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:

@@ -10,6 +10,11 @@ commit::
 Only public entry points that exist on both sides are used
 (``simulate_event``, ``fit_model``, ``montecarlo.simulate``), so the file pins
 what the old code did, round by round and count by count.
+
+Exception: the ``dutch9`` forecast's counts (system ``dutch-2012``) were
+written again by this script's code on branch pairing-2012, when dutch-2012
+began to read the 2012 text as JaVaFo 1.4 does (issue 24; its pairings
+changed on purpose, docs/pairing.md "Compared with JaVaFo 1.4").
 """
 
 from __future__ import annotations

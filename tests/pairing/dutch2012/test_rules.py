@@ -8,6 +8,8 @@ number order within a score bracket).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tcecd.domain import Color, Result
 from tcecd.pairing.base import Bye, ByeKind, PlayedGame, Player, RoundContext, RoundRecord
 from tcecd.pairing.dutch2012.colours import (
@@ -19,6 +21,7 @@ from tcecd.pairing.dutch2012.colours import (
 )
 from tcecd.pairing.dutch2012.state import Float, PlayerState, player_states
 from tcecd.pairing.dutch2012.system import Dutch2012
+from tcecd.trf.reader import parse_trf
 
 W, B = Color.WHITE, Color.BLACK
 WIN, DRAW, LOSS = Result.WHITE_WINS, Result.DRAW, Result.BLACK_WINS
@@ -223,7 +226,7 @@ def test_colour_allocation_rules() -> None:
 
 
 def test_c13_c14_lower_p1_in_the_penultimate_bracket() -> None:
-    """C.1, A.3, C.10.e, C.13, C.14 (docs/pairing.md, first 2012/2017 example).
+    """C.1, A.3, C.10.e, C.13, C.14 and B.3 for the players a bracket moves down.
     After R1 (P1-P4 1/2, P5-P2 0-1, P3-P6 1-0) and R2 (P2-P3 1/2, P6-P1 1-0,
     P4-P5 0-1): 1.5 {P2, P3}, 1 {P5, P6}, 1/2 {P1, P4}; every player has a
     mild preference (P1, P3, P5 white; P2, P4, P6 black).
@@ -231,15 +234,22 @@ def test_c13_c14_lower_p1_in_the_penultimate_bracket() -> None:
     homogeneous (A.3); its only full pairing is P2-P6, P3-P5 (X raised to 2).
     The lowest bracket {P1, P4} cannot be paired (they met): C.13 asks the
     penultimate bracket for another pairing. None with two pairs moves anybody
-    down, so C.14 lowers P1 to 1 (X1 stays 0): S1 = {P2} finds no partner
-    without a colour failure, nor does S1 = {P3} after the first exchange; the
-    second exchange (P2 for P5) gives P5-P6, moving P2 and P3 down. The lowest
-    bracket {P2, P3 | P1, P4} pairs P2-P1 and P3-P4, all colours granted."""
+    down, so C.14 lowers P1 to 1 (X1 stays 0), and two players move down.
+    B.3: the scores of the players moved down as low as possible: P5 and P6
+    (1, 1) would leave P2-P3, who met; next come one 1.5 and one 1 player.
+    X = 0 finds nothing (P2-P6 and P3-P5 both fail a colour; P5-P6 would move
+    P2 and P3 down); X = 1: S1 = {P2}, S2 = {P3, P5, P6}: P2-P6, moving P3 and
+    P5 down. The lowest bracket {P3, P5 | P1, P4} (homogeneous, A.3; X1 = 1):
+    P3-P1 is fine but P5-P4 met; the next transposition P3-P4, P5-P1 has one
+    colour failure. Colours: P2 and P6 both want black, same histories (E.3
+    finds no round of different colours): E.4, the higher P2 gets black; P3
+    white (E.1); P5 and P1 both want white: E.4, P5 (1 point) gets it.
+    JaVaFo 1.4 pairs the same (with XXR in the file)."""
     history = [
         rnd(1, ("P1", "P4", DRAW), ("P5", "P2", LOSS), ("P3", "P6", WIN)),
         rnd(2, ("P2", "P3", DRAW), ("P6", "P1", WIN), ("P4", "P5", LOSS)),
     ]
-    assert games_of(field(6), history) == ["P1-P2", "P3-P4", "P5-P6"]
+    assert games_of(field(6), history) == ["P6-P2", "P3-P4", "P5-P1"]
 
 
 def test_c10_drops_b5_for_upfloaters_before_b6_for_downfloaters() -> None:
@@ -347,3 +357,70 @@ def test_c12_backtrack_for_another_floater() -> None:
         rnd(2, ("P1", "P5", WIN), ("P3", "P2", WIN), ("P4", "P6", WIN)),
     ]
     assert games_of(field(6), history) == ["P3-P4", "P2-P1", "P6-P5"]
+
+
+def _trf_round(name: str) -> list[str]:
+    """tcecd's pairing of a stored JaVaFo 1.4 round (data/javafo14), as
+    ``white-black`` by pairing number in board order, then ``bye N``."""
+    path = Path(__file__).parent / "data" / "javafo14" / f"{name}.trf"
+    event = parse_trf(path.read_text(), str(path))
+    pairing = Dutch2012().pair(event.players, event.rounds, double=False, context=event.context)
+    out = [f"{g.white}-{g.black}" for g in pairing.games]
+    if pairing.bye:
+        out.append(f"bye {pairing.bye}")
+    return out
+
+
+def test_players_without_games_after_round_one() -> None:
+    """Seed 19, round 2 (XXC black1: round 1's top board gave its higher
+    player black, the lot). Present: 3 and 5 (1 point: a forfeit win and the
+    bye), 2 and 6 (0: a forfeit loss, an absence); none has played a game, so
+    none has a colour preference (A.7.f, F.2). Pairs 3-5 and 2-6 (F.4's
+    transposition in each bracket). E.1-E.4 decide nothing; the text is silent
+    after round 1, and tcecd does as JaVaFo 1.4: the higher ranked player gets
+    the lot's colour (black) with an even pairing number, white with an odd one.
+    3 (odd) white against 5; 2 (even) black against 6."""
+    assert _trf_round("s19r2") == ["3-5", "6-2"]
+
+
+def test_c10_drops_b5_for_upfloaters_for_one_pair_only() -> None:
+    """Seed 4, round 7, the last (XXR 7): top scorers have over 3 points (A.10).
+    1 and 2 (5 points) have met, 3 (4) has met both: all three move down (C.1)
+    into the 3-point bracket {4, 6, 7, 9, 11}, heterogeneous (3 of 8): S1 =
+    {1, 2, 3}, S2 = 4, 6, 7, 9, 11 in A.2 order. 1 may meet 6, 9, 11; 2 may meet
+    7, 9, 11; 3 may meet 4, 6, 7, 11. 4 and 7 upfloated in round 6 (B.5 for
+    upfloaters), 9 in round 5 (B.6); X1 = P0 - B = 4 - 2 = 2 (4 and 7 want
+    black, the six others white). Every requirement: S1 needs three of 6, 11
+    (two players): none. C.10.a drops B.6 for upfloaters: 1-6 2-9 3-11 leaves
+    4-7, who met; so do 1-9 2-11 3-6 and 1-11 2-9 3-6. C.10.b drops B.5 for
+    upfloaters for one pair only (the minimum): 1-6 2-7 3-11 leaves 4-9 (met);
+    1-6 2-11 3-4 leaves 7-9, fine, with X = 2 (1-6 and 2-11 both want white).
+    Dropping B.5 for every pair would have taken 1-6 2-7 3-4 9-11 first.
+    Colours: 1 and 6 both want white mildly with the same history (E.3 finds
+    no round of different colours), so 1, the higher ranked, gets it (E.4);
+    11 wants white strongly, 2 mildly (E.2); 3 white, 4 black and 9 white,
+    7 black grant both preferences (E.1)."""
+    games = _trf_round("s4r7")
+    assert games[:3] == ["1-6", "11-2", "3-4"]
+    assert "9-7" in games
+
+
+def test_c13_keeps_the_lowest_brackets_moved_down_player_paired() -> None:
+    """Seed 108, round 6 (even). 1 (4 points, absolute black) has met 2 and 4
+    (3 points), who have met each other: all three move down (C.1; the 4-point
+    bracket has nobody else to send, C.12). In the 2.5 bracket 2 has met 3 and
+    moves on; {1, 4 | 3} is two-thirds moved down, homogeneous (A.3); B.3: the
+    player left unpaired scores as little as possible: 3 (2.5) cannot be, 1
+    and 4 have met; 4 (3) can: 1-3 (both want black: X = 1). The 2-point
+    bracket {2, 4 | 5}: 2-4 met, so one of them moves down; X1 = 1, Z1 = 0
+    (A.8: 4 and 5 want white strongly, 2 mildly): 2-5 breaks no strong
+    preference, 4-5 does (Z); 4 downfloated in round 5, so B.5 for
+    downfloaters must be dropped (for one player) first: 2-5, 4 moves down.
+    The lowest bracket {4 | 6, 9}: 4 has met 9; 4-6 leaves 9, who had a point
+    without playing, for the bye (B.1b). C.13 reduces M1; as JaVaFo 1.4 reads
+    it, the penultimate bracket is asked first for another pairing that moves
+    down as many players and lets the lowest pair its moved-down player: 4-5
+    (once Z = 1) moves 2 down; {2 | 6, 9}: 2-6 leaves 9 for the bye again,
+    2-9 leaves 6 (no point without playing): bye 6. Colours: 1 absolute black
+    (E.2), 4 absolute white (E.2), 2 white (E.1). Boards (F.1): 3-1, 4-5, 2-9."""
+    assert _trf_round("s108r6") == ["3-1", "4-5", "2-9", "bye 6"]

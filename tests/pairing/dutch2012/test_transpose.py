@@ -13,18 +13,23 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tcecd.pairing.dutch2012.transpose import Budget, exchanges, mover_sets, transpositions
+from tcecd.pairing.dutch2012.transpose import (
+    Budget,
+    LeftoverLimit,
+    Limit,
+    exchanges,
+    mover_sets,
+    transpositions,
+)
+
+NO_LIMITS = (Limit("X", 0), Limit("Z", 0))
 
 
 def test_d1_example_order() -> None:
     """D.1.1: S1 = 1..5, S2 = 6..11, everything allowed: 720 transpositions,
     the first ones as the text lists them (0. 6-7-8-9-10; 1. 6-7-8-9-11; ...),
     counted on the five S2 players paired with S1 (D.1.2: the sixth stays unpaired)."""
-    found = list(
-        transpositions(
-            5, 6, lambda i, j: True, lambda i, j: (False, False), 0, 0, (), Budget(10**6), set()
-        )
-    )
+    found = list(transpositions(5, 6, lambda i, j: 0, NO_LIMITS, (), (), Budget(10**6), set()))
     as_numbers = [tuple(6 + j for j in t) for t in found]
     assert as_numbers[:4] == [
         (6, 7, 8, 9, 10),  # 0. 6-7-8-9-10-11
@@ -76,21 +81,28 @@ def test_d3_mover_sets() -> None:
     assert len(sets) == 10
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     s1=st.integers(min_value=1, max_value=4),
     extra=st.integers(min_value=0, max_value=2),
     data=st.data(),
 )
 def test_pruned_search_is_d1_order(s1: int, extra: int, data: st.DataObject) -> None:
+    """Three limited pair criteria (bits 1, 2, 4), two leftover criteria and
+    players who must be paired, against brute force over S2's permutations."""
     s2 = s1 + extra
     cells = [(i, j) for i in range(s1) for j in range(s2)]
     allowed = {c: data.draw(st.booleans()) or data.draw(st.booleans()) for c in cells}
-    xf = {c: data.draw(st.booleans()) for c in cells}
-    zf = {c: xf[c] and data.draw(st.booleans()) for c in cells}
-    x_left = data.draw(st.integers(min_value=0, max_value=s1))
-    z_left = data.draw(st.integers(min_value=0, max_value=x_left))
+    bits = {c: data.draw(st.integers(min_value=0, max_value=7)) for c in cells}
+    lefts = [data.draw(st.integers(min_value=0, max_value=s1)) for _ in range(3)]
     must = data.draw(st.lists(st.integers(min_value=0, max_value=s2 - 1), unique=True))
+    sides = [
+        (
+            frozenset(data.draw(st.lists(st.integers(min_value=0, max_value=s2 - 1)))),
+            data.draw(st.integers(min_value=0, max_value=2)),
+        )
+        for _ in range(2)
+    ]
     expected = []
     seen = set()
     for perm in itertools.permutations(range(s2)):
@@ -101,19 +113,21 @@ def test_pruned_search_is_d1_order(s1: int, extra: int, data: st.DataObject) -> 
         pairs = list(enumerate(prefix))
         if not all(allowed[p] for p in pairs):
             continue
-        if sum(xf[p] for p in pairs) > x_left or sum(zf[p] for p in pairs) > z_left:
+        if any(sum(1 for p in pairs if bits[p] & 1 << k) > lefts[k] for k in range(3)):
             continue
         if any(m not in prefix for m in must):
+            continue
+        unpaired = set(range(s2)) - set(prefix)
+        if any(len(unpaired & positions) > left for positions, left in sides):
             continue
         expected.append(prefix)
     got = list(
         transpositions(
             s1,
             s2,
-            lambda i, j: allowed[i, j],
-            lambda i, j: (xf[i, j], zf[i, j]),
-            x_left,
-            z_left,
+            lambda i, j: bits[i, j] if allowed[i, j] else None,
+            [Limit(f"L{k}", lefts[k]) for k in range(3)],
+            [LeftoverLimit(f"S{k}", left, positions) for k, (positions, left) in enumerate(sides)],
             sorted(must),
             Budget(10**6),
             set(),
@@ -129,7 +143,7 @@ def test_pruning_keeps_a_transposition_that_frees_a_partner() -> None:
     found, although before a0 is paired both S1 players compete for b1."""
     found = list(
         transpositions(
-            2, 2, lambda i, j: True, lambda i, j: (j == 0, False), 1, 0, (), Budget(100), set()
+            2, 2, lambda i, j: 1 if j == 0 else 0, [Limit("X", 1)], (), (), Budget(100), set()
         )
     )
     assert found == [(0, 1), (1, 0)]

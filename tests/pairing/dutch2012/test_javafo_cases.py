@@ -1,0 +1,55 @@
+"""Rounds paired by JaVaFo 1.4 where the 2012 text can be read more than one way.
+
+Each file in ``data/javafo14/`` is a round of a random tournament
+(:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name) as JaVaFo
+1.4 reads it (its bye codes), with JaVaFo 1.4's own ``-p`` output beside it:
+the expected pairing is JaVaFo's, not tcecd's. Each shows one reading
+docs/pairing.md ("Dutch 2012") describes; no Java is needed to run them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tcecd.trf.reader import parse_trf
+from tests.pairing.dutch2012.oracle import tcecd_pairing
+
+DATA = Path(__file__).parent / "data" / "javafo14"
+
+CASES = {
+    "s19r2": "two players without any game after round 1: lot colour by pairing number",
+    "s4r7": "C.10: B.5 for upfloaters dropped for one pair only (the minimum)",
+    "s9r7": "B.3: the player moved down has the lowest score possible, before A.7.d and X",
+    "s13r5": "B.3: the bye has the lowest score possible, before X",
+    "s11r9": "B.3: a half-moved-down bracket moves down its lowest scored player",
+    "s32r4": "B.3: in a merged bracket the pairs' score differences are smallest",
+    "s77r8": "B.3: score differences smallest, the bye fixed first",
+    "s80r8": "B.3 in a heterogeneous bracket after C.14: the lowest mover stays unpaired",
+    "s44r4": "C.14.b1: the remainder counts as reached when the level was skipped",
+    "s51r7": "C.12: another floater with whom more moved-down players are paired",
+    "s262r4": "C.12: another floater with whom the bracket makes its P1 pairs",
+    "s166r7": "C.12: no other floater when it pairs no more moved-down players",
+    "s171r7": "C.12: no other floater when P1 is met only by C.1 moving a player on",
+    "s125r4": "B.5: a moved-down player moved on takes no new downfloat",
+    "s108r6": "C.13: the penultimate bracket keeps the lowest's moved-down player paired",
+    "s142r6": "C.13: as s108r6, the bye to a resident instead of a moved-down player",
+    "s3r4": "C.13: M1 = 0 in the lowest bracket when no other pairing helps",
+    "s107r5": "C.13: the penultimate bracket keeps its P1 before anything else",
+    "s192r7": "C.13: joined brackets paired as one, the joined players as S1, B.3 first",
+    "s253r8": "C.13: a joined bracket keeps its pairs' score differences smallest (B.3)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_round_as_javafo_1_4_pairs_it(name: str) -> None:
+    path = DATA / f"{name}.trf"
+    event = parse_trf(path.read_text(), str(path))
+    expected = (DATA / f"{name}.out").read_text()
+    got, _ = tcecd_pairing(event)
+    assert got == expected, f"{name} ({CASES[name]}):\nJaVaFo 1.4:\n{expected}tcecd:\n{got}"
+
+
+def test_every_file_is_listed() -> None:
+    assert {p.stem for p in DATA.glob("*.trf")} == set(CASES)
