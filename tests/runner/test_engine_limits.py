@@ -105,7 +105,7 @@ def test_play_per_engine_limit_errors(tmp_path: Path) -> None:
     cases = {
         ("nodes=5", "ab-d1", "ab-d2"): "'nodes=5': an engine setting must follow its ENGINE",
         ("ab-d1", "hash=5", "ab-d2"): "'hash=5': unknown engine setting 'hash' "
-        "(expected tc=, nodes=, depth=, movetime=)",
+        "(expected tc=, nodes=, depth=, movetime=, option.NAME=)",
         ("ab-d1", "nodes=0", "ab-d2"): "ab-d1 nodes=0: expected a whole number of at least 1",
         ("ab-d1", "tc=60++1", "ab-d2"): "ab-d1 tc=60++1: tc: invalid time control: '60++1' "
         "(bad stage '60++1', expected [moves/]seconds[+increment])",
