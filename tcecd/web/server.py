@@ -36,7 +36,14 @@ from aiohttp import web
 
 from tcecd.bus.settings import MqttSettings
 from tcecd.web.model import PageModel
-from tcecd.web.tcec import FILES, TcecFeed, delta_pgn, end_pgn, end_record
+from tcecd.web.tcec import (
+    FILES,
+    KIBITZER_EVENTS,
+    TcecFeed,
+    delta_pgn,
+    end_pgn,
+    end_record,
+)
 
 STATIC = Path(__file__).parent / "static"
 
@@ -237,7 +244,8 @@ class WebServer:
         if doc is not None:  # the whole game, as after a game change
             self._prev_headers = doc.get("Headers")  # what the next push compares with
             await self.sio.emit("pgn", delta_pgn(doc, {}, self._users()), room=sid)
-        for name in ("tournament", "schedule", "crosstable", "crash"):
+        for name in ("tournament", "schedule", "crosstable", "crash",
+                     *(event for pair in KIBITZER_EVENTS for event in pair)):
             if name in feed.docs:
                 await self.sio.emit(name, feed.docs[name], room=sid)
 

@@ -272,9 +272,24 @@ function renderForecast() {
     + (f.after_round != null ? `<p class="muted">after round ${esc(f.after_round)}</p>` : '');
 }
 
+// The kibitzers' lines, beside the players' (their latest reports on the game shown).
+let kibitzersHtml = '';
+function renderKibitzers() {
+  const ks = st.sections.kibitzers || [];
+  const html = ks.map((k) => {
+    const depth = k.depth != null ? `d ${k.depth}${k.seldepth != null ? '/' + k.seldepth : ''}` : null;
+    const stats = [depth, k.nodes != null && `${fmtNum(k.nodes)} nodes`, k.nps != null && `${fmtNum(k.nps)}nps`,
+      k.tbhits && `tb ${fmtNum(k.tbhits)}`, k.wdl && `wdl ${k.wdl.join(' ')}`].filter(Boolean).join(' · ');
+    return `<div class="kibitzer" data-n="${esc(k.n)}"><span class="name" title="${esc(k.desc)}">${esc(k.engine)}</span>`
+      + ` <b class="eval">${esc(k.eval ?? '–')}</b> <small>${esc(stats)}</small><div class="pv">${esc(k.pv || '–')}</div></div>`;
+  }).join('');
+  if (html !== kibitzersHtml) { $('kibitzers').innerHTML = html; kibitzersHtml = html; }
+}
+
 const RENDER = {
   event: renderEvent, game: () => renderGame(false), round: renderRound, standings: renderStandings,
   crosstable: renderCrosstable, engines: renderEngines, forecast: renderForecast,
+  kibitzers: renderKibitzers,
 };
 
 connect();
