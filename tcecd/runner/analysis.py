@@ -20,6 +20,7 @@ closed.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -61,8 +62,8 @@ class AnalysisSession(EngineSession):
         parent-death signal, and every thread it starts has that priority)."""
         argv = super().argv()
         nice = find_executable("nice") if self.nice else None
-        if nice is None:
-            return argv
+        if nice is None or not os.access(argv[0], os.X_OK):
+            return argv  # (a program that cannot run is said so by the spawn)
         return [str(nice), "-n", str(self.nice), "--", *argv]
 
     async def _call(self, awaitable: Awaitable[T], timeout_s: float, what: str) -> T:
