@@ -49,7 +49,9 @@ def test_a_kibitzer_follows_the_nth_running_game_of_the_playing_order() -> None:
     assert first == Position(GameId(2, 1), START, ("e2e4",))
     assert second == Position(GameId(2, 2), START, ("d2d4", "d7d5"))
     assert games.position(3) is None
-    assert first is not None and first.ply == 1 and first.board().fen() == AFTER_E4
+    assert first is not None
+    assert first.ply == 1
+    assert first.board().fen() == AFTER_E4
     games.finished(GameId(2, 1))
     assert games.position(1) == second  # the next game of the order still running
     assert games.position(2) is None
@@ -63,12 +65,15 @@ def test_book_plies_left_out_of_the_stream_come_from_the_opening() -> None:
     games.started(started(GameId(1, 1), book))
     games.moved(moved(GameId(1, 1), 4, "b8c6"))  # the first engine move: ply 4
     pos = games.position()
-    assert pos is not None and pos.moves == ("e2e4", "e7e5", "g1f3", "b8c6")
+    assert pos is not None
+    assert pos.moves == ("e2e4", "e7e5", "g1f3", "b8c6")
     assert pos.board().fen() == (
         "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     games.moved(moved(GameId(1, 1), 4, "g8f6"))  # a repeated ply replaces the first
     pos = games.position()
-    assert pos is not None and pos.moves[-1] == "g8f6" and pos.ply == 4
+    assert pos is not None
+    assert pos.moves[-1] == "g8f6"
+    assert pos.ply == 4
 
 
 def _info(board: chess.Board, line: str) -> dict[str, object]:
@@ -102,7 +107,9 @@ def test_a_report_is_from_whites_point_of_view_with_the_pv_in_san() -> None:
     assert kibitzer_report(0, "x", "", pos, board, _info(board, "depth 1 nodes 20")) is None
     mated = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
     report = kibitzer_report(0, "x", "", pos, mated, _info(mated, "depth 0 score mate 0"))
-    assert report is not None and report.score == Score(mate=-1) and report.pv_san == ()
+    assert report is not None
+    assert report.score == Score(mate=-1)
+    assert report.pv_san == ()
     assert describe({"Hash": 16, "Threads": 4, "Contempt": 0}) == "Threads 4, Hash 16"
     assert describe({}) == ""
 
@@ -125,10 +132,12 @@ def test_tcec_documents_of_a_kibitzer() -> None:
         "pv": "1...e5 2. Nf3", "eval": "-0.30", "depth": "12/15", "nodes": 5000,
         "speed": "100kn/s", "tbhits": 7, "wdl": "100 600 300"}
     docs = KibitzerDocuments()
-    assert docs.data() is None and docs.history() is None
+    assert docs.data() is None
+    assert docs.history() is None
     first = KibitzerReport(1, "stockfish", "", GameId(3, 1), 0, chess.STARTING_FEN,
                            Score(cp=20), depth=10, pv_san=("e4",))
-    assert docs.add(first) and docs.add(r)
+    assert docs.add(first)
+    assert docs.add(r)
     history = docs.history()
     assert history is not None
     assert (history["engine"], history["round"], "desc" in history) == ("stockfish", "3.1", True)
@@ -140,14 +149,16 @@ def test_tcec_documents_of_a_kibitzer() -> None:
                            depth=14, pv_san=("c5",))
     assert docs.add(later)
     history = docs.history()
-    assert history is not None and [m["pv"] for m in history["moves"]] == ["1. e4", "1...c5"]
+    assert history is not None
+    assert [m["pv"] for m in history["moves"]] == ["1. e4", "1...c5"]
     # Without a PV the viewer cannot place a report: left out.
     assert not docs.add(KibitzerReport(1, "stockfish", "", GameId(3, 1), 2, AFTER_E4, None))
     # Another game: a history of its own.
     assert docs.add(KibitzerReport(1, "stockfish", "", GameId(3, 2), 0, chess.STARTING_FEN,
                                    Score(mate=3), pv_san=("d4",)))
     history = docs.history()
-    assert history is not None and history["round"] == "3.2"
+    assert history is not None
+    assert history["round"] == "3.2"
     assert history["moves"] == [{"engine": "stockfish", "pv": "1. d4", "eval": "M3"}]
 
 

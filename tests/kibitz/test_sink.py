@@ -76,8 +76,11 @@ async def test_stockfish_follows_the_game_and_stops_between_games(
         r = after[0]
         assert (r.kibitzer, r.engine, r.game_id, r.fen, r.desc) == (
             0, "stockfish", GID, AFTER_E4, "Threads 1, Hash 16")
-        assert r.score is not None and r.depth is not None and r.nodes is not None
-        assert r.pv_san and chess.Board(AFTER_E4).parse_san(r.pv_san[0])  # Black's move
+        assert r.score is not None
+        assert r.depth is not None
+        assert r.nodes is not None
+        assert r.pv_san
+        assert chess.Board(AFTER_E4).parse_san(r.pv_san[0])
         commands = sent_commands(log_file)
         # A search per position, the whole game sent: the second after a stop.
         assert "position startpos moves e2e4" in commands
@@ -90,7 +93,8 @@ async def test_stockfish_follows_the_game_and_stops_between_games(
         pid = sink.kibitzers[0].pid
     finally:
         await sink.aclose()
-    assert pid is not None and group_members(pid) == []
+    assert pid is not None
+    assert group_members(pid) == []
 
 
 async def test_a_kibitzer_that_cannot_start_is_one_warning() -> None:
@@ -109,7 +113,8 @@ async def test_a_kibitzer_that_cannot_start_is_one_warning() -> None:
     warnings = [e for e in logs if e["log_level"] == "warning"]
     assert [e["event"] for e in warnings] == [
         "kibitzer cannot start; the event plays on without it"]
-    assert warnings[0]["kind"] == "startup" and "/nonexistent/engine" in warnings[0]["detail"]
+    assert warnings[0]["kind"] == "startup"
+    assert "/nonexistent/engine" in warnings[0]["detail"]
 
 
 async def test_a_stalled_kibitzer_is_restarted() -> None:
@@ -134,6 +139,8 @@ async def test_a_stalled_kibitzer_is_restarted() -> None:
             await sink.aclose()
     assert group_members(second) == []
     failed = [e for e in logs if e["event"] == "kibitzer failed; restarting it"]
-    assert failed and failed[0]["kind"] == "stall" and failed[0]["pid"] == first
+    assert failed
+    assert failed[0]["kind"] == "stall"
+    assert failed[0]["pid"] == first
     started = [e["pid"] for e in logs if e["event"] == "kibitzer started"]
     assert started[:2] == [first, second]
