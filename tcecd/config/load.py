@@ -520,6 +520,14 @@ def _kibitzer_entry(
                     "without a limit (go infinite); remove it"
                 )
         own = {k: item.pop(k) for k in KIBITZER_KEYS if k in item}
+        model = EngineRef if "ref" in item else EngineConfig
+        keys = [k for k in model.model_fields if k not in _LIMIT_KEYS] + list(KIBITZER_KEYS)
+        unknown = next((k for k in item if k not in keys), None)
+        if unknown is not None:
+            raise ConfigError(
+                f"{where(source, ('kibitzers', index))}: unknown key {str(unknown)!r} "
+                f"(expected one of: {', '.join(keys)})"
+            )
     engine = _engine_entry(
         item, index, source=source, base_dir=base_dir, search_dirs=search_dirs, key="kibitzers"
     )
