@@ -139,13 +139,13 @@ def test_a_kibitzer_follows_a_real_event(
     tmp_path: Path, mosquitto: MosquittoBroker, stockfish_config: EngineConfig
 ) -> None:
     del stockfish_config  # (skips without Stockfish)
-    cfg = write_config(tmp_path / "kib", engines=ENGINES, rounds=1, double=True, max_moves=25,
+    cfg = write_config(tmp_path / "kib", engines=ENGINES, rounds=1, double=True, max_moves=20,
                        concurrency=1, mqtt=mosquitto.url, extra=KIBITZER)
     state = cfg.parent / "state"
     tcec = state / "tcec"
     log = tmp_path / "daemon.log"
     # The same event without a kibitzer, played meanwhile (its engines mostly wait).
-    ref = write_config(tmp_path / "ref", engines=ENGINES, rounds=1, double=True, max_moves=25,
+    ref = write_config(tmp_path / "ref", engines=ENGINES, rounds=1, double=True, max_moves=20,
                        concurrency=1)
     plain = subprocess.Popen(tcecd_argv(ref), cwd=ROOT, env=run_env(),
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -226,8 +226,8 @@ def test_a_kibitzer_follows_a_real_event(
     assert not stream.kinds("fault")
     late = Stream(mosquitto)  # a late subscriber gets the last report, retained
     try:
-        last = wait_for(late.reports, "the retained kibitzer report", 10)
-        assert last[-1]["game"] == "1.2"
-        assert last[-1]["engine"] == "Kibitz"
+        last = wait_for(late.reports, "the retained kibitzer report", 10)[-1]
+        assert last["game"] == "1.2"
+        assert last["engine"] == "Kibitz"
     finally:
         late.close()
