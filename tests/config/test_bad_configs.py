@@ -36,7 +36,7 @@ ROWS = [
         "unknown-top-level-key",
         "pairng: {rounds: 3}",
         "event.yaml: unknown key 'pairng' (expected one of: event, pairing, engines, "
-        "engines_dir, time_control, adjudication, openings, concurrency, execution, strikes, "
+        "engines_dir, kibitzers, time_control, adjudication, openings, concurrency, execution, strikes, "
         "outputs, mqtt, logging, shutdown, forecast)",
     ),
     Row(
