@@ -85,7 +85,7 @@ async def test_tcecd_web_serves_and_pushes_the_kibitzers_documents() -> None:
 
         await until(lambda: "livechart" in pushed)  # on connect: what there is
         assert pushed == {"liveeval": [ours.data()], "livechart": [ours.history()]}
-        second = report(1, 1, -15, ("Nf3", "Nc6"))
+        second = report(1, 1, -15, ("Nc6", "Nf3"))
         await publish(second)
         theirs = KibitzerDocuments()
         theirs.add(second)
@@ -99,4 +99,44 @@ async def test_tcecd_web_serves_and_pushes_the_kibitzers_documents() -> None:
         await sio.disconnect()
         feeding.cancel()
         await asyncio.wait([feeding])
+        await runner.cleanup()
+
+
+@pytest.mark.slow
+async def test_the_page_shows_a_kibitzer_line_beside_the_players() -> None:
+    from tests.web.helpers import chrome
+
+    server = WebServer(MqttSettings(topic_prefix="tcecd"), port=free_port())
+    projection = Projection("tcecd/kib", "Kib")
+    runner = web.AppRunner(server.app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", server.port).start()
+    driver = await asyncio.to_thread(chrome)
+    try:
+        for event in (EventStarted("Kib", "here", "round-robin", False, 1, "60+1",
+                                   (Player("A", "Alpha", 1), Player("B", "Beta", 2))),
+                      GameStarted(GID, "A", "B", Opening(None, None), "60+1", TS, None, None),
+                      report(0, 1, -15, ("Nc6", "Nf3"))):
+            for m in projection.messages_for(event, TS):
+                await server.handle(m.topic, m.payload)
+        await asyncio.to_thread(driver.get, f"http://127.0.0.1:{server.port}/")
+
+        def line() -> Any:
+            return driver.execute_script(
+                "const k = document.querySelector('#kibitzers .kibitzer');"
+                "return k && [k.querySelector('.name').textContent, k.querySelector('.name').title,"
+                " k.querySelector('.eval').textContent, k.querySelector('small').textContent,"
+                " k.querySelector('.pv').textContent]")
+
+        shown = None
+        for _ in range(200):
+            shown = await asyncio.to_thread(line)
+            if shown:
+                break
+            await asyncio.sleep(0.05)
+        # After 1. e4 (Black to move): the evaluation from White's point of view.
+        assert shown == ["K0", "Threads 1", "-0.15", "d 10/12 · 1.0k nodes · 50.0knps",
+                         "1... Nc6 2. Nf3"]
+    finally:
+        await asyncio.to_thread(driver.quit)
         await runner.cleanup()
