@@ -5,11 +5,13 @@ python-socketio 4.x for TCEC's viewer, aiomqtt for the stream.
 * ``/ws`` the page's websocket: a snapshot on connect, then deltas
   (:mod:`tcecd.web.model`; the protocol is in docs/web.md);
 * ``/live.pgn``, ``/live.json``, ``/schedule.json``, ``/crosstable.json``,
-  ``/tournament.json``, ``/crash.json`` TCEC's viewer files (also under
-  ``/tcec/``, next to a TCEC viewer folder served with ``--viewer DIR``);
+  ``/tournament.json``, ``/crash.json`` and the kibitzers' ``/data.json``,
+  ``/liveeval.json``, ``/data1.json``, ``/liveeval1.json``: TCEC's viewer files
+  (also under ``/tcec/``, next to a TCEC viewer folder served with ``--viewer DIR``);
 * ``/socket.io/`` the socket.io events TCEC's viewer listens to (``pgn``,
-  ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``users``), protocol
-  4 over Engine.IO 3 (what its socket.io-client 2.x speaks).
+  ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``users``,
+  ``liveeval``, ``livechart``, ``liveeval1``, ``livechart1``), protocol 4 over
+  Engine.IO 3 (what its socket.io-client 2.x speaks).
 
 Nothing polls: every MQTT message is applied to the models at once and what
 changed is pushed. A page that cannot keep up (its send queue fills) is
