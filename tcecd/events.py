@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tcecd.domain import GameId, PlayerId, Result, Termination
 from tcecd.forecast.forecast import Forecast
-from tcecd.game.record import GameRecord, GameSummary, MoveRecord, Opening
+from tcecd.game.record import GameRecord, GameSummary, MoveRecord, Opening, Score
 from tcecd.pairing.base import Player, RoundPairing, Standing
 
 
@@ -146,6 +146,42 @@ class BracketUpdated:
 
 
 @dataclass(frozen=True, slots=True)
+class KibitzerReport:
+    """What a kibitzer (an analysis engine following a running game, never a
+    player: :mod:`tcecd.daemon.kibitzer`) reports of its current search, at
+    most about once a second. Not part of the record: published retained
+    (``kibitzer/<n>``) and written to TCEC's ``data.json``/``liveeval.json``."""
+
+    #: The kibitzer's place in the config's ``kibitzers`` list (0, 1, ...).
+    kibitzer: int
+    #: Its name (the config's, as players are named).
+    engine: str
+    #: Its settings as the viewer shows them (``"Threads 1, Hash 16"``).
+    desc: str
+    game_id: GameId
+    #: Plies of the game before the analysed position, counted from the
+    #: opening's start position as :attr:`MoveRecord.ply` counts them (0: the start).
+    ply: int
+    #: The analysed position.
+    fen: str
+    #: From White's point of view (None: no score reported yet).
+    score: Score | None
+    depth: int | None = None
+    seldepth: int | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    tbhits: int | None = None
+    hashfull: int | None = None  # permille, as UCI reports it
+    time_ms: int | None = None
+    #: Win, draw and loss chances in permille from White's point of view, when the
+    #: engine reports them (UCI ``wdl``).
+    wdl: tuple[int, int, int] | None = None
+    #: The principal variation from the analysed position, legal moves only.
+    pv_san: tuple[str, ...] = ()
+    pv_uci: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class EventFinished:
     standings: tuple[Standing, ...]
 
@@ -162,5 +198,6 @@ DomainEvent = (
     | StandingsUpdated
     | ForecastUpdated
     | BracketUpdated
+    | KibitzerReport
     | EventFinished
 )

@@ -340,6 +340,27 @@ class ForecastDoc(_Doc):
     players: list[ForecastPlayer]
 
 
+class KibitzerDoc(_Doc):
+    type: Literal["kibitzer"]
+    kibitzer: Int
+    engine: Str
+    desc: Str | None = None
+    game: GameId
+    ply: Int
+    fen: Str
+    eval: Eval | None = None
+    depth: Int | None = None
+    seldepth: Int | None = None
+    nodes: Int | None = None
+    nps: Int | None = None
+    tbhits: Int | None = None
+    hashfull: Int | None = None
+    time_ms: Int | None = None
+    wdl: Annotated[list[Int], Field(min_length=3, max_length=3)] | None = None
+    pv: list[Str] = []
+    pv_uci: list[Str] = []
+
+
 class FinishedDoc(_Doc):
     type: Literal["finished"]
     winner: Str | None = None
@@ -362,6 +383,7 @@ MODELS: dict[str, type[_Doc]] = {
     "standings": StandingsDoc,
     "crosstable": CrosstableDoc,
     "forecast": ForecastDoc,
+    "kibitzer": KibitzerDoc,
     "finished": FinishedDoc,
 }
 
@@ -382,6 +404,8 @@ def document_type(levels: Sequence[str]) -> str | None:
             return kind
         case ["engine", _seg, "state"]:
             return "engine"
+        case ["kibitzer", n] if n.isdigit():
+            return "kibitzer"
     return None
 
 
@@ -457,6 +481,8 @@ def _check_topic(doc_type: str, levels: list[str], doc: dict[str, Any]) -> None:
             raise InvalidPayload(f"pairing: round {doc['round']} on the topic of round {n}")
         case ["game", gid, _] if doc["game"] != gid:
             raise InvalidPayload(f"{doc_type}: game {doc['game']!r} on the topic of another")
+        case ["kibitzer", n] if doc["kibitzer"] != int(n):
+            raise InvalidPayload(f"kibitzer: {doc['kibitzer']} on the topic of kibitzer {n}")
     if doc.get("type") != doc_type:  # (the models check it too; kept explicit)
         raise InvalidPayload(f"{doc_type}: type {doc.get('type')!r}")
 

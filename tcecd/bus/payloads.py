@@ -32,6 +32,7 @@ from tcecd.events import (
     GameFinished,
     GameReplayed,
     GameStarted,
+    KibitzerReport,
     MovePlayed,
     RoundPaired,
     StandingsUpdated,
@@ -177,6 +178,30 @@ def forecast_fields(f: Forecast) -> dict[str, Any]:
             }
             for p in f.players
         ],
+    }
+
+
+def kibitzer_fields(r: KibitzerReport) -> dict[str, Any]:
+    """The ``kibitzer`` payload's fields (docs/events.md, "kibitzer/<n>"): the
+    evaluation and WDL from White's point of view."""
+    return {
+        "kibitzer": r.kibitzer,
+        "engine": r.engine,
+        "desc": r.desc,
+        "game": str(r.game_id),
+        "ply": r.ply,
+        "fen": r.fen,
+        "eval": _score(r.score),
+        "depth": r.depth,
+        "seldepth": r.seldepth,
+        "nodes": r.nodes,
+        "nps": r.nps,
+        "tbhits": r.tbhits,
+        "hashfull": r.hashfull,
+        "time_ms": r.time_ms,
+        "wdl": None if r.wdl is None else list(r.wdl),
+        "pv": list(r.pv_san),
+        "pv_uci": list(r.pv_uci),
     }
 
 
@@ -401,6 +426,10 @@ class Projection:
         if isinstance(event, ForecastUpdated):
             doc = self._doc("forecast", ts, **forecast_fields(event.forecast))
             return [self._msg(("forecast",), doc, kind=Kind.SNAPSHOT)]
+        if isinstance(event, KibitzerReport):
+            doc = self._doc("kibitzer", ts, **kibitzer_fields(event))
+            # Retained, QoS 0: a lost report is replaced by the next, a second later.
+            return [self._msg(("kibitzer", str(event.kibitzer)), doc, qos=0, kind=Kind.SNAPSHOT)]
         if isinstance(event, EventFinished):
             rounds = max((e["round"] for e in self.schedule.values()), default=0)
             rows = [_standing(s) for s in event.standings]

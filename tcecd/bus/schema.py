@@ -324,6 +324,18 @@ class Finished(_Common):
     rows: Annotated[list[_Standing], Field(max_length=10_000)] = []
 
 
+class Kibitzer(_Common):
+    kibitzer: Int
+    engine: Name | None = None
+    game: Name | None = None
+    ply: Int | None = None
+    depth: Int | None = None
+    seldepth: Int | None = None
+    nodes: Int | None = None
+    nps: Int | None = None
+    tbhits: Int | None = None
+
+
 #: The document a topic (the levels below ``<prefix>/<event>``) carries, and its ``type``.
 _BY_TOPIC: dict[str, tuple[str, type[_Doc]]] = {
     "status": ("status", Status),
@@ -341,6 +353,7 @@ _BY_TOPIC: dict[str, tuple[str, type[_Doc]]] = {
     "crosstable": ("crosstable", Crosstable),
     "forecast": ("forecast", Forecast),
     "finished": ("finished", Finished),
+    "kibitzer": ("kibitzer", Kibitzer),
 }
 
 _ADAPTERS = {key: (kind, TypeAdapter(model)) for key, (kind, model) in _BY_TOPIC.items()}
@@ -356,6 +369,8 @@ def topic_kind(rest: list[str]) -> str | None:
             return name
         case ["round", n, "pairing"] if n.isdigit():
             return "round/pairing"
+        case ["kibitzer", n] if n.isdigit():
+            return "kibitzer"
         case ["game", _gid, "start" | "move" | "live" | "end" as kind]:
             return f"game/{kind}"
         case ["engine", _seg, "fault" | "disqualified" | "state" as kind]:

@@ -678,6 +678,21 @@ class ForecastConfig(_Section):
     """Worker processes computing the forecast, at the lowest CPU priority."""
 
 
+class KibitzerConfig(_Section):
+    """A kibitzer: an analysis engine that follows a running game and reports
+    its evaluation and PV (docs/config.md, "Kibitzers"). Written in the file as
+    an ``engines`` entry (a name, a ``{ref: ...}`` mapping or an inline
+    definition) with ``board`` and ``nice`` beside its keys."""
+
+    engine: EngineConfig
+    """The engine, as an ``engines`` entry gives it (its options: Threads, Hash, ...)."""
+    board: PositiveInt = 1
+    """Follow the N-th game of the playing order still running (1: the first)."""
+    nice: Annotated[StrictInt, Field(ge=0, le=19)] = 19
+    """CPU priority of the kibitzer's process (Unix nice, 0-19): by default the lowest, so a
+    kibitzer on the games' host only gets CPU time the players leave."""
+
+
 class EventConfig(_Section):
     """The whole event, parsed once: what :func:`~tcecd.config.load.load_event` returns."""
 
@@ -690,6 +705,9 @@ class EventConfig(_Section):
     engines: tuple[EngineConfig, ...]
     engines_dir: ConfigPath | None = None
     """An extra folder of engine definitions, relative to the config file."""
+    kibitzers: tuple[KibitzerConfig, ...] = ()
+    """Analysis engines that follow the running games (TCEC shows two); written like engines
+    entries, with board and nice."""
     time_control: TimeControlConfig
     """The time control."""
     adjudication: AdjudicationConfig = AdjudicationConfig()

@@ -450,11 +450,17 @@ def _engine_search_dirs(raw: dict[str, object], base_dir: Path, source: str) -> 
 
 
 def _engine_entry(
-    item: object, index: int, *, source: str, base_dir: Path, search_dirs: Sequence[Path]
+    item: object,
+    index: int,
+    *,
+    source: str,
+    base_dir: Path,
+    search_dirs: Sequence[Path],
+    key: str = "engines",
 ) -> EngineConfig:
-    """One item of ``engines``: a reference, ``{ref: ..., name/options/rating}``
-    overriding a definition, or an inline definition."""
-    prefix: tuple[int | str, ...] = ("engines", index)
+    """One item of ``engines`` (or of ``key``): a reference, ``{ref: ...,
+    name/options/rating}`` overriding a definition, or an inline definition."""
+    prefix: tuple[int | str, ...] = (key, index)
     here = where(source, prefix)
     if isinstance(item, str):
         try:
@@ -490,6 +496,47 @@ def _engine_entry(
         return EngineConfig.model_validate({**engine.model_dump(), **update})
     except ValidationError as exc:
         raise from_validation_error(exc, source, prefix=prefix, model=EngineConfig) from None
+
+
+#: The keys of a ``kibitzers`` item that are not an engine's.
+KIBITZER_KEYS = ("board", "nice")
+#: An engine entry's own limits: a kibitzer analyses without any.
+_LIMIT_KEYS = ("tc", "nodes", "depth", "movetime_ms")
+
+
+def _kibitzer_entry(
+    item: object, index: int, *, source: str, base_dir: Path, search_dirs: Sequence[Path]
+) -> dict[str, object]:
+    """One item of ``kibitzers``: an ``engines`` entry (the same three forms,
+    loaded by the same code) with ``board`` and ``nice`` beside its keys; as the
+    mapping :class:`~tcecd.config.event.KibitzerConfig` validates."""
+    own: dict[str, object] = {}
+    if isinstance(item, dict):
+        item = dict(item)
+        for name in _LIMIT_KEYS:
+            if name in item:
+                raise ConfigError(
+                    f"{where(source, ('kibitzers', index, name))}: a kibitzer analyses "
+                    "without a limit (go infinite); remove it"
+                )
+        own = {k: item.pop(k) for k in KIBITZER_KEYS if k in item}
+        model = EngineRef if "ref" in item else EngineConfig
+        keys = [k for k in model.model_fields if k not in _LIMIT_KEYS] + list(KIBITZER_KEYS)
+        unknown = next((k for k in item if k not in keys), None)
+        if unknown is not None:
+            raise ConfigError(
+                f"{where(source, ('kibitzers', index))}: unknown key {str(unknown)!r} "
+                f"(expected one of: {', '.join(keys)})"
+            )
+    engine = _engine_entry(
+        item, index, source=source, base_dir=base_dir, search_dirs=search_dirs, key="kibitzers"
+    )
+    if engine.has_own_limits:
+        # From the definition the entry names: a kibitzer has no use for them.
+        engine = engine.model_copy(
+            update={"tc": None, "nodes": None, "depth": None, "movetime_ms": None}
+        )
+    return {"engine": engine, **own}
 
 
 def check_state_dir(state_dir: Path, key: str) -> None:
@@ -647,6 +694,19 @@ def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
             _engine_entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)
             for i, item in enumerate(items)
         ]
+    if "kibitzers" in raw and raw["kibitzers"] is not None:
+        items = raw["kibitzers"]
+        if not isinstance(items, list):
+            raise ConfigError(
+                f"{source}: kibitzers: expected a list of engines, got {short_repr(items)}"
+            )
+        search_dirs = _engine_search_dirs(raw, base_dir, source)
+        raw["kibitzers"] = [
+            _kibitzer_entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)
+            for i, item in enumerate(items)
+        ]
+    elif "kibitzers" in raw:
+        raw["kibitzers"] = []
     raw["source"] = path
     try:
         config = EventConfig.model_validate(raw, context={"base_dir": base_dir})

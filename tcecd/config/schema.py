@@ -19,6 +19,8 @@ from tcecd.config.load import EngineRef
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _INTERNAL = ("source", "mqtt_password")
+#: An engine entry's own limits (a kibitzer's entry takes none).
+_LIMITS = ("tc", "nodes", "depth", "movetime_ms")
 
 
 def event_json_schema() -> dict[str, Any]:
@@ -50,6 +52,25 @@ def event_json_schema() -> dict[str, Any]:
                 {"$ref": "#/$defs/EngineConfig"},
             ]
         },
+    }
+
+    # kibitzers: an engines item (no limits of its own) with board and nice beside its keys.
+    kib = defs.pop("KibitzerConfig")["properties"]
+    own = {name: kib[name] for name in ("board", "nice")}
+    forms: list[dict[str, Any]] = [{"type": "string", "minLength": 1}]
+    for model in (EngineRef, EngineConfig):
+        sub = dict(defs[model.__name__])
+        props = {k: v for k, v in sub["properties"].items() if k not in _LIMITS}
+        forms.append({**sub, "title": f"Kibitzer{model.__name__}",
+                      "properties": {**props, **own}})
+    kibitzers = schema["properties"]["kibitzers"]
+    kibitzers.pop("default", None)
+    schema["properties"]["kibitzers"] = {
+        "title": "Kibitzers",
+        "description": kibitzers.get("description", ""),
+        "type": "array",
+        "items": {"anyOf": forms},
+        "default": [],
     }
 
     mqtt = schema["properties"]["mqtt"]

@@ -73,6 +73,15 @@ def describe_event(config: EventConfig) -> list[str]:
         own = engine.own_time_control()
         if own is not None:
             lines.append(f"     own limits: {own.text()} ({own.describe()})")
+    if config.kibitzers:
+        lines.append(f"kibitzers:    {len(config.kibitzers)}")
+        for i, kib in enumerate(config.kibitzers, 1):
+            engine = kib.engine
+            lines.append(f"  {i}. {engine.name} (board {kib.board}, nice {kib.nice}): "
+                         f"{shlex.join(engine.command)}")  # fmt: skip
+            if engine.options:
+                opts = ", ".join(f"{k}={v}" for k, v in engine.options.items())
+                lines.append(f"     options: {opts}")
     lines.append(f"time control: {tc.text()} ({tc.describe()})")
     lines.append(f"adjudication: {_adjudication(config)}")
     if config.openings is not None:

@@ -101,7 +101,7 @@ async def run_event_async(
         settings, fmt, recorder, player, openings=opened.openings, log=log, crash=crash
     )
     player.use_engine_groups(opened.engine_groups)
-    _add_sinks(stream, settings, fmt, recorder, log)
+    _add_sinks(stream, settings, fmt, recorder, log, opened.engine_groups)
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
     signals_seen = [0]
@@ -229,18 +229,26 @@ def _event_started(settings: RunSettings, fmt: EventFormat, state: EventState) -
 
 
 def _add_sinks(
-    stream: EventStream, settings: RunSettings, fmt: EventFormat, recorder: Recorder, log: Any
-) -> None:
-    """The daemon's own sinks: TCEC's files, forecasts, the log (MQTT and the
-    progress display join once they are up)."""
+    stream: EventStream, settings: RunSettings, fmt: EventFormat, recorder: Recorder, log: Any,
+    groups: Any = None,
+) -> None:  # fmt: skip
+    """The daemon's own sinks: TCEC's files, forecasts, the kibitzers, the log
+    (MQTT and the progress display join once they are up)."""
     if settings.json_dir is not None:
         from tcecd.bus.payloads import slugify
-        from tcecd.daemon.sinks.files import LiveFilesSink, TcecTablesSink
+        from tcecd.daemon.sinks.files import KibitzerFilesSink, LiveFilesSink, TcecTablesSink
 
         interval_s = settings.live_interval_ms / 1000
         stream.add(TcecTablesSink(settings.json_dir, settings.event, slugify(settings.event),
                                   fmt, interval_s=interval_s))  # fmt: skip
         stream.add(LiveFilesSink(settings.json_dir, interval_s=interval_s))
+        if settings.kibitzers:
+            stream.add(KibitzerFilesSink(settings.json_dir, interval_s=interval_s))
+    if settings.kibitzers:
+        from tcecd.daemon.kibitzer import KibitzerSink
+
+        # On this host whatever plays the games: its engines recorded with the players'.
+        stream.add(KibitzerSink(settings.kibitzers, recorder.live, log=log, groups=groups))
     if settings.forecast is not None:
         from tcecd.daemon.forecast import ForecastSink
 
@@ -255,11 +263,16 @@ def _add_sinks(
 async def _close(
     runner: EventRunner, stream: EventStream, complete: bool, groups: Any, log: Any
 ) -> None:
-    """After the run: the engines first (killed and reaped), then the sinks
-    (files written out, the forecast's workers stopped)."""
+    """After the run: the kibitzers' and the players' engines first (killed and
+    reaped), then the sinks (files written out, the forecast's workers stopped)."""
     from tcecd.daemon.forecast import ForecastSink
+    from tcecd.daemon.kibitzer import KibitzerSink
 
     try:
+        kibitzers = stream.find(KibitzerSink)
+        if kibitzers is not None:
+            # Before the reap below, which would take their engines for strays.
+            await kibitzers.aclose()
         await runner.player.aclose()
         if groups is not None:
             # Helpers that escaped their engine's process group carry its mark.

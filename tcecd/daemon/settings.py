@@ -25,6 +25,17 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class KibitzerSettings:
+    """One kibitzer (:mod:`tcecd.daemon.kibitzer`): its engine, the game it
+    follows (the ``board``-th running game of the playing order) and its CPU
+    priority (Unix nice)."""
+
+    engine: EngineConfig
+    board: int = 1
+    nice: int = 19
+
+
+@dataclass(frozen=True)
 class RunSettings:
     """Everything ``tcecd run`` acts on. Paths are absolute."""
 
@@ -72,6 +83,8 @@ class RunSettings:
     #: live forecasts (tcecd.forecast; None: off)
     forecast: ForecastSettings | None = None
     forecast_workers: int = 1
+    #: Analysis engines following the running games, on this host (none: no kibitzers).
+    kibitzers: tuple[KibitzerSettings, ...] = ()
 
 
 def from_config(config: EventConfig) -> RunSettings:
@@ -130,6 +143,9 @@ def from_config(config: EventConfig) -> RunSettings:
         ),
         forecast_workers=1 if config.forecast is None else config.forecast.workers,
         execution=_execution(config),
+        kibitzers=tuple(
+            KibitzerSettings(k.engine, board=k.board, nice=k.nice) for k in config.kibitzers
+        ),
     )
 
 

@@ -197,6 +197,11 @@ class EngineSession:
     all exist (a typo is a start-up fault naming the option).
     """
 
+    #: The UCI protocol spoken to the engine: tcecd's lean one for games
+    #: (:mod:`tcecd.runner.uci`); an analysis session speaks python-chess's own
+    #: (:mod:`tcecd.runner.analysis`).
+    uci_protocol: type[chess.engine.UciProtocol] = _UciProtocol
+
     def __init__(
         self,
         config: EngineConfig,
@@ -277,10 +282,10 @@ class EngineSession:
         """
         assert self.state is SessionState.NEW, self.state
         try:
-            argv = engine_argv(self.config)
+            argv = self.argv()
         except EngineError as exc:  # e.g. the program is not installed
             raise self._fault(FaultKind.STARTUP, str(exc)) from None
-        cls: type[chess.engine.Protocol] = _UciProtocol
+        cls: type[chess.engine.Protocol] = self.uci_protocol
         if self.config.protocol == "xboard":
             cls = _XBoardProtocol
         mark = self.groups.env() if self.groups is not None else None
@@ -318,6 +323,10 @@ class EngineSession:
             await self.close(graceful=False)
             raise
         self.state = SessionState.READY
+
+    def argv(self) -> list[str]:
+        """The command that starts the engine (:func:`engine_argv`)."""
+        return engine_argv(self.config)
 
     async def _handshake(self, protocol: chess.engine.Protocol) -> None:
         await protocol.initialize()

@@ -124,6 +124,8 @@ class EventView:
     engines: dict[str, dict[str, Any]] = field(default_factory=dict)
     faults: list[dict[str, Any]] = field(default_factory=list)
     finished: dict[str, Any] | None = None
+    #: The latest ``kibitzer/<n>`` report of each kibitzer, by n.
+    kibitzers: dict[int, dict[str, Any]] = field(default_factory=dict)
     run_id: str | None = None  # the event instance the view shows (``event`` document)
     ignored: int = 0
     #: Messages that broke the schema of their topic, skipped (see the module docstring).
@@ -149,6 +151,11 @@ class EventView:
         running = [g for g in self.games.values() if g.result is None]
         pool = running or list(self.games.values())
         return max(pool, key=lambda g: g.seq) if pool else None
+
+    def kibitzers_of(self, game: str) -> list[dict[str, Any]]:
+        """The kibitzers' latest reports on ``game``, by kibitzer number."""
+        return [self.kibitzers[n] for n in sorted(self.kibitzers)
+                if self.kibitzers[n].get("game") == game]  # fmt: skip
 
     def result_of(self, game: str) -> str | None:
         g = self.games.get(game)
@@ -255,6 +262,8 @@ class EventView:
                 self.engines[str(doc.get("engine"))] = doc
             case ["engine", _seg, "fault" | "disqualified"] if doc:
                 self.faults = [*self.faults, doc][-MAX_FAULTS:]
+            case ["kibitzer", n] if doc and n.isdigit():
+                self.kibitzers[int(n)] = doc
             case _:
                 self.ignored += 1
                 return False
@@ -300,6 +309,8 @@ class EventView:
                 self.games.pop(gid, None)
             case ["engine", seg, "state"]:
                 self.engines = {k: v for k, v in self.engines.items() if topic_segment(k) != seg}
+            case ["kibitzer", n] if n.isdigit():
+                self.kibitzers.pop(int(n), None)
             case _:
                 return False
         return True

@@ -119,6 +119,37 @@ def _moves_text(moves: list[str], start_fen: str | None, width: int, rows: int) 
     return lines[-rows:]
 
 
+def pv_text(fen: str | None, sans: list[str]) -> str:
+    """A PV as numbered SAN from the position ``fen`` (``"12. Nf3 d5"``,
+    ``"11... Nc6 12. Nf3"``)."""
+    number, white = _start(fen)
+    out = []
+    for i, san in enumerate(sans):
+        if white:
+            out.append(f"{number}. {san}")
+        else:
+            out.append(f"{number}... {san}" if i == 0 else san)
+            number += 1
+        white = not white
+    return " ".join(out)
+
+
+def kibitzer_line(doc: dict[str, Any], width: int = 56, *, numbered: bool = True) -> str:
+    """One kibitzer's report on one line: ``"K1 Stockfish +0.25 d22/30 1.20M:
+    12. Nf3 d5 ..."`` (its evaluation from White's point of view); without
+    ``numbered``, no ``K1`` and no evaluation (shown beside it)."""
+    n = doc.get("kibitzer")
+    number = n + 1 if isinstance(n, int) else "?"
+    depth = doc.get("depth")
+    sel = doc.get("seldepth")
+    head = (f"K{number} {doc.get('engine', '?')} {_eval_text(doc)}" if numbered
+            else str(doc.get("engine", "?")))
+    head += (f" d{depth if depth is not None else '-'}/{sel if sel is not None else '-'}"
+             f" {count(doc.get('nodes'))}")
+    line = f"{head}: {pv_text(doc.get('fen'), [str(m) for m in doc.get('pv') or []]) or '-'}"
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
 def result_text(view: EventView, game: str) -> str:
     """A finished game's result with its reason (``1/2-1/2 (TCEC draw rule)``);
     ``...`` while it runs, ``""`` before it starts."""
@@ -158,7 +189,8 @@ def game_lines(view: EventView, g: GameView, now: float | None = None) -> list[s
         info.append(f"PV: {pv[:56] or '-'}")
     else:
         info += ["Last: -", "", ""]
-    info += _moves_text(g.moves, g.start_fen, 56, 9 - len(info) + 4)
+    info += [kibitzer_line(k) for k in view.kibitzers_of(g.game)]
+    info += _moves_text(g.moves, g.start_fen, 56, max(2, 9 - len(info) + 4))
     board = board_lines(g.fen)
     rows = max(len(board), len(info))
     board += [""] * (rows - len(board))

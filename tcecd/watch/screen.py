@@ -29,6 +29,7 @@ from tcecd.watch.render import (
     clock,
     clocks_now,
     count,
+    kibitzer_line,
     move_number,
     rejected_note,
     result_text,
@@ -96,6 +97,11 @@ def game_panel(view: EventView, g: GameView, now: float | None) -> RenderableTyp
         info.add_row("Speed", Text(f"{count(nps)}{'nps' if nps else ''}"),
                      Text(f"tb {count(last.get('tbhits'))}"))
         info.add_row("PV", Text(" ".join(last.get("pv") or [])[:60] or "-", style="dim"), "")
+    for kib in view.kibitzers_of(g.game):
+        # Beside the players' line: the kibitzer's evaluation (White's view) and PV.
+        info.add_row(f"Kib {kib.get('kibitzer', 0) + 1}",
+                     Text(kibitzer_line(kib, 56, numbered=False), style="dim"),
+                     Text(_eval_text(kib), style=_eval_style(kib)))
     moves = "\n".join(_moves_text(g.moves, g.start_fen, 60, 6))
     grid = Table.grid(padding=(0, 3))
     grid.add_column()

@@ -38,7 +38,8 @@ from tcecd.watch.render import move_number
 
 JsonDict = dict[str, Any]
 
-SECTIONS = ("event", "game", "round", "standings", "crosstable", "engines", "forecast")
+SECTIONS = ("event", "game", "round", "standings", "crosstable", "engines", "forecast",
+            "kibitzers")
 
 
 @dataclass
@@ -213,6 +214,8 @@ class PageModel:
         old_game = self.sections["game"]
         if rest[:1] == ["game"] and rest[-1:] in (["move"], ["live"]):
             names: tuple[str, ...] = ("game",)
+        elif rest[:1] == ["kibitzer"]:
+            names = ("kibitzers",)
         else:
             names = SECTIONS
         changed: JsonDict = {}
@@ -410,6 +413,28 @@ class PageModel:
                 for p in doc.get("players", [])
             ],
         }
+
+    def _section_kibitzers(self) -> list[JsonDict] | None:
+        """The kibitzers' latest reports on the followed game (evaluation from
+        White's point of view, the PV numbered from the analysed position)."""
+        from tcecd.watch.render import pv_text
+
+        v = self.view
+        g = self._followed(v) if v is not None else None
+        if v is None or g is None:
+            return None
+        out = []
+        for doc in v.kibitzers_of(g.game):
+            ev = doc.get("eval") or {}
+            out.append({
+                "n": doc.get("kibitzer"), "engine": doc.get("engine"), "desc": doc.get("desc"),
+                "game": doc.get("game"), "ply": doc.get("ply"), "eval": ev.get("text"),
+                "cp": ev.get("cp"), "mate": ev.get("mate"), "depth": doc.get("depth"),
+                "seldepth": doc.get("seldepth"), "nodes": doc.get("nodes"),
+                "nps": doc.get("nps"), "tbhits": doc.get("tbhits"), "wdl": doc.get("wdl"),
+                "pv": pv_text(doc.get("fen"), [str(m) for m in doc.get("pv") or []]),
+            })
+        return out or None
 
 
 def json_object(payload: bytes) -> JsonDict | None:

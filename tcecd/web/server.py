@@ -6,11 +6,13 @@ for TCEC's viewer.
 * ``/ws`` the page's websocket: a snapshot on connect, then deltas
   (:mod:`tcecd.web.model`; the protocol is in docs/web.md);
 * ``/live.pgn``, ``/live.json``, ``/schedule.json``, ``/crosstable.json``,
-  ``/tournament.json``, ``/crash.json`` TCEC's viewer files (also under
-  ``/tcec/``, next to a TCEC viewer folder served with ``--viewer DIR``);
+  ``/tournament.json``, ``/crash.json`` and the kibitzers' ``/data.json``,
+  ``/liveeval.json``, ``/data1.json``, ``/liveeval1.json``: TCEC's viewer files
+  (also under ``/tcec/``, next to a TCEC viewer folder served with ``--viewer DIR``);
 * ``/socket.io/`` the socket.io events TCEC's viewer listens to (``pgn``,
-  ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``users``), protocol
-  4 over Engine.IO 3 (:mod:`tcecd.web.sio`; absent without the extra).
+  ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``users``,
+  ``liveeval``, ``livechart``, ``liveeval1``, ``livechart1``), protocol 4 over
+  Engine.IO 3 (:mod:`tcecd.web.sio`; absent without the extra).
 
 Nothing polls: every MQTT message is checked against its schema
 (:mod:`tcecd.bus.schema`; a bad one is skipped and counted), applied to the
@@ -49,7 +51,14 @@ from tcecd.web.http import (
     viewer_file,
 )
 from tcecd.web.model import PageModel
-from tcecd.web.tcec import FILES, TcecFeed, delta_pgn, end_pgn, end_record
+from tcecd.web.tcec import (
+    FILES,
+    KIBITZER_EVENTS,
+    TcecFeed,
+    delta_pgn,
+    end_pgn,
+    end_record,
+)
 
 try:  # the optional extra tcecd[tcec-viewer]
     from tcecd.web.sio import ViewerSockets, encode_event
@@ -326,7 +335,8 @@ class WebServer:
         if doc is not None:  # the whole game, as after a game change
             self._prev_headers = doc.get("Headers")  # what the next push compares with
             await self.sockets.send(self._encoded_doc("pgn", doc), to=sid)
-        for name in ("tournament", "schedule", "crosstable", "crash"):
+        for name in ("tournament", "schedule", "crosstable", "crash",
+                     *(event for pair in KIBITZER_EVENTS for event in pair)):
             if name in feed.docs:
                 await self.sockets.send(self._encoded_doc(name, feed.docs[name]), to=sid)
 

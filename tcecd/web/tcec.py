@@ -2,8 +2,12 @@
 
 TCEC's own viewer (../shared/specs/tcec-formats.md, "What TCEC's web viewer
 reads") loads ``live.pgn``, ``schedule.json``, ``crosstable.json``,
-``tournament.json`` and ``crash.json`` over HTTP and then follows socket.io
-pushes (``pgn``, ``schedule``, ``crosstable``, ``tournament``, ``crash``).
+``tournament.json`` and ``crash.json`` over HTTP, and the first two
+kibitzers' ``data.json``, ``liveeval.json``, ``data1.json`` and
+``liveeval1.json``, and then follows socket.io pushes (``pgn``, ``schedule``,
+``crosstable``, ``tournament``, ``crash``; ``liveeval``, ``livechart``,
+``liveeval1``, ``livechart1`` from the ``kibitzer/<n>`` messages, with the
+daemon's builders, :mod:`tcecd.outputs.tcec_kibitzer`).
 :class:`TcecFeed` keeps those documents up to date from the event's MQTT
 messages, with the builders the daemon uses for its own files
 (:mod:`tcecd.outputs.tcec_json`, :class:`tcecd.daemon.live.LiveGame`), so the
@@ -36,8 +40,11 @@ import chess.pgn
 
 from tcecd.daemon.live import LiveGame
 from tcecd.domain import Color, GameId, PlayerId, Result, Termination
+from tcecd.events import KibitzerReport
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.outputs import tcec_json
+from tcecd.outputs.tcec_kibitzer import FILES as KIBITZER_FILES
+from tcecd.outputs.tcec_kibitzer import KibitzerDocuments
 from tcecd.pairing.base import Pair, Player, RoundPairing, ScheduledGame, Standing
 from tcecd.web.model import json_object
 
@@ -52,7 +59,42 @@ FILES = {
     "crosstable.json": "crosstable",
     "tournament.json": "tournament",
     "crash.json": "crash",
+    "data.json": "liveeval",
+    "liveeval.json": "livechart",
+    "data1.json": "liveeval1",
+    "liveeval1.json": "livechart1",
 }
+#: The socket.io events of kibitzer 0 and 1: (current search, history).
+KIBITZER_EVENTS = tuple((FILES[data], FILES[chart]) for data, chart in KIBITZER_FILES)
+
+
+def kibitzer_report(doc: JsonDict) -> KibitzerReport:
+    """A ``kibitzer`` payload (docs/events.md, checked) as the daemon's
+    :class:`KibitzerReport`."""
+    ev = doc.get("eval") or {}
+    score = None
+    if ev.get("cp") is not None or ev.get("mate") is not None:
+        score = Score(cp=ev.get("cp"), mate=ev.get("mate"))
+    wdl = doc.get("wdl")
+    return KibitzerReport(
+        kibitzer=int(doc["kibitzer"]),
+        engine=str(doc["engine"]),
+        desc=str(doc.get("desc") or ""),
+        game_id=GameId.parse(str(doc["game"])),
+        ply=int(doc["ply"]),
+        fen=str(doc["fen"]),
+        score=score,
+        depth=doc.get("depth"),
+        seldepth=doc.get("seldepth"),
+        nodes=doc.get("nodes"),
+        nps=doc.get("nps"),
+        tbhits=doc.get("tbhits"),
+        hashfull=doc.get("hashfull"),
+        time_ms=doc.get("time_ms"),
+        wdl=None if wdl is None else (int(wdl[0]), int(wdl[1]), int(wdl[2])),
+        pv_san=tuple(str(m) for m in doc.get("pv") or ()),
+        pv_uci=tuple(str(m) for m in doc.get("pv_uci") or ()),
+    )
 
 
 def move_record(doc: JsonDict) -> MoveRecord:
@@ -138,6 +180,7 @@ class TcecFeed:
         self.standings: list[Standing] = []
         self.strikes: dict[PlayerId, int] = {}
         self.tcec_crosstable: JsonDict | None = None
+        self.kibitzers = [KibitzerDocuments() for _ in KIBITZER_EVENTS]
         self._docs: dict[str, Any] = {}
 
     @property
@@ -217,7 +260,27 @@ class TcecFeed:
             case ["engine", _seg, "state"]:
                 self.strikes[PlayerId(str(doc.get("engine")))] = int(doc.get("strikes") or 0)
                 return self._rebuild("crosstable")
+            case ["kibitzer", n] if n.isdigit() and int(n) < len(self.kibitzers):
+                return self._kibitzer(int(n), rest, payload)
         return []
+
+    def _kibitzer(self, n: int, rest: list[str], payload: bytes) -> list[str]:
+        """A kibitzer's report: its ``liveeval`` (current search) and
+        ``livechart`` (the game's history) documents."""
+        from tcecd.bus.inbound import PayloadError, parse
+
+        try:
+            doc = parse(rest, payload)
+            report = kibitzer_report(doc) if doc is not None else None
+        except (PayloadError, ValueError, KeyError, TypeError):
+            return []
+        docs = self.kibitzers[n]
+        if report is None or not docs.add(report):
+            return []
+        current, chart = KIBITZER_EVENTS[n]
+        self._docs[current] = docs.data()
+        self._docs[chart] = docs.history()
+        return [current, chart]
 
     def _start(self, gid: str, doc: JsonDict) -> list[str]:
         try:

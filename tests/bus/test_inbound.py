@@ -22,7 +22,9 @@ from tcecd.bus.inbound import (
     printable,
 )
 from tcecd.bus.payloads import Message, Projection
-from tcecd.events import EngineDisqualified, ForecastUpdated
+from tcecd.domain import GameId
+from tcecd.events import EngineDisqualified, ForecastUpdated, KibitzerReport
+from tcecd.game.record import Score
 from tcecd.watch.model import Watcher
 from tcecd.watch.render import render
 from tcecd.watch.screen import screen
@@ -37,8 +39,12 @@ def _stream() -> list[Message]:
     """Every kind of message the daemon publishes, from a whole hand-checked event."""
     p = Projection(ROOT, "Bus Test", run_id="r1")
     out: list[Message] = []
+    kibitzer = KibitzerReport(0, "Kibitz", "Threads 1", GameId(2, 2), 0,
+                              "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                              Score(cp=20), depth=10, wdl=(100, 850, 50), pv_san=("e4",),
+                              pv_uci=("e2e4",))
     for e in [*all_events(), EngineDisqualified("D", "3 strikes", 2),
-              ForecastUpdated(small_forecast(20))]:
+              ForecastUpdated(small_forecast(20)), kibitzer]:
         out += p.messages_for(e, TS)
     out.append(p.external_crosstable_message({"Event": "Bus Test", "Table": {}}, TS))
     return out
@@ -57,7 +63,7 @@ def test_everything_the_daemon_publishes_passes() -> None:
             seen.add(doc["type"] if doc else None)
     assert seen == {"status", "event", "schedule", "pairing", "start", "move", "live", "end",
                     "fault", "disqualified", "engine", "standings", "crosstable", "forecast",
-                    "finished"} - {"status"}
+                    "kibitzer", "finished"} - {"status"}
     status = Projection(ROOT, "Bus Test").status(True, TS, {"version": "0.1.0"})
     assert parse(["status"], status.payload) == json.loads(status.payload)
 

@@ -36,8 +36,8 @@ ROWS = [
         "unknown-top-level-key",
         "pairng: {rounds: 3}",
         "event.yaml: unknown key 'pairng' (expected one of: event, pairing, engines, "
-        "engines_dir, time_control, adjudication, openings, concurrency, execution, strikes, "
-        "outputs, mqtt, logging, shutdown, forecast)",
+        "engines_dir, kibitzers, time_control, adjudication, openings, concurrency, execution, "
+        "strikes, outputs, mqtt, logging, shutdown, forecast)",
     ),
     Row(
         "unknown-nested-key",

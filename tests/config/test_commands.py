@@ -93,6 +93,7 @@ def test_schema_is_a_valid_draft_2020_12_schema(capsys: pytest.CaptureFixture[st
         "pairing",
         "engines",
         "engines_dir",
+        "kibitzers",
         "time_control",
         "adjudication",
         "openings",
@@ -123,6 +124,10 @@ def test_schema_accepts_good_files_and_rejects_bad_ones(
     good["adjudication"] = {"tablebases": {"path": "/tables"}, "win": None}
     assert list(validator.iter_errors(good)) == []
     assert list(validator.iter_errors({**good, "mqtt": "mqtt://h:1883"})) == []
+    kibitzers = ["stockfish", {"ref": "stockfish", "board": 2, "nice": 0,
+                               "options": {"Threads": 2}},
+                 {"name": "k", "command": ["k"], "board": 1}]
+    assert list(validator.iter_errors({**good, "kibitzers": kibitzers})) == []
     bad_cases: list[dict[str, object]] = [
         {**good, "pairng": {}},
         {**good, "pairing": {"rounds": 0}},
@@ -130,6 +135,8 @@ def test_schema_accepts_good_files_and_rejects_bad_ones(
         {**good, "engines": ["a", {"name": "x", "command": "sh -c x"}]},
         {**good, "mqtt": {"qos": 3}},
         {**good, "concurrency": "two"},
+        {**good, "kibitzers": [{"ref": "stockfish", "board": 0}]},
+        {**good, "kibitzers": [{"ref": "stockfish", "nodes": 1000}]},
     ]
     for bad in bad_cases:
         assert list(validator.iter_errors(bad)) != [], bad

@@ -6,7 +6,10 @@
   rewritten when the schedule, a game's state or the standings change;
 * :class:`LiveFilesSink`: ``live.json`` and ``live.pgn``, the game the
   viewer follows (the first game started while none was followed), after
-  every move, and its final PGN once it ended.
+  every move, and its final PGN once it ended;
+* :class:`KibitzerFilesSink`: ``data.json``/``liveeval.json`` (the first
+  kibitzer) and ``data1.json``/``liveeval1.json`` (the second), after every
+  kibitzer report (:mod:`tcecd.outputs.tcec_kibitzer`).
 
 Each renders its documents from the event state and its own small read
 model (the games running and their start times; the live game), and hands
@@ -30,12 +33,15 @@ from tcecd.events import (
     EventFinished,
     GameFinished,
     GameStarted,
+    KibitzerReport,
     MovePlayed,
     RoundPaired,
     StandingsUpdated,
 )
 from tcecd.formats.base import EventFormat
 from tcecd.outputs import tcec_json
+from tcecd.outputs.tcec_kibitzer import FILES as KIBITZER_FILES
+from tcecd.outputs.tcec_kibitzer import KibitzerDocuments
 
 
 def event_crosstable(
@@ -153,6 +159,35 @@ class LiveFilesSink(BaseSink):
         # live game JSON: from PGN text (no FEN per move) the viewer cannot
         # place the board of a game whose first move is Black's (issue 27).
         self.files.submit(self.dir / "live.pgn", live.document_text)
+
+    async def flush(self) -> None:
+        await self.files.flush()
+
+    async def aclose(self) -> None:
+        await self.files.stop()
+
+
+class KibitzerFilesSink(BaseSink):
+    """TCEC's files of the first two kibitzers (see the module docstring)."""
+
+    def __init__(self, json_dir: Path, *, interval_s: float) -> None:
+        self.dir = json_dir
+        self.files = FileWriter(interval_s=interval_s)
+        self.docs = [KibitzerDocuments() for _ in KIBITZER_FILES]
+
+    def start(self, state: EventState) -> None:
+        self.files.start()
+
+    def handle(self, committed: Committed, state: EventState) -> None:
+        event = committed.event
+        if not isinstance(event, KibitzerReport) or event.kibitzer >= len(self.docs):
+            return
+        docs = self.docs[event.kibitzer]
+        if docs.add(event):
+            current, history = KIBITZER_FILES[event.kibitzer]
+            self.files.submit(self.dir / current, json_text(docs.data()))
+            # Rendered when written: the history grows by a ply at a time.
+            self.files.submit(self.dir / history, lambda: json_text(docs.history()))
 
     async def flush(self) -> None:
         await self.files.flush()

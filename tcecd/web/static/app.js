@@ -316,9 +316,25 @@ function renderForecast() {
     el('p', { class: 'muted' }, note));
 }
 
+// The kibitzers' lines, beside the players' (their latest reports on the game shown).
+function renderKibitzers() {
+  // Every value as text (el() sets text nodes and attributes, never markup).
+  const ks = st.sections.kibitzers || [];
+  $('kibitzers').replaceChildren(...ks.map((k) => {
+    const depth = k.depth != null ? `d ${k.depth}${k.seldepth != null ? '/' + k.seldepth : ''}` : null;
+    const stats = [depth, k.nodes != null && `${fmtNum(k.nodes)} nodes`, k.nps != null && `${fmtNum(k.nps)}nps`,
+      k.tbhits && `tb ${fmtNum(k.tbhits)}`, k.wdl && `wdl ${k.wdl.join(' ')}`].filter(Boolean).join(' · ');
+    return el('div', { class: 'kibitzer', 'data-n': String(k.n) },
+      el('span', { class: 'name', title: k.desc ?? '' }, String(k.engine ?? '')), ' ',
+      el('b', { class: 'eval' }, String(k.eval ?? '–')), ' ', el('small', null, stats),
+      el('div', { class: 'pv' }, String(k.pv || '–')));
+  }));
+}
+
 const RENDER = {
   event: renderEvent, game: () => renderGame(false), round: renderRound, standings: renderStandings,
   crosstable: renderCrosstable, engines: renderEngines, forecast: renderForecast,
+  kibitzers: renderKibitzers,
 };
 
 connect();
