@@ -76,3 +76,22 @@ def test_a_dead_broker_is_said_on_the_terminal() -> None:
     assert len(said) == 1  # once per outage, not once per retry
     assert said[0].startswith("tcecd web: broker mqtt://127.0.0.1:9 unreachable (")
     assert said[0].endswith("); retrying")
+
+
+def test_a_plain_password_to_another_host_is_warned_of(tmp_path: Path) -> None:
+    """As `tcecd watch` does: a password over plain mqtt:// to a host that is not
+    loopback is said on the terminal (the broker here is never reached)."""
+    import os
+
+    from tests.web.helpers import web_server
+
+    err: list[str] = []
+    env = {**os.environ, "TCECD_MQTT_PASSWORD": "S3cretPW"}
+    with web_server("mqtt://viewer@192.0.2.1:1883", env=env, stderr=err):
+        pass
+    warned = [line for line in err[0].splitlines() if "warning" in line]
+    assert warned == [
+        "tcecd web: warning: the MQTT password for mqtt://viewer@192.0.2.1:1883 goes over "
+        "the network unencrypted (plain mqtt:// to a host that is not loopback); use mqtts:// "
+        "(docs/operations.md, 'Secure the broker')"]
+    assert "S3cretPW" not in err[0]
