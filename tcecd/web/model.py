@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import chess
 import chess.pgn
 
-from tcecd.bus.schema import parse
+from tcecd.bus.inbound import InvalidPayload, UnknownPayload, parse, printable
 from tcecd.outputs.tcec_json import abbreviations
 from tcecd.watch.model import EventView, GameView, Watcher
 from tcecd.watch.render import move_number
@@ -125,13 +124,18 @@ class PageModel:
         self.sections: JsonDict = dict.fromkeys(SECTIONS)
         self._slug: str | None = None
         #: Messages skipped because their payload is not what docs/events.md
-        #: describes on their topic (:mod:`tcecd.bus.schema`), and why the last one was.
+        #: describes on their topic (:mod:`tcecd.bus.inbound`), and why the last one was.
         self.skipped = 0
         self.skip_reason: str | None = None
+        #: The last message :meth:`apply` took, checked: (event slug, topic levels
+        #: below it, the document or None for a deleted one); None when it was
+        #: skipped or ignored. ``tcecd web`` hands it on to TCEC's feed.
+        self.accepted: tuple[str, list[str], JsonDict | None] | None = None
 
     # -- input --------------------------------------------------------------------------
 
     def apply(self, topic: str, payload: bytes) -> list[JsonDict]:
+        self.accepted = None
         levels = topic.split("/")
         n = len(self.prefix)
         if levels[:n] != self.prefix or len(levels) < n + 2:
@@ -139,18 +143,22 @@ class PageModel:
         slug, rest = levels[n], levels[n + 1:]
         if self.watcher.event is not None and slug != self.watcher.event:
             return []
-        doc, reason = parse(rest, payload)
-        if reason is not None:
+        try:
+            doc = parse(rest, payload)
+        except UnknownPayload:
+            # A topic tcecd does not publish, another schema version: ignored
+            # (docs/events.md), not counted.
+            return []
+        except InvalidPayload as exc:
             # A stranger's (or a broken) message: skipped, so that only the
             # documented types reach the pages, the TCEC feed and the watch model.
             self.skipped += 1
-            self.skip_reason = f"{'/'.join(levels)}: {reason}"
+            self.skip_reason = printable(f"{'/'.join(levels)}: {exc}")
             return []
-        if doc is None and payload:
-            return []  # a topic tcecd does not publish: ignored (docs/events.md)
+        self.accepted = (slug, rest, doc)
         extra = self.extras.setdefault(slug, _Extra())
         changed = self._apply_extra(extra, rest, doc, payload)
-        changed = self.watcher.apply(topic, payload) or changed
+        changed = self.watcher.apply(topic, payload, checked=doc) or changed
         view = self.watcher.views.get(slug)
         if view is not None and view.run_id != extra.run_id:
             if extra.run_id is not None:  # another instance of the event: forget the old one
@@ -410,15 +418,3 @@ class PageModel:
                 for p in doc.get("players", [])
             ],
         }
-
-
-def json_object(payload: bytes) -> JsonDict | None:
-    """An MQTT payload as a JSON object; None for an empty, broken or non-object one
-    (a retained message cleared, or a stranger's on our topics)."""
-    if not payload:
-        return None
-    try:
-        doc = json.loads(payload)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None

@@ -180,7 +180,7 @@ def test_tcec_feed_builds_the_running_game_and_schedule() -> None:
     f = TcecFeed()
     for topic, payload in (("event", EVENT), ("round/1/pairing", PAIRING),
                            ("game/1.1/start", START), ("game/1.1/move", E4)):
-        f.apply(topic.split("/"), payload)
+        f.apply(topic.split("/"), json.loads(payload))
     live = f.docs["pgn"]
     # While the game runs: Result "*", no Termination (the viewer would end the game).
     assert live["Headers"]["Result"] == "*"
