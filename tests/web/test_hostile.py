@@ -80,9 +80,12 @@ def hostile_stream() -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
             "B": {**row_b, "strikes": 0, "disqualified": False,
                   "results": {"A": [{"game": "1.1", "color": "black", "result": "0"}]}}})),
         ("forecast", doc("forecast", after_round=1, after_game=0, total_rounds=1,
-                         simulations=1, seed=0, top=1, model=None, players=[
+                         simulations=1, seed=0, top=1,
+                         model={"kind": XSS[0], "draw_rate": 0.5, "white_advantage": 35.0,
+                                "prior_sd": 100.0, "games": 1}, players=[
                              {"id": "A", "name": XSS[3], "score": 1.0, "expected_score": 1.0,
-                              "expected_place": 1.0, "top": 1.0, "places": [1.0, 0.0]}])),
+                              "expected_place": 1.0, "top": 1.0, "places": [1.0, 0.0],
+                              "rating": 3500.0, "prior_rating": 3500.0}])),
         ("finished", doc("finished", winner="A", rows=[row, row_b])),
     ]
     bad = [  # issue 28's payloads: markup where a number belongs
