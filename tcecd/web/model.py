@@ -6,7 +6,8 @@ The stream is interpreted once, by ``tcecd watch``'s view-model
 the terminal does not: every move's evaluation and depth (the evaluation
 graph), the crosstable and the forecast. From that it builds *sections*
 (plain JSON values: ``event``, ``game``, ``round``, ``standings``,
-``crosstable``, ``engines``, ``forecast``) and, per message, the protocol
+``bracket`` (a knockout cup's), ``crosstable``, ``engines``, ``forecast``)
+and, per message, the protocol
 messages for the browsers (docs/web.md):
 
 * ``{"t": "snapshot", "seq": n, "sections": {...}}`` on connect;
@@ -32,12 +33,14 @@ import chess.pgn
 
 from tcecd.bus.inbound import InvalidPayload, UnknownPayload, parse, printable
 from tcecd.outputs.tcec_json import abbreviations
+from tcecd.watch.bracket import Place, bracket_rows
 from tcecd.watch.model import EventView, GameView, Watcher
 from tcecd.watch.render import move_number
 
 JsonDict = dict[str, Any]
 
-SECTIONS = ("event", "game", "round", "standings", "crosstable", "engines", "forecast")
+SECTIONS = ("event", "game", "round", "standings", "bracket", "crosstable", "engines",
+            "forecast")
 
 
 @dataclass
@@ -350,6 +353,39 @@ class PageModel:
             })
         return {"after_round": v.standings.get("after_round"),
                 "final": bool(v.standings.get("final")), "tiebreaks": names, "rows": rows}
+
+    def _section_bracket(self) -> JsonDict | None:
+        """A knockout cup's bracket (docs/events.md, ``bracket``), as ``tcecd
+        watch`` shows it (:func:`tcecd.watch.bracket.bracket_rows`): rounds in
+        order, each encounter's two places (name, seed, points, who advanced),
+        its games as marks from the upper place's side and the reason of a
+        decision the points do not explain."""
+        v = self.view
+        if v is None or not v.bracket:
+            return None
+        doc = v.bracket
+        tb = doc.get("tiebreak") or {}
+
+        def place(p: Place) -> JsonDict:
+            return {"name": p.name, "seed": p.seed, "score": p.score, "won": p.won,
+                    "lost": p.lost, "disqualified": p.disqualified}
+
+        champion = doc.get("champion")
+        return {
+            "players": doc.get("players"), "games": doc.get("games"),
+            "tiebreak_time_control": tb.get("time_control"),
+            "tiebreak_max_games": tb.get("max_games"),
+            "status": doc.get("status"),
+            "champion": v.player_name(str(champion)) if champion else None,
+            "rounds": [
+                {"round": r.number, "name": r.name, "status": r.status, "encounters": [
+                    {"encounter": e.number, "status": e.status,
+                     "places": [place(e.upper), place(e.lower)], "marks": e.marks,
+                     "winner": e.winner, "note": e.note}
+                    for e in r.encounters]}
+                for r in bracket_rows(v)
+            ],
+        }
 
     def _section_crosstable(self) -> JsonDict | None:
         v = self.view
