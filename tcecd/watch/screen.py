@@ -10,7 +10,8 @@ The content is the plain frame's (:mod:`tcecd.watch.render`, whose helpers it
 uses): the board (light and dark squares), players and clocks (the side to
 move's clock highlighted and ticking), the last move with evaluation, depth,
 nodes, speed and PV, the moves, the round's pairings with results (draws with
-their reason), the standings, the winner and the latest engine faults.
+their reason), the standings, a knockout cup's bracket, the winner and the latest
+engine faults.
 """
 
 from __future__ import annotations
