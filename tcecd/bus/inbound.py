@@ -14,8 +14,9 @@ place:
   an empty payload: a retained message deleted). It raises
   :class:`UnknownPayload` for what this reader does not know (a topic outside the
   schema, another schema version: not an error, a newer daemon's) and
-  :class:`InvalidPayload` for a message that breaks the schema: not JSON, not an
-  object, a ``type`` other than its topic's, a field of the wrong type, a game id
+  :class:`InvalidPayload` for a message that breaks the schema: larger than
+  :data:`MAX_PAYLOAD`, not JSON, not an object, a ``type`` other than its topic's,
+  a field of the wrong type, a string or list longer than its bound, a game id
   or round that contradicts its topic, a number that is not finite.
 * :func:`check_document` ``(doc_type, obj)``: the same check for an object
   already decoded.
@@ -26,11 +27,13 @@ place:
   and the Unicode bidirectional controls (which reorder what is shown: "Trojan
   Source") become U+FFFD, so a tampered name shows as tampered.
 
-The models accept fields they do not know (a newer daemon may add some within
-schema 1) and leave out of the check what a reader needs no type for (the TCEC
-crosstable inside a ``crosstable`` of format ``tcec``, the ``daemon`` details of
-``status``). The returned document is the decoded object itself: the check
-changes nothing, so a consumer reads what the daemon wrote.
+The models are pydantic's in strict mode (no coercion: ``"1"`` is no integer,
+``true`` no number), the documented fields typed (those a consumer may go
+without optional) and unknown fields allowed (a newer daemon may add some within
+schema 1). Strings and lists are bounded, so that one document cannot make a
+consumer hold megabytes per field. Only the ``daemon`` details of ``status`` are
+left unchecked (nobody reads them). The returned document is the decoded object
+itself: the check changes nothing, so a consumer reads what the daemon wrote.
 """
 
 from __future__ import annotations
@@ -60,14 +63,28 @@ class InvalidPayload(PayloadError):
 
 # -- the schema (docs/events.md, "Payloads") ----------------------------------------
 
+#: Payloads larger than this are refused unread (a 300-ply game's ``end`` with its
+#: PGN is about 100 kB; a 64-engine TCEC crosstable about 250 kB).
+MAX_PAYLOAD = 2 * 1024 * 1024
+
 #: Integers as the daemon writes them (times in ms, node counts): within 64 bits.
 Int = Annotated[int, Field(strict=True, ge=-(2**63), lt=2**63)]
 #: Numbers (scores, tiebreaks, probabilities): an integer or a finite float.
 Num = Annotated[float, Field(allow_inf_nan=False)]
-Str = Annotated[str, Field(strict=True)]
 Bool = Annotated[bool, Field(strict=True)]
+# Strings are bounded, so that one document cannot make a consumer hold megabytes
+# per field: names and ids, free text (details, reasons), positions and moves.
+Str = Annotated[str, Field(strict=True, max_length=256)]
+Text = Annotated[str, Field(strict=True, max_length=4096)]
+Fen = Annotated[str, Field(strict=True, max_length=128)]
+San = Annotated[str, Field(strict=True, max_length=16)]
+Uci = Annotated[str, Field(strict=True, max_length=8)]
 #: A game id ``r.g`` (docs/events.md, "Topic tree").
 GameId = Annotated[str, Field(strict=True, pattern=r"^[0-9]{1,9}\.[0-9]{1,9}$")]
+#: A game's result as PGN writes it.
+ResultText = Literal["1-0", "0-1", "1/2-1/2", "*"]
+#: The longest list a document holds: a field's players, a round's games, moves.
+MANY = 10_000
 
 
 class _Part(BaseModel):
@@ -93,8 +110,8 @@ class Player(_Part):
 
 class StatusDoc(_Doc):
     type: Literal["status"]
-    state: Str
-    daemon: dict[str, Any] | None = None
+    state: Literal["online", "offline"]
+    daemon: dict[Str, Any] | None = None
 
 
 class EventDoc(_Doc):
@@ -106,7 +123,7 @@ class EventDoc(_Doc):
     rounds: Int | None = None
     time_control: Str | None = None
     run_id: Str | None = None
-    players: list[Player] = []
+    players: Annotated[list[Player], Field(max_length=MANY)] = []
 
 
 class ScheduleEntry(_Part):
@@ -114,13 +131,13 @@ class ScheduleEntry(_Part):
     round: Int
     white: Str
     black: Str
-    result: Str | None = None
+    result: ResultText | None = None
     termination: Str | None = None
 
 
 class ScheduleDoc(_Doc):
     type: Literal["schedule"]
-    games: list[ScheduleEntry]
+    games: Annotated[list[ScheduleEntry], Field(max_length=10 * MANY)]
 
 
 class PairedGame(_Part):
@@ -141,16 +158,17 @@ class PairingDoc(_Doc):
     type: Literal["pairing"]
     round: Int
     bye: Str | None = None
-    removed_history_rounds: list[Int] = []
-    pairs: list[Pair] = []
-    games: list[PairedGame]
+    byes: Annotated[list[Str], Field(max_length=MANY)] | None = None
+    removed_history_rounds: Annotated[list[Int], Field(max_length=MANY)] = []
+    pairs: Annotated[list[Pair], Field(max_length=MANY)] = []
+    games: Annotated[list[PairedGame], Field(max_length=MANY)]
 
 
 class OpeningPart(_Part):
     name: Str | None = None
     eco: Str | None = None
-    fen: Str | None = None
-    moves: list[Str] = []
+    fen: Fen | None = None
+    moves: Annotated[list[Uci], Field(max_length=1000)] = []
     index: Int | None = None
 
 
@@ -163,11 +181,14 @@ class StartPart(_Part):
     white: Str
     black: Str
     opening: OpeningPart | None = None
-    fen: Str | None = None
+    fen: Fen | None = None
     time_control: Str | None = None
     start_time: Str | None = None
     white_clock_ms: Int | None = None
     black_clock_ms: Int | None = None
+    #: The game's PGN tags at its start, in the writer's order (added within
+    #: schema 1: absent from an older daemon's).
+    headers: Annotated[dict[Str, Text], Field(max_length=256)] | None = None
 
 
 class StartDoc(_Doc, StartPart):
@@ -185,9 +206,9 @@ class MovePart(_Part):
 
     ply: Int
     color: Literal["white", "black"] | None = None
-    san: Str
-    uci: Str | None = None
-    fen: Str | None = None
+    san: San
+    uci: Uci | None = None
+    fen: Fen | None = None
     book: Bool | None = None
     move_time_ms: Int | None = None
     clock_left_ms: Int | None = None
@@ -198,8 +219,8 @@ class MovePart(_Part):
     nps: Int | None = None
     tbhits: Int | None = None
     hashfull: Int | None = None
-    pv: list[Str] | None = None
-    ponder: Str | None = None
+    pv: Annotated[list[San], Field(max_length=1000)] | None = None
+    ponder: San | None = None
     r50: Int | None = None
     rd: Int | None = None
     rr: Int | None = None
@@ -218,8 +239,8 @@ class LiveDoc(_Doc):
     white: Str
     black: Str
     start: StartPart | None = None
-    fen: Str | None = None
-    moves: list[Str] = []
+    fen: Fen | None = None
+    moves: Annotated[list[San], Field(max_length=MANY)] = []
     last: MovePart | None = None
     white_clock_ms: Int | None = None
     black_clock_ms: Int | None = None
@@ -232,18 +253,18 @@ class EndDoc(_Doc):
     number: Int | None = None
     white: Str
     black: Str
-    result: Str
+    result: ResultText
     termination: Str | None = None
-    termination_detail: Str | None = None
+    termination_detail: Text | None = None
     start_time: Str | None = None
     end_time: Str | None = None
     duration_ms: Int | None = None
     plies: Int | None = None
-    final_fen: Str | None = None
+    final_fen: Fen | None = None
     white_clock_ms: Int | None = None
     black_clock_ms: Int | None = None
     last: MovePart | None = None
-    pgn: Str | None = None
+    pgn: Annotated[str, Field(strict=True, max_length=MAX_PAYLOAD)] | None = None
 
 
 class FaultDoc(_Doc):
@@ -251,14 +272,14 @@ class FaultDoc(_Doc):
     engine: Str
     game: GameId | None = None
     kind: Str
-    detail: Str | None = None
+    detail: Text | None = None
     strikes: Int | None = None
 
 
 class DisqualifiedDoc(_Doc):
     type: Literal["disqualified"]
     engine: Str
-    reason: Str | None = None
+    reason: Text | None = None
     round: Int | None = None
 
 
@@ -267,7 +288,7 @@ class EngineStateDoc(_Doc):
     engine: Str
     strikes: Int
     disqualified: Bool
-    reason: Str | None = None
+    reason: Text | None = None
 
 
 class StandingRow(_Part):
@@ -277,14 +298,14 @@ class StandingRow(_Part):
     score_half: Int | None = None
     byes: Int | None = None
     games: Int
-    tiebreaks: dict[str, Num] = {}
+    tiebreaks: Annotated[dict[Str, Num], Field(max_length=64)] = {}
 
 
 class StandingsDoc(_Doc):
     type: Literal["standings"]
     after_round: Int
     final: Bool = False
-    rows: list[StandingRow]
+    rows: Annotated[list[StandingRow], Field(max_length=MANY)]
 
 
 class CrossResult(_Part):
@@ -296,16 +317,111 @@ class CrossResult(_Part):
 class CrossRow(StandingRow):
     strikes: Int | None = None
     disqualified: Bool | None = None
-    results: dict[str, list[CrossResult]] = {}
+    results: dict[Str, Annotated[list[CrossResult], Field(max_length=1000)]] = {}
+
+
+class TcecScore(_Part):
+    Game: Int | None = None
+    Result: Num | None = None
+    Winner: Str | None = None
+
+
+class TcecH2h(_Part):
+    H2h: Num | None = None
+    Text: Str | None = None
+    Scores: Annotated[list[TcecScore], Field(max_length=1000)] = []
+
+
+class TcecRow(_Part):
+    """A row of TCEC's ``crosstable.json`` (../shared/specs/tcec-formats.md)."""
+
+    Rank: Int | None = None
+    Abbreviation: Str | None = None
+    Rating: Num | None = None
+    Score: Num | None = None
+    GamesAsWhite: Int | None = None
+    GamesAsBlack: Int | None = None
+    WinsAsWhite: Int | None = None
+    WinsAsBlack: Int | None = None
+    LossAsWhite: Int | None = None
+    LossAsBlack: Int | None = None
+    Games: Int | None = None
+    Neustadtl: Num | None = None
+    Strikes: Int | None = None
+    Performance: Num | None = None
+    Elo: Num | None = None
+    Results: dict[Str, TcecH2h] = {}
+
+
+class TcecCrosstable(_Part):
+    """TCEC's ``crosstable.json``, as TCEC's viewer reads it: ``Order`` names
+    by rank, ``Table`` a row per name."""
+
+    Event: Str | None = None
+    Type: Str | None = None
+    Order: Annotated[list[Str], Field(max_length=MANY)]
+    Table: dict[Str, TcecRow]
 
 
 class CrosstableDoc(_Doc):
     type: Literal["crosstable"]
     format: Literal["simple", "tcec"]
-    order: list[Str] | None = None
-    table: dict[str, CrossRow] | None = None
-    #: TCEC's own format (``format: tcec``): its reader checks what it uses.
-    crosstable: dict[str, Any] | None = None
+    order: Annotated[list[Str], Field(max_length=MANY)] | None = None
+    table: dict[Str, CrossRow] | None = None
+    #: TCEC's own format (``format: tcec``).
+    crosstable: TcecCrosstable | None = None
+
+
+class BracketPlayer(_Part):
+    id: Str
+    seed: Int
+    score: Num | None = None
+    disqualified: Bool = False
+
+
+class BracketGame(_Part):
+    game: GameId
+    white: Str
+    black: Str
+    result: ResultText | None = None
+    tiebreak: Bool = False
+    opening: Int | None = None
+
+
+class BracketEncounter(_Part):
+    encounter: Int
+    status: Str
+    #: The two places, upper first (None: a BYE, or not known yet).
+    players: Annotated[list[BracketPlayer | None], Field(min_length=2, max_length=2)]
+    games: Annotated[list[BracketGame], Field(max_length=1000)] = []
+    winner: Str | None = None
+    decision: Str | None = None
+    reason: Text | None = None
+
+
+class BracketRound(_Part):
+    round: Int
+    name: Str
+    status: Str
+    encounters: Annotated[list[BracketEncounter], Field(max_length=MANY)]
+
+
+class BracketTiebreak(_Part):
+    time_control: Str | None = None
+    max_games: Int | None = None
+
+
+class BracketDoc(_Doc):
+    type: Literal["bracket"]
+    system: Str
+    games: Int
+    tiebreak: BracketTiebreak | None = None
+    players: Int
+    size: Int
+    status: Str
+    round: Int
+    champion: Str | None = None
+    rounds: Annotated[list[BracketRound], Field(max_length=64)]
 
 
 class ForecastModel(_Part):
@@ -323,7 +439,7 @@ class ForecastPlayer(_Part):
     expected_score: Num
     expected_place: Num
     top: Num
-    places: list[Num]
+    places: Annotated[list[Num], Field(max_length=MANY)]
     rating: Num
     prior_rating: Num
 
@@ -337,7 +453,7 @@ class ForecastDoc(_Doc):
     seed: Int | None = None
     top: Int
     model: ForecastModel
-    players: list[ForecastPlayer]
+    players: Annotated[list[ForecastPlayer], Field(max_length=MANY)]
 
 
 class KibitzerDoc(_Doc):
@@ -364,7 +480,7 @@ class KibitzerDoc(_Doc):
 class FinishedDoc(_Doc):
     type: Literal["finished"]
     winner: Str | None = None
-    rows: list[StandingRow] = []
+    rows: Annotated[list[StandingRow], Field(max_length=MANY)] = []
 
 
 #: The model of each document type (the payload's ``type``).
@@ -381,13 +497,15 @@ MODELS: dict[str, type[_Doc]] = {
     "disqualified": DisqualifiedDoc,
     "engine": EngineStateDoc,
     "standings": StandingsDoc,
+    "bracket": BracketDoc,
     "crosstable": CrosstableDoc,
     "forecast": ForecastDoc,
     "kibitzer": KibitzerDoc,
     "finished": FinishedDoc,
 }
 
-_SINGLE = ("status", "event", "schedule", "standings", "crosstable", "forecast", "finished")
+_SINGLE = ("status", "event", "schedule", "standings", "bracket", "crosstable", "forecast",
+           "finished")
 
 
 def document_type(levels: Sequence[str]) -> str | None:
@@ -426,6 +544,8 @@ def check_document(doc_type: str, obj: object) -> dict[str, Any]:
     model = MODELS.get(doc_type)
     if model is None:
         raise UnknownPayload(f"unknown document type {doc_type!r}")
+    if obj.get("type") != doc_type:
+        raise InvalidPayload(f"{doc_type}: type {obj.get('type')!r} on a {doc_type!r} topic")
     try:
         model.model_validate(obj)
     except ValidationError as exc:
@@ -441,6 +561,8 @@ def parse(levels: Sequence[str], payload: bytes) -> dict[str, Any] | None:
     doc_type = document_type(levels)
     if doc_type is None:
         raise UnknownPayload(f"topic {'/'.join(levels)!r} is not in the schema")
+    if len(payload) > MAX_PAYLOAD:
+        raise InvalidPayload(f"{doc_type}: {len(payload)} bytes (at most {MAX_PAYLOAD})")
     try:
         obj = json.loads(payload)
     except (ValueError, RecursionError):  # RecursionError: nested thousands deep
@@ -483,8 +605,6 @@ def _check_topic(doc_type: str, levels: list[str], doc: dict[str, Any]) -> None:
             raise InvalidPayload(f"{doc_type}: game {doc['game']!r} on the topic of another")
         case ["kibitzer", n] if doc["kibitzer"] != int(n):
             raise InvalidPayload(f"kibitzer: {doc['kibitzer']} on the topic of kibitzer {n}")
-    if doc.get("type") != doc_type:  # (the models check it too; kept explicit)
-        raise InvalidPayload(f"{doc_type}: type {doc.get('type')!r}")
 
 
 # -- showing what a payload says -------------------------------------------------------
@@ -511,6 +631,7 @@ def printable(value: Any) -> Any:
 
 
 __all__ = [
+    "MAX_PAYLOAD",
     "MODELS",
     "InvalidPayload",
     "PayloadError",

@@ -356,7 +356,10 @@ class Projection:
                      "opening": _opening(event.opening), "fen": event.opening.fen,
                      "time_control": event.time_control, "start_time": event.start_time,
                      "white_clock_ms": event.white_clock_ms,
-                     "black_clock_ms": event.black_clock_ms}
+                     "black_clock_ms": event.black_clock_ms,
+                     # The PGN tags as the daemon's live files show them (one writer:
+                     # tcecd.pgn.writer.start_tags); null when the event has none.
+                     "headers": dict(event.headers) or None}
             self.live[gid] = _Live(start, white_clock_ms=event.white_clock_ms,
                                    black_clock_ms=event.black_clock_ms)
             return [self._msg(("game", gid, "start"), self._doc("start", ts, **start)),

@@ -143,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
                                          topic_prefix=args.prefix or "tcecd", tls_ca=args.tls_ca)
     password = command_line_password(args, os.environ)
     settings = with_password(settings, password)
+    # As `tcecd watch` and the daemon say it: a password in clear over the network.
+    warning = settings.plain_password_warning()
+    if warning is not None:
+        print(f"tcecd web: warning: {warning}", file=sys.stderr, flush=True)
     if locate is not None:
         found = locate
 

@@ -3,7 +3,8 @@
 :class:`EventView` is fed ``(topic, payload)`` pairs in arrival order (retained
 ones first, then live ones) and keeps what the screen shows: metadata and
 daemon status, the current round's pairing, the standings, the running game
-(position, clocks, last evaluation, PV, moves) and recent engine faults. It is
+(position, clocks, last evaluation, PV, moves), a knockout cup's bracket and
+recent engine faults. It is
 tolerant: unknown topics and other schema versions are ignored (counted in
 :attr:`EventView.ignored`), so a newer daemon never crashes an older viewer.
 
@@ -120,6 +121,8 @@ class EventView:
     standings: dict[str, Any] | None = None
     #: the retained ``forecast`` document (docs/events.md), None until one arrives
     forecast: dict[str, Any] | None = None
+    #: a knockout cup's retained ``bracket`` document (docs/events.md), else None
+    bracket: dict[str, Any] | None = None
     games: dict[str, GameView] = field(default_factory=dict)
     engines: dict[str, dict[str, Any]] = field(default_factory=dict)
     faults: list[dict[str, Any]] = field(default_factory=list)
@@ -180,10 +183,12 @@ class EventView:
     # -- updates ------------------------------------------------------------------------
 
     def apply(self, levels: list[str], payload: bytes, *, at: float | None = None,
-              retained: bool = False) -> bool:
+              retained: bool = False, checked: dict[str, Any] | None = None) -> bool:
         """Apply one message (topic levels below ``<prefix>/<slug>``). Returns
         True when the view changed. ``at``: when it arrived (epoch seconds; the
-        clocks tick from then, or from its ``ts`` if ``retained``)."""
+        clocks tick from then, or from its ``ts`` if ``retained``). ``checked``:
+        the payload already decoded and checked by :func:`tcecd.bus.inbound.parse`
+        (``tcecd web`` checks each message once for all its readers)."""
         self.seq += 1
         self._at = at
         self._retained = retained
@@ -191,15 +196,17 @@ class EventView:
         if not payload and levels[-1:] != ["live"]:
             return self._delete(levels)
         if payload:
-            try:
-                checked = parse(levels, payload)
-            except UnknownPayload:
-                self.ignored += 1
-                return False
-            except InvalidPayload as exc:
-                self.rejected += 1
-                self.last_rejected = printable(str(exc))
-                return False
+            if checked is None:
+                try:
+                    checked = parse(levels, payload)
+                except UnknownPayload:
+                    self.ignored += 1
+                    return False
+                except InvalidPayload as exc:
+                    self.rejected += 1
+                    self.last_rejected = printable(str(exc))
+                    return False
+            assert checked is not None
             doc = printable(checked)
             if doc.get("event"):
                 self.name = str(doc["event"])
@@ -220,6 +227,8 @@ class EventView:
                 self.pairings[int(n)] = doc
             case ["standings"] if doc:
                 self.standings = doc
+            case ["bracket"] if doc:
+                self.bracket = doc
             case ["forecast"] if doc:
                 self.forecast = doc
             case ["finished"] if doc:
@@ -301,6 +310,8 @@ class EventView:
                 self.pairings.pop(int(n), None)
             case ["standings"]:
                 self.standings = None
+            case ["bracket"]:
+                self.bracket = None
             case ["forecast"]:
                 self.forecast = None
             case ["finished"]:
@@ -351,13 +362,15 @@ class Watcher:
         self._latest: str | None = None
 
     def apply(self, topic: str, payload: bytes, *, at: float | None = None,
-              retained: bool = False) -> bool:
+              retained: bool = False, checked: dict[str, Any] | None = None) -> bool:
+        """Route one message to its event's view (``checked``: see
+        :meth:`EventView.apply`; only with a fixed prefix)."""
         levels = topic.split("/")
         if self.prefix is not None:
             n = len(self.prefix)
             if levels[:n] != self.prefix or len(levels) < n + 2:
                 return False
-            return self._route(levels[n], levels[n + 1:], payload, at, retained)
+            return self._route(levels[n], levels[n + 1:], payload, at, retained, checked)
         for cut in range(len(levels) - 1, 0, -1):
             if tuple(levels[:cut]) in self.roots:
                 return self._route(levels[cut - 1], levels[cut:], payload, at, retained)
@@ -377,13 +390,13 @@ class Watcher:
         return False
 
     def _route(self, slug: str, rest: list[str], payload: bytes, at: float | None,
-               retained: bool) -> bool:
+               retained: bool, checked: dict[str, Any] | None = None) -> bool:
         if self.event is not None and slug != self.event:
             return False
         view = self.views.get(slug)
         if view is None:  # (the slug comes from the topic: shown, so made printable)
             view = self.views[slug] = EventView(printable(slug))
-        changed = view.apply(rest, payload, at=at, retained=retained)
+        changed = view.apply(rest, payload, at=at, retained=retained, checked=checked)
         if changed:
             self._latest = slug
         return changed

@@ -12,6 +12,7 @@ from typing import Any
 
 import chess
 
+from tcecd.watch.bracket import EncounterRow, bracket_rows, bracket_title, place_label
 from tcecd.watch.model import EventView, GameView, ticking_clocks
 
 BOARD_WIDTH = 21  # "8 ♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜" plus margin
@@ -217,6 +218,40 @@ def pairing_lines(view: EventView) -> list[str]:
     return lines
 
 
+def encounter_score(e: EncounterRow) -> str:
+    """``1.5-0.5`` once the encounter's round has started (a BYE: none)."""
+    if e.status not in ("playing", "decided") or not (e.upper.score or e.lower.score):
+        return ""
+    return f"{e.upper.score or '0'}-{e.lower.score or '0'}"
+
+
+def encounter_outcome(e: EncounterRow) -> str:
+    """``-> Delta 4`` (who advanced), ``playing`` or ""."""
+    if e.winner:
+        return f"-> {e.winner}"
+    return "playing" if e.playing else ""
+
+
+def bracket_lines(view: EventView) -> list[str]:
+    """A knockout cup's bracket (nothing for other events): per round its
+    encounters, one line each (places with seeds, points, the games from the
+    upper place's side, who advanced), and the reason under a decision the
+    points do not explain."""
+    rounds = bracket_rows(view)
+    if not rounds:
+        return []
+    lines = [bracket_title(view)]
+    for r in rounds:
+        lines.append(f"{r.name} ({r.status})")
+        for e in r.encounters:
+            lines.append(f"  {place_label(e.upper):<22} {encounter_score(e):^9} "
+                         f"{place_label(e.lower):<22} {e.marks:<9} "
+                         f"{encounter_outcome(e)}".rstrip())
+            if e.note:
+                lines.append(f"      {e.note}")
+    return lines
+
+
 def standings_title(st: dict[str, Any]) -> str:
     """``Final standings``, ``Standings after round 3``, or during round 1 (the
     standings after round 0) ``Standings before round 1``."""
@@ -273,6 +308,8 @@ def render(view: EventView | None, *, source: str = "", now: float | None = None
         lines.append("No game yet.")
     lines.append("")
     lines += pairing_lines(view)
+    if view.bracket:
+        lines += ["", *bracket_lines(view)]
     lines.append("")
     lines += standings_lines(view)
     if view.forecast:

@@ -10,7 +10,8 @@ The content is the plain frame's (:mod:`tcecd.watch.render`, whose helpers it
 uses): the board (light and dark squares), players and clocks (the side to
 move's clock highlighted and ticking), the last move with evaluation, depth,
 nodes, speed and PV, the moves, the round's pairings with results (draws with
-their reason), the standings, the winner and the latest engine faults.
+their reason), the standings, a knockout cup's bracket, the winner and the latest
+engine faults.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from tcecd.watch.bracket import Place, bracket_rows, bracket_title, place_label
 from tcecd.watch.model import EventView, GameView
 from tcecd.watch.render import (
     _eval_text,
@@ -29,6 +31,8 @@ from tcecd.watch.render import (
     clock,
     clocks_now,
     count,
+    encounter_outcome,
+    encounter_score,
     kibitzer_line,
     move_number,
     rejected_note,
@@ -166,6 +170,31 @@ def standings_table(view: EventView) -> RenderableType:
     return table
 
 
+def _place_style(p: Place) -> str:
+    if p.disqualified:
+        return "strike red"
+    return "bold green" if p.won else "dim" if p.lost else ""
+
+
+def bracket_table(view: EventView) -> RenderableType:
+    """A knockout cup's bracket, laid out as :func:`~tcecd.watch.render.bracket_lines`:
+    who advanced in green, who went out dimmed, a disqualified engine struck
+    through in red, running encounters in cyan."""
+    out = Text(bracket_title(view), style="bold")
+    for r in bracket_rows(view):
+        out.append(f"\n{r.name} ({r.status})", style="bold")
+        for e in r.encounters:
+            out.append("\n  ")
+            out.append(f"{place_label(e.upper):<22}", style=_place_style(e.upper))
+            out.append(f" {encounter_score(e):^9} ")
+            out.append(f"{place_label(e.lower):<22}", style=_place_style(e.lower))
+            out.append(f" {e.marks:<9} ", style="dim")
+            out.append(encounter_outcome(e), style="cyan" if e.playing else "green")
+            if e.note:
+                out.append(f"\n      {e.note}", style="dim")
+    return out
+
+
 def screen(view: EventView | None, *, source: str = "", now: float | None = None,
            note: str = "") -> RenderableType:
     """The whole screen for ``view`` (None: still waiting for data)."""
@@ -187,6 +216,8 @@ def screen(view: EventView | None, *, source: str = "", now: float | None = None
         below.add_column()
         below.add_row(pairings_table(view), standings_table(view))
         parts += [Text(""), below]
+        if view.bracket:
+            parts += [Text(""), bracket_table(view)]
         if view.forecast:
             from tcecd.watch.render import forecast_lines
 

@@ -6,7 +6,8 @@ The stream is interpreted once, by ``tcecd watch``'s view-model
 the terminal does not: every move's evaluation and depth (the evaluation
 graph), the crosstable and the forecast. From that it builds *sections*
 (plain JSON values: ``event``, ``game``, ``round``, ``standings``,
-``crosstable``, ``engines``, ``forecast``) and, per message, the protocol
+``bracket`` (a knockout cup's), ``crosstable``, ``engines``, ``forecast``)
+and, per message, the protocol
 messages for the browsers (docs/web.md):
 
 * ``{"t": "snapshot", "seq": n, "sections": {...}}`` on connect;
@@ -24,22 +25,22 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import chess
 import chess.pgn
 
-from tcecd.bus.schema import parse
+from tcecd.bus.inbound import InvalidPayload, UnknownPayload, parse, printable
 from tcecd.outputs.tcec_json import abbreviations
+from tcecd.watch.bracket import Place, bracket_rows
 from tcecd.watch.model import EventView, GameView, Watcher
 from tcecd.watch.render import move_number
 
 JsonDict = dict[str, Any]
 
-SECTIONS = ("event", "game", "round", "standings", "crosstable", "engines", "forecast",
-            "kibitzers")
+SECTIONS = ("event", "game", "round", "standings", "bracket", "crosstable", "engines",
+            "forecast", "kibitzers")
 
 
 @dataclass
@@ -126,13 +127,18 @@ class PageModel:
         self.sections: JsonDict = dict.fromkeys(SECTIONS)
         self._slug: str | None = None
         #: Messages skipped because their payload is not what docs/events.md
-        #: describes on their topic (:mod:`tcecd.bus.schema`), and why the last one was.
+        #: describes on their topic (:mod:`tcecd.bus.inbound`), and why the last one was.
         self.skipped = 0
         self.skip_reason: str | None = None
+        #: The last message :meth:`apply` took, checked: (event slug, topic levels
+        #: below it, the document or None for a deleted one); None when it was
+        #: skipped or ignored. ``tcecd web`` hands it on to TCEC's feed.
+        self.accepted: tuple[str, list[str], JsonDict | None] | None = None
 
     # -- input --------------------------------------------------------------------------
 
     def apply(self, topic: str, payload: bytes) -> list[JsonDict]:
+        self.accepted = None
         levels = topic.split("/")
         n = len(self.prefix)
         if levels[:n] != self.prefix or len(levels) < n + 2:
@@ -140,18 +146,22 @@ class PageModel:
         slug, rest = levels[n], levels[n + 1:]
         if self.watcher.event is not None and slug != self.watcher.event:
             return []
-        doc, reason = parse(rest, payload)
-        if reason is not None:
+        try:
+            doc = parse(rest, payload)
+        except UnknownPayload:
+            # A topic tcecd does not publish, another schema version: ignored
+            # (docs/events.md), not counted.
+            return []
+        except InvalidPayload as exc:
             # A stranger's (or a broken) message: skipped, so that only the
             # documented types reach the pages, the TCEC feed and the watch model.
             self.skipped += 1
-            self.skip_reason = f"{'/'.join(levels)}: {reason}"
+            self.skip_reason = printable(f"{'/'.join(levels)}: {exc}")
             return []
-        if doc is None and payload:
-            return []  # a topic tcecd does not publish: ignored (docs/events.md)
+        self.accepted = (slug, rest, doc)
         extra = self.extras.setdefault(slug, _Extra())
         changed = self._apply_extra(extra, rest, doc, payload)
-        changed = self.watcher.apply(topic, payload) or changed
+        changed = self.watcher.apply(topic, payload, checked=doc) or changed
         view = self.watcher.views.get(slug)
         if view is not None and view.run_id != extra.run_id:
             if extra.run_id is not None:  # another instance of the event: forget the old one
@@ -346,6 +356,39 @@ class PageModel:
         return {"after_round": v.standings.get("after_round"),
                 "final": bool(v.standings.get("final")), "tiebreaks": names, "rows": rows}
 
+    def _section_bracket(self) -> JsonDict | None:
+        """A knockout cup's bracket (docs/events.md, ``bracket``), as ``tcecd
+        watch`` shows it (:func:`tcecd.watch.bracket.bracket_rows`): rounds in
+        order, each encounter's two places (name, seed, points, who advanced),
+        its games as marks from the upper place's side and the reason of a
+        decision the points do not explain."""
+        v = self.view
+        if v is None or not v.bracket:
+            return None
+        doc = v.bracket
+        tb = doc.get("tiebreak") or {}
+
+        def place(p: Place) -> JsonDict:
+            return {"name": p.name, "seed": p.seed, "score": p.score, "won": p.won,
+                    "lost": p.lost, "disqualified": p.disqualified}
+
+        champion = doc.get("champion")
+        return {
+            "players": doc.get("players"), "games": doc.get("games"),
+            "tiebreak_time_control": tb.get("time_control"),
+            "tiebreak_max_games": tb.get("max_games"),
+            "status": doc.get("status"),
+            "champion": v.player_name(str(champion)) if champion else None,
+            "rounds": [
+                {"round": r.number, "name": r.name, "status": r.status, "encounters": [
+                    {"encounter": e.number, "status": e.status,
+                     "places": [place(e.upper), place(e.lower)], "marks": e.marks,
+                     "winner": e.winner, "note": e.note}
+                    for e in r.encounters]}
+                for r in bracket_rows(v)
+            ],
+        }
+
     def _section_crosstable(self) -> JsonDict | None:
         v = self.view
         doc = self._extra().crosstable
@@ -435,15 +478,3 @@ class PageModel:
                 "pv": pv_text(doc.get("fen"), [str(m) for m in doc.get("pv") or []]),
             })
         return out or None
-
-
-def json_object(payload: bytes) -> JsonDict | None:
-    """An MQTT payload as a JSON object; None for an empty, broken or non-object one
-    (a retained message cleared, or a stranger's on our topics)."""
-    if not payload:
-        return None
-    try:
-        doc = json.loads(payload)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None

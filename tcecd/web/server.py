@@ -6,16 +6,17 @@ for TCEC's viewer.
 * ``/ws`` the page's websocket: a snapshot on connect, then deltas
   (:mod:`tcecd.web.model`; the protocol is in docs/web.md);
 * ``/live.pgn``, ``/live.json``, ``/schedule.json``, ``/crosstable.json``,
-  ``/tournament.json``, ``/crash.json`` and the kibitzers' ``/data.json``,
-  ``/liveeval.json``, ``/data1.json``, ``/liveeval1.json``: TCEC's viewer files
-  (also under ``/tcec/``, next to a TCEC viewer folder served with ``--viewer DIR``);
+  ``/tournament.json``, ``/crash.json``, a cup's ``/Eventcrosstable.json`` and the
+  kibitzers' ``/data.json``, ``/liveeval.json``, ``/data1.json``, ``/liveeval1.json``:
+  TCEC's viewer files (also under ``/tcec/``, next to a TCEC viewer folder served with
+  ``--viewer DIR``);
 * ``/socket.io/`` the socket.io events TCEC's viewer listens to (``pgn``,
-  ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``users``,
+  ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``bracket``, ``users``,
   ``liveeval``, ``livechart``, ``liveeval1``, ``livechart1``), protocol 4 over
   Engine.IO 3 (:mod:`tcecd.web.sio`; absent without the extra).
 
-Nothing polls: every MQTT message is checked against its schema
-(:mod:`tcecd.bus.schema`; a bad one is skipped and counted), applied to the
+Nothing polls: every MQTT message is checked against its schema, once
+(:mod:`tcecd.bus.inbound`; a bad one is skipped and counted), applied to the
 models at once and what changed is pushed: one websocket frame made per
 message and written to every page. A page that cannot keep up (128 kB it has
 not taken) is disconnected; it reconnects and gets a fresh snapshot.
@@ -152,8 +153,10 @@ class WebServer:
         self.header_timeout_s = header_timeout_s
         self.model = PageModel(settings.topic_prefix, event)
         self.feeds: dict[str, TcecFeed] = {}
-        #: MQTT messages for :meth:`feed_loop` (event slug, topic levels below it, payload).
-        self.feed_queue: asyncio.Queue[tuple[str, list[str], bytes]] = asyncio.Queue()
+        #: MQTT messages for :meth:`feed_loop`: (event slug, topic levels below it,
+        #: the checked document or None for a deleted one).
+        self.feed_queue: asyncio.Queue[tuple[str, list[str], dict[str, Any] | None]] = (
+            asyncio.Queue())
         self.pages: set[_Page] = set()
         self.mqtt_up = False
         self.mqtt_error: str | None = None
@@ -335,7 +338,7 @@ class WebServer:
         if doc is not None:  # the whole game, as after a game change
             self._prev_headers = doc.get("Headers")  # what the next push compares with
             await self.sockets.send(self._encoded_doc("pgn", doc), to=sid)
-        for name in ("tournament", "schedule", "crosstable", "crash",
+        for name in ("tournament", "schedule", "crosstable", "crash", "bracket",
                      *(event for pair in KIBITZER_EVENTS for event in pair)):
             if name in feed.docs:
                 await self.sockets.send(self._encoded_doc(name, feed.docs[name]), to=sid)
@@ -362,23 +365,18 @@ class WebServer:
 
     async def handle(self, topic: str, payload: bytes) -> None:
         """Apply one MQTT message to the pages' model and send them what changed
-        at once; queue it for TCEC's documents (:meth:`feed_loop`). A message
-        whose payload is not what its topic carries (:mod:`tcecd.bus.schema`)
-        is skipped by both, and counted."""
+        at once; queue it, checked, for TCEC's documents (:meth:`feed_loop`). A
+        message whose payload is not what its topic carries
+        (:mod:`tcecd.bus.inbound`) is skipped by both, and counted; one the
+        schema does not know (another topic, another schema version) is
+        ignored by both."""
         skipped = self.model.skipped
         for msg in self.model.apply(topic, payload):
             self.broadcast(msg)
         if self.model.skipped != skipped:
             self._report_skip()
-            return
-        levels = topic.split("/")
-        n = len(self.model.prefix)
-        if levels[:n] != self.model.prefix or len(levels) < n + 2:
-            return
-        slug = levels[n]
-        if self.model.watcher.event is not None and slug != self.model.watcher.event:
-            return
-        self.feed_queue.put_nowait((slug, levels[n + 1:], payload))
+        if self.model.accepted is not None:
+            self.feed_queue.put_nowait(self.model.accepted)
 
     def _report_skip(self) -> None:
         """One line for the first skipped message, then at most one a minute."""
@@ -394,12 +392,12 @@ class WebServer:
         its whole PGN parsed (tens of ms for a long game), in a worker thread,
         while the pages get the next game's first moves."""
         while True:
-            slug, rest, payload = await self.feed_queue.get()
+            slug, rest, doc = await self.feed_queue.get()
             try:
-                end = end_pgn(rest, payload)
+                end = end_pgn(rest, doc)
                 record = None if end is None else await asyncio.to_thread(end_record, *end)
                 feed = self.feeds.setdefault(slug, TcecFeed())
-                changed = feed.apply(rest, payload, end=record)
+                changed = feed.apply(rest, doc, end=record)
                 view = self.model.view
                 if changed and view is not None and view.slug == slug:
                     await self._push_tcec(feed, changed)

@@ -2,23 +2,35 @@
 
 TCEC's own viewer (../shared/specs/tcec-formats.md, "What TCEC's web viewer
 reads") loads ``live.pgn``, ``schedule.json``, ``crosstable.json``,
-``tournament.json`` and ``crash.json`` over HTTP, and the first two
-kibitzers' ``data.json``, ``liveeval.json``, ``data1.json`` and
-``liveeval1.json``, and then follows socket.io pushes (``pgn``, ``schedule``,
-``crosstable``, ``tournament``, ``crash``; ``liveeval``, ``livechart``,
-``liveeval1``, ``livechart1`` from the ``kibitzer/<n>`` messages, with the
-daemon's builders, :mod:`tcecd.outputs.tcec_kibitzer`).
-:class:`TcecFeed` keeps those documents up to date from the event's MQTT
-messages, with the builders the daemon uses for its own files
-(:mod:`tcecd.outputs.tcec_json`, :class:`tcecd.daemon.live.LiveGame`), so the
-page served by ``tcecd web`` and the files in the daemon's state directory
-agree. Pure: messages in, documents out.
+``tournament.json`` and ``crash.json`` over HTTP (a cup's ``Eventcrosstable.json``
+too), and the first two kibitzers' ``data.json``, ``liveeval.json``,
+``data1.json`` and ``liveeval1.json``, and then follows socket.io pushes
+(``pgn``, ``schedule``, ``crosstable``, ``tournament``, ``crash``, ``bracket``;
+``liveeval``, ``livechart``, ``liveeval1``, ``livechart1`` from the
+``kibitzer/<n>`` messages, with the daemon's builders,
+:mod:`tcecd.outputs.tcec_kibitzer`). :class:`TcecFeed` keeps those documents up
+to date from the event's MQTT messages (checked beforehand against
+docs/events.md: :func:`tcecd.bus.inbound.parse`), with the builders the daemon
+uses for its own files (:mod:`tcecd.outputs.tcec_json`,
+:class:`tcecd.daemon.live.LiveGame`, :mod:`tcecd.formats.knockout.documents`),
+so the page served by ``tcecd web`` and the files in the daemon's state
+directory agree. Pure: messages in, documents out.
 
 Finished games are rebuilt from the PGN of their ``end`` message
 (:func:`tcecd.replay.moves.game_record`); the running game's live document
-from its ``start`` and ``move`` messages (its engine options are not in the
-stream, so the running game's ``WhiteEngineOptions``/``BlackEngineOptions``
-are empty until it ends).
+from its ``start`` and ``move`` messages: its PGN tags are the ``start``
+message's ``headers`` (the daemon's own, from the one writer,
+:func:`tcecd.pgn.writer.start_tags`), or for an older daemon's message that
+lacks them, the same function fed with what the stream says (then without an
+engine's own time control, which only the daemon knows). Its engine options
+are not in the stream, so the running game's ``WhiteEngineOptions`` and
+``BlackEngineOptions`` are empty until it ends.
+
+A knockout cup's ``tournament.json`` has a non-zero ``cup`` and its
+``Eventcrosstable.json`` (the ``bracket`` push) is built from the retained
+``bracket`` document: it carries the whole cup, which
+:func:`tcecd.formats.knockout.cup_from_bracket` folds back, and the daemon's
+function writes the file from it.
 
 The live game document is built lazily: a ``move`` only notes its record, and
 the document (board work per ply: from/to squares, FEN, PGN text) is brought
@@ -40,13 +52,16 @@ import chess.pgn
 
 from tcecd.daemon.live import LiveGame
 from tcecd.domain import Color, GameId, PlayerId, Result, Termination
+from tcecd.errors import TcecdError
 from tcecd.events import KibitzerReport
+from tcecd.formats.knockout import Cup, cup_from_bracket, eventcrosstable_json
+from tcecd.formats.knockout import tournament_json as cup_tournament_json
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.outputs import tcec_json
 from tcecd.outputs.tcec_kibitzer import FILES as KIBITZER_FILES
 from tcecd.outputs.tcec_kibitzer import KibitzerDocuments
 from tcecd.pairing.base import Pair, Player, RoundPairing, ScheduledGame, Standing
-from tcecd.web.model import json_object
+from tcecd.pgn.writer import start_tags
 
 JsonDict = dict[str, Any]
 
@@ -59,6 +74,7 @@ FILES = {
     "crosstable.json": "crosstable",
     "tournament.json": "tournament",
     "crash.json": "crash",
+    "Eventcrosstable.json": "bracket",
     "data.json": "liveeval",
     "liveeval.json": "livechart",
     "data1.json": "liveeval1",
@@ -166,6 +182,8 @@ class TcecFeed:
     def __init__(self) -> None:
         self.name = "event"
         self.slug = "event"
+        self.site: str | None = None
+        self.system: str | None = None
         self.run_id: str | None = None
         self.players: dict[str, Player] = {}
         self.pairings: dict[int, RoundPairing] = {}
@@ -181,6 +199,8 @@ class TcecFeed:
         self.strikes: dict[PlayerId, int] = {}
         self.tcec_crosstable: JsonDict | None = None
         self.kibitzers = [KibitzerDocuments() for _ in KIBITZER_EVENTS]
+        #: A knockout cup as its last ``bracket`` document describes it.
+        self.cup: Cup | None = None
         self._docs: dict[str, Any] = {}
 
     @property
@@ -217,11 +237,13 @@ class TcecFeed:
 
     # -- input --------------------------------------------------------------------------
 
-    def apply(self, rest: list[str], payload: bytes, *,
+    def apply(self, rest: list[str], doc: JsonDict | None, *,
               end: GameRecord | None = None) -> list[str]:  # fmt: skip
-        """``end``: a ``game/<id>/end`` message's game, parsed beforehand
-        (:func:`end_record`, e.g. in a worker thread); else it is parsed here."""
-        doc = json_object(payload)
+        """One message: its topic levels below the event's root and its payload,
+        decoded and checked (:func:`tcecd.bus.inbound.parse`; None: a retained
+        document deleted). ``end``: a ``game/<id>/end`` message's game, parsed
+        beforehand (:func:`end_record`, e.g. in a worker thread); else it is
+        parsed here."""
         if doc is None:
             return []
         match rest:
@@ -231,11 +253,19 @@ class TcecFeed:
                 self.run_id = doc.get("run_id") or self.run_id
                 self.name = str(doc.get("name") or self.name)
                 self.slug = _slug(self.name)
+                self.site = doc.get("site") or self.site
+                self.system = doc.get("system") or self.system
                 for p in doc.get("players", []):
                     pid = PlayerId(str(p["id"]))
                     self.players[pid] = Player(pid, str(p.get("name") or pid),
                                                int(p.get("seed") or 0), p.get("rating"))
-                return self._rebuild("tournament", "schedule", "crosstable", "crash")
+                return self._rebuild("tournament", "schedule", "crosstable", "crash", "bracket")
+            case ["bracket"]:
+                try:
+                    self.cup = cup_from_bracket(doc)
+                except (TcecdError, KeyError, TypeError, ValueError):
+                    return []  # a bracket no cup can have made: the last good one stays
+                return self._rebuild("tournament", "bracket")
             case ["round", n, "pairing"] if n.isdigit():
                 self.pairings[int(n)] = _pairing(doc)
                 return self._rebuild("schedule")
@@ -261,18 +291,15 @@ class TcecFeed:
                 self.strikes[PlayerId(str(doc.get("engine")))] = int(doc.get("strikes") or 0)
                 return self._rebuild("crosstable")
             case ["kibitzer", n] if n.isdigit() and int(n) < len(self.kibitzers):
-                return self._kibitzer(int(n), rest, payload)
+                return self._kibitzer(int(n), doc)
         return []
 
-    def _kibitzer(self, n: int, rest: list[str], payload: bytes) -> list[str]:
-        """A kibitzer's report: its ``liveeval`` (current search) and
+    def _kibitzer(self, n: int, doc: JsonDict) -> list[str]:
+        """A kibitzer's report (checked): its ``liveeval`` (current search) and
         ``livechart`` (the game's history) documents."""
-        from tcecd.bus.inbound import PayloadError, parse
-
         try:
-            doc = parse(rest, payload)
-            report = kibitzer_report(doc) if doc is not None else None
-        except (PayloadError, ValueError, KeyError, TypeError):
+            report = kibitzer_report(doc)
+        except (ValueError, KeyError, TypeError):
             return []
         docs = self.kibitzers[n]
         if report is None or not docs.add(report):
@@ -292,7 +319,7 @@ class TcecFeed:
         op = doc.get("opening") or {}
         opening = Opening(op.get("name"), doc.get("fen") or op.get("fen"),
                           tuple(op.get("moves") or ()), op.get("eco"))
-        self._live = LiveGame(self._headers(gid, doc, opening, start), opening)
+        self._live = LiveGame(self._headers(game_id, doc, opening, start), opening)
         self._built, self._pending, self._finished = [], [], None
         self.live_id = gid
         return [*self._rebuild("schedule"), self._pgn_changed()]
@@ -328,25 +355,25 @@ class TcecFeed:
             changed.append(self._pgn_changed())
         return changed
 
-    def _headers(self, gid: str, doc: JsonDict, opening: Opening, start: str) -> dict[str, str]:
-        """The running game's PGN tags, as the daemon writes them (Result ``*``,
-        no Termination while the game runs)."""
+    def _headers(self, game_id: GameId, doc: JsonDict, opening: Opening,
+                 start: str) -> dict[str, str]:  # fmt: skip
+        """The running game's PGN tags (Result ``*``, no Termination while it
+        runs): the ``start`` message's ``headers``, which the daemon made with
+        :func:`~tcecd.pgn.writer.start_tags`; else (a daemon from before
+        ``headers``) that function's tags from what the stream says."""
+        headers = doc.get("headers")
+        if isinstance(headers, dict) and headers:
+            return {str(k): str(v) for k, v in headers.items()}
         white, black = str(doc.get("white")), str(doc.get("black"))
-        h = {"Event": self.name, "Site": "?", "Date": start[:10].replace("-", "."),
-             "Round": gid, "White": self._name(white), "Black": self._name(black),
-             "Result": "*", "TimeControl": str(doc.get("time_control") or "-"),
-             "GameStartTime": start}
-        for tag, pid in (("WhiteElo", white), ("BlackElo", black)):
-            p = self.players.get(PlayerId(pid))
-            if p is not None and p.rating is not None:
-                h[tag] = str(p.rating)
-        if opening.fen:
-            h["FEN"], h["SetUp"] = opening.fen, "1"
-        if opening.name:
-            h["Opening"] = opening.name
-        if opening.eco:
-            h["ECO"] = opening.eco
-        return h
+        return dict(start_tags(
+            event=self.name, site=self.site or "?", game_id=game_id,
+            white=self._name(white), black=self._name(black), start_time=start,
+            time_control=str(doc.get("time_control") or "-"), opening=opening,
+            white_elo=self._rating(white), black_elo=self._rating(black)))
+
+    def _rating(self, pid: str) -> int | None:
+        p = self.players.get(PlayerId(pid))
+        return None if p is None or p.rating is None else round(p.rating)
 
     def _name(self, pid: str) -> str:
         p = self.players.get(PlayerId(pid))
@@ -374,8 +401,19 @@ class TcecFeed:
     def _names(self) -> dict[PlayerId, str]:
         return {pid: p.name for pid, p in self.players.items()}
 
+    @property
+    def is_cup(self) -> bool:
+        """A knockout cup (its ``event`` document says so, or a bracket came)."""
+        return self.system == "knockout" or self.cup is not None
+
     def _build_tournament(self) -> JsonDict:
+        if self.is_cup:  # a non-zero ``cup``: TCEC's viewer shows the bracket
+            return cup_tournament_json(self.name, self.slug)
         return tcec_json.tournament_json(self.name, self.slug)
+
+    def _build_bracket(self) -> JsonDict | None:
+        """A cup's ``Eventcrosstable.json``, as the daemon writes it."""
+        return None if self.cup is None else eventcrosstable_json(self.cup, self._names())
 
     def _build_schedule(self) -> list[JsonDict]:
         return tcec_json.schedule_json(self._ordered(), self.records, names=self._names(),
@@ -422,11 +460,10 @@ def end_record(gid: str, pgn: str) -> GameRecord | None:
         return None
 
 
-def end_pgn(rest: list[str], payload: bytes) -> tuple[str, str] | None:
-    """``(game id, PGN)`` if ``rest``/``payload`` is a ``game/<id>/end`` message."""
+def end_pgn(rest: list[str], doc: JsonDict | None) -> tuple[str, str] | None:
+    """``(game id, PGN)`` if ``rest``/``doc`` is a ``game/<id>/end`` message."""
     if len(rest) != 3 or rest[0] != "game" or rest[2] != "end":
         return None
-    doc = json_object(payload)
     pgn = doc.get("pgn") if doc is not None else None
     return (rest[1], pgn) if isinstance(pgn, str) else None
 

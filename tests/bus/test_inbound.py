@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from tcecd.bus.inbound import (
+    MAX_PAYLOAD,
     InvalidPayload,
     UnknownPayload,
     check_document,
@@ -22,21 +23,32 @@ from tcecd.bus.inbound import (
     printable,
 )
 from tcecd.bus.payloads import Message, Projection
-from tcecd.domain import GameId
-from tcecd.events import EngineDisqualified, ForecastUpdated, KibitzerReport
+from tcecd.domain import GameId, Result
+from tcecd.events import (
+    BracketUpdated,
+    EngineDisqualified,
+    EventFinished,
+    ForecastUpdated,
+    KibitzerReport,
+)
+from tcecd.formats.knockout import bracket_document
 from tcecd.game.record import Score
+from tcecd.outputs.tcec_json import CrossGame, crosstable_json
 from tcecd.watch.model import Watcher
 from tcecd.watch.render import render
 from tcecd.watch.screen import screen
-from tests.bus.sample import all_events
+from tests.bus.sample import PLAYERS, all_events
 from tests.forecast.test_integration import small_forecast
+from tests.formats.knockout.helpers import cup7
 
 TS = "2026-11-22T05:00:00.000Z"
 ROOT = "tcecd/bus-test"
 
 
 def _stream() -> list[Message]:
-    """Every kind of message the daemon publishes, from a whole hand-checked event."""
+    """Every kind of message the daemon publishes, from a whole hand-checked event,
+    a disqualification, a forecast, a TCEC-format crosstable and a cup's bracket
+    (during the semi-finals and at the end)."""
     p = Projection(ROOT, "Bus Test", run_id="r1")
     out: list[Message] = []
     kibitzer = KibitzerReport(0, "Kibitz", "Threads 1", GameId(2, 2), 0,
@@ -44,9 +56,13 @@ def _stream() -> list[Message]:
                               Score(cp=20), depth=10, wdl=(100, 850, 50), pv_san=("e4",),
                               pv_uci=("e2e4",))
     for e in [*all_events(), EngineDisqualified("D", "3 strikes", 2),
-              ForecastUpdated(small_forecast(20)), kibitzer]:
+              ForecastUpdated(small_forecast(20)), BracketUpdated(bracket_document(cup7("semis"))),
+              BracketUpdated(bracket_document(cup7("finished"))), kibitzer]:
         out += p.messages_for(e, TS)
-    out.append(p.external_crosstable_message({"Event": "Bus Test", "Table": {}}, TS))
+    final = next(e for e in all_events() if isinstance(e, EventFinished))
+    games = [CrossGame(1, "A", "B", Result.WHITE_WINS, played=True)]
+    table = crosstable_json("Bus Test", PLAYERS, games, final.standings, strikes={"D": 1})
+    out.append(p.external_crosstable_message(table, TS))
     return out
 
 
@@ -61,9 +77,10 @@ def test_everything_the_daemon_publishes_passes() -> None:
         if m.payload:
             assert doc == json.loads(m.payload)  # returned as written
             seen.add(doc["type"] if doc else None)
+    # Every document type of docs/events.md (the status is the publisher's own).
     assert seen == {"status", "event", "schedule", "pairing", "start", "move", "live", "end",
-                    "fault", "disqualified", "engine", "standings", "crosstable", "forecast",
-                    "kibitzer", "finished"} - {"status"}
+                    "fault", "disqualified", "engine", "standings", "bracket", "crosstable",
+                    "forecast", "kibitzer", "finished"} - {"status"}
     status = Projection(ROOT, "Bus Test").status(True, TS, {"version": "0.1.0"})
     assert parse(["status"], status.payload) == json.loads(status.payload)
 
@@ -96,7 +113,11 @@ def _standings(**row: Any) -> bytes:
          + b"[" * 33 + b"]" * 33 + b"}",
          "standings: nested more than 32 levels deep"),
         (["standings"], b'{"schema":1,"type":"finished","rows":[]}',
-         "standings: type: Input should be 'standings'"),
+         "standings: type 'finished' on a 'standings' topic"),
+        (["standings"], b" " * (MAX_PAYLOAD + 1),
+         f"standings: {MAX_PAYLOAD + 1} bytes (at most {MAX_PAYLOAD})"),
+        (["status"], b'{"schema":1,"type":"status","state":"<b>on</b>"}',
+         "status: state: Input should be 'online' or 'offline'"),
         (["game", "1.1", "move"], b'{"schema":1,"type":"move","game":"1.2","ply":1,"san":"e4"}',
          "move: game '1.2' on the topic of another"),
         (["game", "1.1\x1b[2J", "start"],
@@ -122,9 +143,69 @@ def test_what_breaks_the_schema_is_refused_with_a_reason(
     assert str(info.value) == reason
 
 
+def _last(doc_type: str) -> tuple[list[str], dict[str, Any]]:
+    """The topic levels and a fresh copy of the last ``doc_type`` document published."""
+    for m in reversed(_stream()):
+        if m.payload and json.loads(m.payload)["type"] == doc_type:
+            return _levels(m.topic), json.loads(m.payload)
+    raise AssertionError(doc_type)
+
+
+XSS = "<img src=x onerror=document.title='pwned'>"
+
+
+@pytest.mark.parametrize(("doc_type", "edit", "where"), [
+    # issue 28's payloads: numbers that are markup
+    ("standings", lambda d: d["rows"][0].update(score=XSS), "rows.0.score"),
+    ("standings", lambda d: d["rows"][0].update(rank="x"), "rows.0.rank"),
+    ("standings", lambda d: d["rows"][0]["tiebreaks"].update(wins=XSS), "rows.0.tiebreaks.wins"),
+    ("engine", lambda d: d.update(strikes=XSS), "strikes"),
+    ("fault", lambda d: d.update(strikes=[1]), "strikes"),
+    ("forecast", lambda d: d["players"][0].update(expected_score=XSS),
+     "players.0.expected_score"),
+    ("forecast", lambda d: d["players"][0].update(places=[XSS]), "players.0.places.0"),
+    ("crosstable", lambda d: d["crosstable"]["Table"]["Alpha"].update(Score=XSS),
+     "crosstable.Table.Alpha.Score"),
+    ("crosstable", lambda d: d["crosstable"].pop("Order"), "crosstable.Order"),
+    ("move", lambda d: d["eval"].update(cp=True), "eval.cp"),  # a bool is no int
+    ("move", lambda d: d.update(ply="1"), "ply"),  # no coercion from text
+    ("move", lambda d: d.update(san="x" * 100), "san"),  # strings are bounded
+    ("move", lambda d: d.update(pv=["e4"] * 1001), "pv"),  # lists too
+    ("end", lambda d: d.update(result="<b>1-0</b>"), "result"),
+    ("end", lambda d: d.update(termination_detail="x" * 5000), "termination_detail"),
+    ("event", lambda d: d["players"][0].update(rating="3500"), "players.0.rating"),
+    ("event", lambda d: d["players"][0].update(name="x" * 257), "players.0.name"),
+    ("pairing", lambda d: d.update(round=None), "round"),
+    ("start", lambda d: d.update(headers={"White": 1}), "headers.White"),
+    ("bracket", lambda d: d["rounds"][0]["encounters"][1]["players"][0].update(score=XSS),
+     "rounds.0.encounters.1.players.0.score"),
+    ("bracket", lambda d: d["rounds"][0]["encounters"][1]["games"][0].update(result="2-0"),
+     "rounds.0.encounters.1.games.0.result"),
+    ("bracket", lambda d: d["rounds"][0]["encounters"][1].update(players=[None]),
+     "rounds.0.encounters.1.players"),
+])
+def test_wrong_types_are_refused_naming_the_field(doc_type: str, edit: Any, where: str) -> None:
+    levels, doc = _last(doc_type)
+    assert check_document(doc_type, doc) is doc
+    edit(doc)
+    with pytest.raises(InvalidPayload) as info:
+        parse(levels, json.dumps(doc).encode())
+    assert str(info.value).startswith(f"{doc_type}: {where}: "), str(info.value)
+
+
+def test_strings_may_hold_anything_and_new_fields_are_kept() -> None:
+    """The page and watch show strings as text, so markup in one is no reason to
+    refuse it; fields a newer daemon adds within schema 1 pass."""
+    levels, doc = _last("standings")
+    doc.update(event=XSS, new_field={"x": 1})
+    assert parse(levels, json.dumps(doc).encode()) == doc
+
+
 def test_what_this_reader_does_not_know_is_not_an_error() -> None:
     with pytest.raises(UnknownPayload):
         parse(["_watch", "x"], b"barrier")
+    with pytest.raises(UnknownPayload):  # the stale-state sweep's marker
+        parse(["_sweep", "abc"], b"x")
     with pytest.raises(UnknownPayload):
         parse(["standings"], b'{"schema":2,"type":"standings"}')
     assert parse(["standings"], b"") is None  # a deleted retained message

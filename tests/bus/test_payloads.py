@@ -227,3 +227,24 @@ def test_end_carries_final_clocks_and_last_move() -> None:
     assert (end["white_clock_ms"], end["black_clock_ms"]) == (57000, 56000)
     assert end["last"]["san"] == "Nc6"
     assert end["last"]["ply"] == 4
+
+
+def test_start_carries_the_games_pgn_tags() -> None:
+    """The `start` payload's `headers` are the daemon's own start tags (what its
+    live.json shows), in the writer's order; null when the event gives none."""
+    from dataclasses import replace
+
+    from tcecd.pgn.writer import start_tags
+
+    started = game_events(1, 1, "A", "B", Result.WHITE_WINS)[0]
+    tags = start_tags(event="Bus Test", site="here", game_id="1.1", white="Alpha",
+                      black="Beta", start_time="2026-11-22T04:00:00.000Z", time_control="60+1",
+                      opening=started.opening, white_elo=3500,
+                      extra_tags=(("WhiteTimeControl", "60+1"), ("BlackTimeControl", "30+1")))
+    with_tags = replace(started, headers=tuple(tags))
+    doc = by_topic(messages_for(with_tags, ROOT, TS))["game/1.1/start"][0]
+    assert list(doc["headers"].items()) == tags
+    assert doc["headers"]["BlackTimeControl"] == "30+1"
+    assert doc["headers"]["Result"] == "*"
+    bare = by_topic(messages_for(started, ROOT, TS))["game/1.1/start"][0]
+    assert bare["headers"] is None

@@ -210,11 +210,13 @@ def test_tcecd_web_feeds_tcec_viewer_the_daemons_documents() -> None:
     report = report_after_e4()
     changed: list[str] = []
     for topic, payload in _messages(report):
-        changed += feed.apply(topic.split("/")[2:], payload)
+        rest = topic.split("/")[2:]
+        changed += feed.apply(rest, parse(rest, payload))  # checked first, as tcecd web does
     assert changed == ["liveeval1", "livechart1"]  # the second kibitzer's events
     docs = KibitzerDocuments()
     docs.add(report)
     assert feed.docs["liveeval1"] == docs.data()
     assert feed.docs["livechart1"] == docs.history()
-    # A message that breaks the schema changes nothing.
-    assert feed.apply(["kibitzer", "0"], b'{"schema": 1, "type": "kibitzer"}') == []
+    # A message that breaks the schema never reaches the feed.
+    with pytest.raises(InvalidPayload):
+        parse(["kibitzer", "0"], b'{"schema": 1, "type": "kibitzer"}')

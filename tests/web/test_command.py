@@ -38,17 +38,28 @@ def test_bad_arguments_are_one_line_exit_2(args: list[str], message: str,
 
 
 def test_a_taken_port_is_one_line_exit_2() -> None:
+    """Also: as `tcecd watch` does, a password that would go over plain mqtt:// to a
+    host that is not loopback is warned of at start (the broker is never reached)."""
+    import os
     import socket
 
+    env = {**os.environ, "TCECD_MQTT_PASSWORD": "S3cretPW"}
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
         r = subprocess.run([sys.executable, "-m", "tcecd", "web", "--listen",
-                            f"127.0.0.1:{port}", "--mqtt", "mqtt://127.0.0.1:9"], cwd=ROOT,
-                           capture_output=True, text=True, timeout=30, check=False)
+                            f"127.0.0.1:{port}", "--mqtt", "mqtt://viewer@192.0.2.1:1883"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=30, check=False,
+                           env=env)
     assert r.returncode == 2
     assert r.stderr.splitlines()[-1].startswith(f"tcecd: error: --listen 127.0.0.1:{port}: ")
+    warned = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert warned == [
+        "tcecd web: warning: the MQTT password for mqtt://viewer@192.0.2.1:1883 goes over "
+        "the network unencrypted (plain mqtt:// to a host that is not loopback); use mqtts:// "
+        "(docs/operations.md, 'Secure the broker')"]
+    assert "S3cretPW" not in r.stderr
 
 
 def test_an_event_without_mqtt_is_one_line_exit_2(tmp_path: Path) -> None:
@@ -76,3 +87,4 @@ def test_a_dead_broker_is_said_on_the_terminal() -> None:
     assert len(said) == 1  # once per outage, not once per retry
     assert said[0].startswith("tcecd web: broker mqtt://127.0.0.1:9 unreachable (")
     assert said[0].endswith("); retrying")
+

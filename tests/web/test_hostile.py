@@ -50,6 +50,15 @@ def hostile_stream() -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
            "tiebreaks": {XSS[3]: 1.5}}
     row_b = {**row, "rank": 2, "id": "B", "score": 0.0, "score_half": 0, "tiebreaks": {XSS[3]: 0}}
     fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    places = [{"id": "A", "seed": 1, "score": 0.5, "disqualified": False},
+              {"id": "B", "seed": 2, "score": 0.5, "disqualified": False}]
+    bracket = {"system": XSS[2], "games": 1, "tiebreak": {"time_control": XSS[2], "max_games": 1},
+               "players": 2, "size": 2, "status": XSS[3], "round": 1, "champion": "A",
+               "rounds": [{"round": 1, "name": XSS[3], "status": XSS[1], "encounters": [
+                   {"encounter": 1, "status": XSS[2], "players": places,
+                    "games": [{"game": "1.1", "white": "A", "black": "B",
+                               "result": "1/2-1/2", "tiebreak": False, "opening": 0}],
+                    "winner": "A", "decision": "seed", "reason": XSS[0]}]}]}
     good = [
         ("status", doc("status", state="online")),
         ("event", doc("event", name=XSS[0], site=XSS[3], system=XSS[1], double=False,
@@ -80,10 +89,14 @@ def hostile_stream() -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
             "B": {**row_b, "strikes": 0, "disqualified": False,
                   "results": {"A": [{"game": "1.1", "color": "black", "result": "0"}]}}})),
         ("forecast", doc("forecast", after_round=1, after_game=0, total_rounds=1,
-                         simulations=1, seed=0, top=1, model=None, players=[
+                         simulations=1, seed=0, top=1,
+                         model={"kind": XSS[0], "draw_rate": 0.5, "white_advantage": 35.0,
+                                "prior_sd": 100.0, "games": 1}, players=[
                              {"id": "A", "name": XSS[3], "score": 1.0, "expected_score": 1.0,
-                              "expected_place": 1.0, "top": 1.0, "places": [1.0, 0.0]}])),
+                              "expected_place": 1.0, "top": 1.0, "places": [1.0, 0.0],
+                              "rating": 3500.0, "prior_rating": 3500.0}])),
         ("finished", doc("finished", winner="A", rows=[row, row_b])),
+        ("bracket", doc("bracket", **bracket)),
     ]
     bad = [  # issue 28's payloads: markup where a number belongs
         ("standings", doc("standings", after_round=1, final=True, rows=[
@@ -92,6 +105,10 @@ def hostile_stream() -> tuple[list[tuple[str, bytes]], list[tuple[str, bytes]]]:
         ("forecast", doc("forecast", players=[{"id": "A", "expected_score": XSS[0]}])),
         ("game/1.1/move", doc("move", game="1.1", ply=2, san="e5", uci="e7e5", fen=fen,
                               depth=XSS[0])),
+        ("bracket", doc("bracket", **{**bracket, "rounds": [{**bracket["rounds"][0],
+                                                               "encounters": [{
+            **bracket["rounds"][0]["encounters"][0],
+            "players": [{**places[0], "score": XSS[0]}, places[1]]}]}]})),
     ]
     return [(f"{P}/{t}", p) for t, p in good], [(f"{P}/{t}", p) for t, p in bad]
 
@@ -108,13 +125,14 @@ def test_markup_from_the_stream_shows_as_text_and_runs_nothing(
     for topic, payload in good:
         client.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
     with web_server(mosquitto.url, "--event", "hostile") as base:
-        wait_for(lambda: get_json(f"{base}/state.json")["sections"]["forecast"], 20,
+        wait_for(lambda: (s := get_json(f"{base}/state.json")["sections"])["forecast"]
+                 and s["bracket"], 20,
                  "the retained stream")
         for topic, payload in bad:  # retained too: they replace the good ones on the broker
             client.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
         client.loop_stop()
         client.disconnect()
-        state = wait_for(lambda: (s := get_json(f"{base}/state.json"))["mqtt"]["skipped"] >= 4
+        state = wait_for(lambda: (s := get_json(f"{base}/state.json"))["mqtt"]["skipped"] >= 5
                          and s, 20, "the ill-typed documents")
         driver = chrome()
         try:
@@ -126,9 +144,11 @@ def test_markup_from_the_stream_shows_as_text_and_runs_nothing(
                 "return [window.pwned, document.title,"
                 " document.querySelectorAll('[id^=pwn]').length,"
                 " document.querySelectorAll('img, script:not([src]), iframe').length]")
-            texts = {k: driver.find_element("id", k).text for k in (
+            # (textContent: the crosstable is hidden while a bracket is shown)
+            texts = {k: driver.execute_script(
+                "return document.getElementById(arguments[0]).textContent", k) for k in (
                 "event-info", "white-name", "black-name", "opening", "standings", "crosstable",
-                "engines", "faults", "forecast", "finished")}
+                "engines", "faults", "forecast", "finished", "bracket-panel")}
             console = [e["message"] for e in driver.get_log("browser")]
         finally:
             driver.quit()
@@ -146,13 +166,16 @@ def test_markup_from_the_stream_shows_as_text_and_runs_nothing(
     assert XSS[0] in texts["faults"]
     assert XSS[3] in texts["forecast"]
     assert XSS[1] in texts["finished"]  # the winner's name
+    for text in (XSS[0], XSS[1], XSS[2], XSS[3]):  # reason, names, tiebreak TC, round
+        assert text in texts["bracket-panel"], text
     # The ill-typed documents were skipped: the page shows the last good ones.
     sections = state["sections"]
     assert sections["standings"]["final"] is False
     assert [r["score"] for r in sections["standings"]["rows"]] == [1.0, 0.0]
     assert sections["forecast"]["players"][0]["expected_score"] == 1.0
     assert [m["san"] for m in sections["game"]["moves"]] == ["e4"]
-    assert state["mqtt"]["skipped"] == 4
+    assert sections["bracket"]["rounds"][0]["encounters"][0]["places"][0]["score"] == "0.5"
+    assert state["mqtt"]["skipped"] == 5
     # The page's own policy blocks none of its own resources (pieces are data: images).
     assert not [m for m in console if "Content Security Policy" in m], console
 

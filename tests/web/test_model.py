@@ -180,7 +180,7 @@ def test_tcec_feed_builds_the_running_game_and_schedule() -> None:
     f = TcecFeed()
     for topic, payload in (("event", EVENT), ("round/1/pairing", PAIRING),
                            ("game/1.1/start", START), ("game/1.1/move", E4)):
-        f.apply(topic.split("/"), payload)
+        f.apply(topic.split("/"), json.loads(payload))
     live = f.docs["pgn"]
     # While the game runs: Result "*", no Termination (the viewer would end the game).
     assert live["Headers"]["Result"] == "*"
@@ -195,3 +195,30 @@ def test_tcec_feed_builds_the_running_game_and_schedule() -> None:
                       "Start": "05:00:00 on 2026.11.22", "Result": "*",
                       "Termination": "in progress"}]
     assert f.docs["tournament"] == {"name": "Ev", "cup": 0, "link": "event=ev"}
+
+
+def test_tcec_feed_serves_a_cup_from_its_bracket_document() -> None:
+    """A knockout cup: tournament.json says `cup` (TCEC's viewer then shows the
+    bracket) and Eventcrosstable.json is the daemon's, rebuilt from the retained
+    `bracket` document; a bracket no cup can have made changes nothing."""
+    from tcecd.formats.knockout import bracket_document, eventcrosstable_json
+    from tests.formats.knockout.helpers import NAMES, cup7
+
+    players = [{"id": pid, "name": name, "seed": int(pid[1:]), "rating": None}
+               for pid, name in NAMES.items()]
+    f = TcecFeed()
+    changed = f.apply(["event"], json.loads(msg("event", name="Cup", system="knockout",
+                                                 players=players)))
+    assert "tournament" in changed
+    assert f.docs["tournament"] == {"name": "Cup", "cup": 1, "link": "event=cup"}
+    assert "bracket" not in f.docs
+    semis = json.loads(msg("bracket", **bracket_document(cup7("semis"))))
+    assert f.apply(["bracket"], semis) == ["bracket"]
+    assert f.docs["bracket"] == eventcrosstable_json(cup7("semis"), NAMES)
+    wrong = json.loads(json.dumps(semis))
+    wrong["rounds"][1]["encounters"][0]["games"][0]["white"] = "P7"  # out in round 1
+    assert f.apply(["bracket"], wrong) == []
+    assert f.docs["bracket"] == eventcrosstable_json(cup7("semis"), NAMES)
+    assert f.apply(["bracket"], json.loads(msg("bracket", **bracket_document(
+        cup7("finished"))))) == ["bracket"]
+    assert f.docs["bracket"] == eventcrosstable_json(cup7("finished"), NAMES)

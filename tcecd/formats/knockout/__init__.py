@@ -21,6 +21,7 @@ from tcecd.formats.knockout.cup import (
 )
 from tcecd.formats.knockout.documents import (
     bracket_document,
+    cup_from_bracket,
     eventcrosstable_json,
     game_ordinals,
     tournament_json,
@@ -49,6 +50,7 @@ __all__ = [
     "bracket_document",
     "bracket_size",
     "build_cup",
+    "cup_from_bracket",
     "eventcrosstable_json",
     "first_round",
     "game_ordinals",

@@ -10,6 +10,10 @@
   TCEC writes it with dist/js/crosscupnew.js from the cup's PGN). The facts
   each field follows are listed in docs/web.md, "TCEC's viewer and cups".
 * :func:`tournament_json`: ``tournament.json`` for a cup.
+* :func:`cup_from_bracket`: the cup a bracket document describes (what a
+  consumer of the MQTT stream, ``tcecd web``'s TCEC feed, builds TCEC's files
+  from: the document carries the field, the settings, every game and its result
+  and the disqualifications, and the same fold makes the same cup).
 
 Names: the bracket document refers to player ids (as every payload does; the
 ``event`` document maps them to names); TCEC's files carry engine names
@@ -21,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tcecd.domain import Color, PlayerId
+from tcecd.domain import Color, PlayerId, Result
+from tcecd.errors import StateError
 from tcecd.formats.knockout.bracket import bracket_size, round_name
-from tcecd.formats.knockout.cup import Cup
-from tcecd.formats.knockout.encounter import Encounter, points_text
+from tcecd.formats.knockout.cup import Cup, build_cup
+from tcecd.formats.knockout.encounter import CupGame, Encounter, KnockoutSettings, points_text
 
 JsonDict = dict[str, Any]
 
@@ -125,6 +130,54 @@ def bracket_document(cup: Cup) -> JsonDict:
         "champion": cup.champion,
         "rounds": rounds,
     }
+
+
+def cup_from_bracket(doc: Mapping[str, Any]) -> Cup:
+    """The cup :func:`bracket_document` described: ``bracket_document(cup_from_bracket(
+    bracket_document(cup)))`` is ``bracket_document(cup)``, and the TCEC files
+    made from either cup are the same.
+
+    The field in seed order comes from the first round's places (every engine
+    has one: the BYEs are the only empty places); the settings from ``games``
+    and ``tiebreak``; the games and results from every encounter; an engine's
+    disqualification from the first round in which its place says so (a place
+    is marked from that round on, which is all the fold asks of it). Raises
+    :class:`~tcecd.errors.StateError` (or the settings' ``ConfigError``) for a
+    document no cup can have made, and ``KeyError``/``TypeError``/``ValueError``
+    for one without the documented fields: check it first
+    (:func:`tcecd.bus.inbound.check_document`).
+    """
+    rounds = doc["rounds"]
+    tiebreak = doc.get("tiebreak") or {}
+    settings = KnockoutSettings(games=doc["games"],
+                                tiebreak_time_control=tiebreak.get("time_control"),
+                                tiebreak_max_games=tiebreak.get("max_games"))
+    by_seed: dict[int, PlayerId] = {}
+    for e in rounds[0]["encounters"] if rounds else ():
+        for p in e["players"]:
+            if p is not None:
+                by_seed[p["seed"]] = PlayerId(p["id"])
+    if not rounds and doc.get("champion"):
+        by_seed[1] = PlayerId(doc["champion"])  # a field of one: no round
+    count = doc["players"]
+    if sorted(by_seed) != list(range(1, count + 1)):
+        raise StateError(f"bracket: the first round's seeds {sorted(by_seed)} are not "
+                         f"1-{count}")
+    games: list[CupGame] = []
+    disqualified: dict[PlayerId, int] = {}
+    for r in rounds:
+        for e in r["encounters"]:
+            for p in e["players"]:
+                if p is not None and p.get("disqualified"):
+                    disqualified.setdefault(PlayerId(p["id"]), r["round"])
+            for g in e["games"]:
+                round_no, number = (int(x) for x in g["game"].split("."))
+                result = g.get("result")
+                games.append(CupGame(round_no, number, PlayerId(g["white"]),
+                                     PlayerId(g["black"]),
+                                     None if result in (None, "*") else Result(result)))
+    players = [by_seed[seed] for seed in range(1, count + 1)]
+    return build_cup(players, settings, games, disqualified)
 
 
 def game_ordinals(cup: Cup) -> dict[tuple[int, int], int]:

@@ -294,6 +294,32 @@ function renderEngines() {
     ` ${f.kind ?? ''}${f.game ? ' in game ' + f.game : ''}: ${f.detail ?? ''}${f.strikes != null ? ' (strike ' + f.strikes + ')' : ''}`)) : []));
 }
 
+// A knockout cup's bracket (docs/events.md, `bracket`): one column per round, one box per
+// encounter (both places: seed, name, points; who advanced marked), its games as marks
+// from the upper place's side and the reason of a decision the points do not explain.
+// It replaces the crosstable, which says little of a cup.
+const KNOWN = (x, names) => names.includes(x) ? x : '';
+function renderBracket() {
+  const b = st.sections.bracket;
+  $('bracket-panel').hidden = !b;
+  $('crosstable-panel').hidden = Boolean(b);
+  if (!b) { $('bracket').replaceChildren(); setText('bracket-info', ''); return; }
+  const tb = b.tiebreak_time_control || b.tiebreak_max_games
+    ? `tiebreak ${b.tiebreak_time_control ?? ''}${b.tiebreak_max_games ? ` (at most ${b.tiebreak_max_games} games)` : ''}` : null;
+  const info = [b.players != null ? `${b.players} engines` : null,
+    b.games != null ? `${b.games} game${b.games === 1 ? '' : 's'} an encounter` : null, tb,
+    b.champion ? `champion: ${b.champion}` : null].filter(Boolean).join(' · ');
+  setText('bracket-info', info ? `(${info})` : '');
+  const place = (p) => el('div', { class: ['place', p.won && 'won', p.lost && 'lost', p.disqualified && 'dq'].filter(Boolean).join(' ') },
+    el('span', { class: 'seed' }, p.seed ?? ''), el('span', { class: 'name' }, p.name), el('span', { class: 'score' }, p.score));
+  $('bracket').replaceChildren(...b.rounds.map((r) => el('div', { class: `bround ${KNOWN(r.status, ['waiting', 'playing', 'finished'])}`, 'data-round': r.round },
+    el('h3', null, r.name, el('small', null, ` ${r.status}`)),
+    ...r.encounters.map((e) => el('div', { class: `enc ${KNOWN(e.status, ['bye', 'waiting', 'playing', 'decided'])}`, 'data-encounter': e.encounter },
+      place(e.places[0]), place(e.places[1]),
+      el('div', { class: 'marks' }, e.marks || ''),
+      e.note ? el('div', { class: 'note' }, e.note) : null)))));
+}
+
 // The forecast (docs/events.md, `forecast`): one row per engine in order of expected place.
 const pct = (p) => typeof p === 'number' ? `${(100 * p).toFixed(1)}%` : '';
 const fixed = (v, n) => typeof v === 'number' ? v.toFixed(n) : '';
@@ -333,7 +359,7 @@ function renderKibitzers() {
 
 const RENDER = {
   event: renderEvent, game: () => renderGame(false), round: renderRound, standings: renderStandings,
-  crosstable: renderCrosstable, engines: renderEngines, forecast: renderForecast,
+  bracket: renderBracket, crosstable: renderCrosstable, engines: renderEngines, forecast: renderForecast,
   kibitzers: renderKibitzers,
 };
 

@@ -9,14 +9,23 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcecd.errors import StateError
 from tcecd.formats.knockout import (
+    Cup,
+    KnockoutSettings,
     bracket_document,
+    cup_from_bracket,
     eventcrosstable_json,
     game_ordinals,
     tournament_json,
 )
 
-from .helpers import NAMES, cup7
+from .helpers import NAMES, cup7, play
+from .test_properties import seeded_outcome
 
 
 def test_eventcrosstable_of_the_finished_cup() -> None:
@@ -129,3 +138,43 @@ def test_bracket_document_of_the_finished_cup() -> None:
     (fin,) = doc["rounds"][2]["encounters"]
     assert (fin["winner"], fin["reason"]) == ("P3", "P3 wins 1.5-0.5")
     assert [p["id"] for p in fin["players"]] == ["P1", "P3"]
+
+
+def _same_cup_from_its_bracket(cup: Cup) -> None:
+    doc = bracket_document(cup)
+    again = cup_from_bracket(json.loads(json.dumps(doc)))  # as it crosses MQTT
+    assert bracket_document(again) == doc
+    assert eventcrosstable_json(again, NAMES) == eventcrosstable_json(cup, NAMES)
+
+
+def test_the_bracket_document_carries_the_whole_cup() -> None:
+    """TCEC's feed in `tcecd web` rebuilds the cup from the MQTT `bracket` document
+    for Eventcrosstable.json: the same bracket, the same files, at every stage."""
+    for stage in ("semis", "finished"):
+        _same_cup_from_its_bracket(cup7(stage))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 11), st.integers(1, 3), st.integers(0, 10**6),
+       st.one_of(st.none(), st.tuples(st.integers(1, 11), st.integers(1, 4))))
+def test_every_stage_of_any_cup_comes_back_from_its_bracket(
+        n: int, games: int, seed: int, dq: tuple[int, int] | None) -> None:
+    """Every cup the runner sees while a cup is played (games running, rounds
+    waiting, a disqualification from some round on)."""
+    disqualified = None if dq is None or dq[0] > n else {f"P{dq[0]}": dq[1]}
+    s = KnockoutSettings(games=games, tiebreak_time_control="10+0.1",
+                         tiebreak_max_games=2 if games % 2 == 0 else 1)
+    p = play(n, s, seeded_outcome(seed, 3), concurrency=3, disqualified=disqualified)
+    for call in p.calls:
+        _same_cup_from_its_bracket(call.cup)
+
+
+def test_a_bracket_no_cup_can_make_is_refused() -> None:
+    doc = bracket_document(cup7("finished"))
+    doc["rounds"][0]["encounters"][1]["players"][0]["seed"] = 9
+    with pytest.raises(StateError, match="seeds"):
+        cup_from_bracket(doc)
+    doc = bracket_document(cup7("finished"))
+    doc["rounds"][1]["encounters"][0]["games"][0]["white"] = "P7"  # P7 went out in round 1
+    with pytest.raises(StateError):
+        cup_from_bracket(doc)
