@@ -92,6 +92,7 @@ async def run_event_async(
     pgn = PgnFile(
         settings.pgn_path,
         crash_hook=(lambda tag: crash.hit(f"mid-pgn-write:{tag}")) if crash.active else None,
+        durable=settings.durable,
     )
     recorder = Recorder(
         store, pgn, stream, opened.state, strikes_max=settings.strikes_max, crash=crash,
@@ -265,14 +266,9 @@ async def _close(
 ) -> None:
     """After the run: the kibitzers' and the players' engines first (killed and
     reaped), then the sinks (files written out, the forecast's workers stopped)."""
-    from tcecd.daemon.forecast import ForecastSink
-    from tcecd.daemon.kibitzer import KibitzerSink
-
     try:
-        kibitzers = stream.find(KibitzerSink)
-        if kibitzers is not None:
-            # Before the reap below, which would take their engines for strays.
-            await kibitzers.aclose()
+        # The kibitzers first: the reap below would take their engines for strays.
+        await stream.close_engines()
         await runner.player.aclose()
         if groups is not None:
             # Helpers that escaped their engine's process group carry its mark.
@@ -280,10 +276,7 @@ async def _close(
             if killed:
                 log.warning("stray engine processes killed", pids=killed)
     finally:
-        forecast = stream.find(ForecastSink)
-        if forecast is not None:
-            forecast.complete = complete
-        await stream.aclose()
+        await stream.aclose(complete=complete)
 
 
 async def _settle(pub: Publisher, mqtt: MqttSettings, log: Any) -> None:

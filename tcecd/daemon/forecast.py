@@ -139,8 +139,6 @@ class ForecastSink(BaseSink):
         self.worker = ForecastWorker(
             worker_settings, lambda f: emit(ForecastUpdated(f)), log=log, workers=workers
         )
-        #: Set once the event is complete: its last forecast is waited for.
-        self.complete = False
 
     def _snapshot(self, state: EventState) -> EventSnapshot:
         context = None if self.context is None else self.context(state)

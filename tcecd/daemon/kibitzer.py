@@ -213,6 +213,8 @@ class Kibitzer:
 class KibitzerSink(BaseSink):
     """The kibitzers as a sink of the event stream (module docstring)."""
 
+    owns_engines = True
+
     def __init__(
         self,
         kibitzers: Sequence[KibitzerSettings],

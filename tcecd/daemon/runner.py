@@ -21,7 +21,6 @@ holds, never on one a commit is changing.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +54,7 @@ from tcecd.execution.job import (
     game_slots,
 )
 from tcecd.formats.base import Done, EventFormat, Schedule
+from tcecd.game.openings import select_opening
 from tcecd.game.record import GameRecord, Opening
 from tcecd.game.rules import game_clock, side_time_control_tags
 from tcecd.pairing.base import Standing
@@ -196,8 +196,6 @@ class EventRunner:
     def _opening(self, gid: GameId) -> Opening:
         if not self.openings:
             return Opening(name=None, fen=None)
-        from tcecd.game.openings import select_opening
-
         index = self.fmt.opening_index(self.recorder.state, gid)
         return select_opening(
             self.openings, index, order=self.s.openings_order, seed=self.s.openings_seed
@@ -271,45 +269,29 @@ class EventRunner:
             self.log.warning("game will be replayed after a fault", game=str(gid))
 
     async def _play(self, job: GameJob, gate: StartGate) -> GameResult:
-        """Have the player play ``job`` while following its stream of updates
-        into the event stream; every update is handled before this returns, so
-        a game's moves never follow its result."""
-        updates: asyncio.Queue[GameUpdate] = asyncio.Queue()
-        follower = asyncio.create_task(self._follow(job, updates), name=f"live-{job.game_id}")
-        try:
-            result = await self.player.play(job, updates, gate)
-        except BaseException:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
-            raise
-        await updates.join()
-        follower.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await follower
-        return result
+        """Have the player play ``job`` while its updates go into the event
+        stream as they come (handled at once, in the player's own call: no task
+        switch a move), so a game's moves never follow its result."""
+        return await self.player.play(job, _Follow(self, job), gate)
 
-    async def _follow(self, job: GameJob, updates: asyncio.Queue[GameUpdate]) -> None:
-        began = False  # this attempt's game began once already
-        while True:
-            update = await updates.get()
-            try:
-                if isinstance(update, MoveMade):
-                    self.recorder.live(MovePlayed(job.game_id, update.move,
-                                                  update.white_clock_ms, update.black_clock_ms))
-                elif isinstance(update, GameBegan):
-                    if began:
-                        # Played again from its start elsewhere (its worker died):
-                        # the moves streamed so far are void; a fresh start follows.
-                        self._restarted(job.game_id, f"replayed from its start on {update.where}")
-                    began = True
-                    self.recorder.live(self._started(job, update))
-                    if update.where != "local":
-                        self.log.info("game placed", game=str(job.game_id), worker=update.where)
-                elif isinstance(update, GameRestarted):
-                    self._restarted(job.game_id, update.reason)
-            finally:
-                updates.task_done()
+    def _update(self, job: GameJob, update: GameUpdate, began: bool) -> bool:
+        """One update of ``job``'s game into the stream; whether it has begun."""
+        if isinstance(update, MoveMade):
+            self.recorder.live(
+                MovePlayed(job.game_id, update.move, update.white_clock_ms, update.black_clock_ms)
+            )
+        elif isinstance(update, GameBegan):
+            if began:
+                # Played again from its start elsewhere (its worker died): the
+                # moves streamed so far are void; a fresh start follows.
+                self._restarted(job.game_id, f"replayed from its start on {update.where}")
+            self.recorder.live(self._started(job, update))
+            if update.where != "local":
+                self.log.info("game placed", game=str(job.game_id), worker=update.where)
+            return True
+        elif isinstance(update, GameRestarted):
+            self._restarted(job.game_id, update.reason)
+        return began
 
     def _started(self, job: GameJob, update: GameBegan) -> GameStarted:
         """The game's start, with its PGN tags as known now (the one writer's)."""
@@ -363,3 +345,16 @@ class EventRunner:
             if not before and self.fmt.round_over(state, gid.round):
                 await self.recorder.standings(gid.round, self.fmt.standings(state.upto(gid.round)))
             self._bracket()
+
+
+class _Follow:
+    """A game's updates, handed to the runner as they come (the game player's
+    ``updates``: :class:`~tcecd.execution.Updates`)."""
+
+    def __init__(self, runner: EventRunner, job: GameJob) -> None:
+        self.runner = runner
+        self.job = job
+        self.began = False  # this attempt's game began once already
+
+    def put_nowait(self, item: GameUpdate, /) -> None:
+        self.began = self.runner._update(self.job, item, self.began)

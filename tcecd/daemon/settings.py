@@ -71,6 +71,9 @@ class RunSettings:
     #: before its last attempt is played under ``lose`` (None: until strikes
     #: disqualify the offender; ``tcecd play``: a few times).
     max_replays: int | None = None
+    #: Commits and PGN appends are fsync'd (False: a scratch state thrown away
+    #: at the end, ``tcecd play`` without ``--state``: a crash loses it anyway).
+    durable: bool = True
     mqtt: MqttSettings | None = None
     log_level: str = "info"
     log_format: Literal["auto", "json", "console"] = "auto"

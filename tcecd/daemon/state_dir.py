@@ -89,7 +89,7 @@ def open_event(
     openings = load_openings(s) if openings is None else openings
     # Opening the store writes nothing; nothing is written until the checks
     # below (and the damaged-store checks of EventStore) have passed.
-    store = EventStore(s.state_dir)
+    store = EventStore(s.state_dir, durable=s.durable)
     try:
         # Under the state directory's lock: engines an earlier run left behind die now.
         from tcecd.runner.reaper import EngineGroups

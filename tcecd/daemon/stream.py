@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from tcecd.bus.outbox import OutboxEntry
 from tcecd.event.state import EventState
@@ -72,9 +72,20 @@ class Sink(Protocol):
         """The run is over: finish or stop the sink's own work (bounded)."""
         ...
 
+    #: The sink runs engines of its own (kibitzers): it is closed before the
+    #: players' engines are reaped (:meth:`EventStream.close_engines`).
+    owns_engines: bool
+
+    #: Set before :meth:`aclose` when the event is complete (a forecast then
+    #: waits for its last, certain, forecast).
+    complete: bool
+
 
 class BaseSink:
     """A sink that does nothing: subclasses override what they need."""
+
+    owns_engines = False
+    complete = False
 
     def start(self, state: EventState) -> None:
         del state
@@ -125,18 +136,22 @@ class EventStream:
         for sink in self.sinks:
             await sink.flush()
 
-    async def aclose(self) -> None:
-        """Close every sink, in reverse order; the first error is raised
-        after all were closed."""
+    async def close_engines(self) -> None:
+        """Close the sinks that run engines of their own (before the players'
+        engines are reaped, which would take theirs for strays)."""
+        for sink in self.sinks:
+            if sink.owns_engines:
+                await sink.aclose()
+
+    async def aclose(self, *, complete: bool = False) -> None:
+        """Close every sink, in reverse order (``complete``: the event is);
+        the first error is raised after all were closed."""
         error: BaseException | None = None
         for sink in reversed(self.sinks):
+            sink.complete = complete
             try:
                 await sink.aclose()
             except Exception as exc:  # close the others first
                 error = error or exc
         if error is not None:
             raise error
-
-    def find(self, kind: type[Any]) -> Any:
-        """The first sink of ``kind`` (None: none)."""
-        return next((s for s in self.sinks if isinstance(s, kind)), None)

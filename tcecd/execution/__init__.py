@@ -13,7 +13,6 @@ the PGN and the live stream whatever the backend:
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -22,6 +21,14 @@ from tcecd.execution.job import GameJob, GameResult, GameUpdate
 
 if TYPE_CHECKING:
     from tcecd.runner.reaper import EngineGroups
+
+
+class Updates(Protocol):
+    """Where a game player puts a game's updates as they happen: an
+    ``asyncio.Queue``, or the daemon's handler called at once (no task switch
+    a move: :meth:`tcecd.daemon.runner.EventRunner._play`)."""
+
+    def put_nowait(self, item: GameUpdate, /) -> None: ...
 
 
 class GamePlayer(Protocol):
@@ -35,9 +42,7 @@ class GamePlayer(Protocol):
     def use_engine_groups(self, groups: EngineGroups | None) -> None:
         """The event's record of engine process groups (local engines only)."""
 
-    async def play(
-        self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
-    ) -> GameResult: ...
+    async def play(self, job: GameJob, updates: Updates, gate: StartGate) -> GameResult: ...
 
     async def aclose(self) -> None: ...
 
@@ -70,4 +75,4 @@ async def open_player(settings: ExecutionSettings) -> GamePlayer:
     return LocalPlayer()
 
 
-__all__ = ["ExecutionSettings", "GamePlayer", "open_player"]
+__all__ = ["ExecutionSettings", "GamePlayer", "Updates", "open_player"]

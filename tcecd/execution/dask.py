@@ -72,7 +72,7 @@ from typing import Any
 
 import structlog
 
-from tcecd.execution import ExecutionSettings
+from tcecd.execution import ExecutionSettings, Updates
 from tcecd.execution.gate import StartGate, StoppedBeforeStart
 from tcecd.execution.job import (
     ExecutionError,
@@ -196,7 +196,7 @@ class DaskPlayer:
         (a cancelled task kills its engines, see :func:`run_job`)."""
 
     async def play(
-        self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
+        self, job: GameJob, updates: Updates, gate: StartGate
     ) -> GameResult:
         # The game's start turn is taken when it is submitted (a task cannot ask
         # the daemon once it runs): later games are submitted after it.
@@ -215,7 +215,7 @@ class DaskPlayer:
             self.log.warning("game waits for the Dask scheduler", game=str(job.game_id))
 
     async def _attempt(
-        self, job: GameJob, updates: asyncio.Queue[GameUpdate], client: Any
+        self, job: GameJob, updates: Updates, client: Any
     ) -> JsonDict | None:
         """Submit the game once; its encoded result, or None when the future
         was cancelled under us (the client lost the scheduler)."""

@@ -16,13 +16,13 @@ engine is disqualified after ``strikes.max`` attempts and the game forfeited).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 
 import chess
 
 from tcecd.domain import Color
+from tcecd.execution import Updates
 from tcecd.execution.gate import StartGate, StoppedBeforeStart, open_gate
 from tcecd.execution.job import GameBegan, GameJob, GameResult, GameUpdate, MoveMade
 from tcecd.game.record import MoveRecord
@@ -132,7 +132,7 @@ class LocalPlayer:
         self.pool.groups = groups
 
     async def play(
-        self, job: GameJob, updates: asyncio.Queue[GameUpdate], gate: StartGate
+        self, job: GameJob, updates: Updates, gate: StartGate
     ) -> GameResult:
         probe = self._probe(job.rules.tablebase_path)
         return await play_job(job, self.pool, probe, updates.put_nowait, gate=gate)

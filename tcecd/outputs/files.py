@@ -93,9 +93,18 @@ class PgnFile:
     ``mid-pgn-write`` crash point, see docs/state.md); it is None in production.
     """
 
-    def __init__(self, path: Path, crash_hook: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        crash_hook: Callable[[str], None] | None = None,
+        *,
+        durable: bool = True,
+    ) -> None:
+        """``durable`` False: appends are not fsync'd (``tcecd play`` without
+        ``--state``, as fastchess and cutechess-cli write their PGNs)."""
         self.path = path
         self._crash_hook = crash_hook
+        self._durable = durable
         #: The file's size as this process last left it (None: not checked yet).
         self._size: int | None = None
 
@@ -158,12 +167,13 @@ class PgnFile:
                 data = data[half:]
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if self._durable:
+                os.fsync(fh.fileno())
         if self._size is not None:
             self._size = size + total
 
     def append(self, text: str, *, tag: str = "") -> None:
-        """Append one game's text and fsync before returning."""
+        """Append one game's text and fsync before returning (when durable)."""
         self._write(text.encode("utf-8"), tag)
 
 

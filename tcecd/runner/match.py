@@ -34,6 +34,7 @@ from tcecd.config.engines import EngineConfig
 from tcecd.daemon.stream import BaseSink, Committed
 from tcecd.event.state import EventState
 from tcecd.events import EngineFault, EventFinished, GameFinished, GameReplayed
+from tcecd.execution.local import LocalPlayer
 from tcecd.formats.base import EventFormat, FormatSettings
 from tcecd.formats.match import (
     Tally,
@@ -308,8 +309,6 @@ class _TimingPlayer:
     """The local game player, keeping each game's timing figures (``bench/``)."""
 
     def __init__(self, result: MatchResult) -> None:
-        from tcecd.execution.local import LocalPlayer
-
         self.inner = LocalPlayer()
         self.name = self.inner.name
         self.result = result
@@ -369,6 +368,8 @@ def match_settings(spec: MatchSpec, state_dir: Path, pgn_path: Path) -> Any:
         mqtt=spec.mqtt,
         on_signal="abort",
         fingerprint=match_fingerprint(spec),
+        # A match without --state is thrown away at its end: nothing to fsync.
+        durable=spec.state_dir is not None,
         execution=spec.execution or ExecutionSettings(),
         log_level="warning",
     )

@@ -139,7 +139,9 @@ class EventStore:
     fsyncs off the event loop.
     """
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, durable: bool = True) -> None:
+        """``durable`` False: commits are not fsync'd (a scratch state that is
+        thrown away at the end: ``tcecd play`` without ``--state``)."""
         self.state_dir = state_dir
         self.path = state_dir / DB_NAME
         self._lock_fd = _lock_directory(state_dir)
@@ -154,7 +156,7 @@ class EventStore:
             # if nothing was written (a refused start leaves no trace).
             self._made = not self.path.exists()
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
             self._check()
         except sqlite3.DatabaseError as exc:
             self._release()
