@@ -39,7 +39,7 @@ from tcecd.domain import Color
 from tcecd.errors import PairingError
 from tcecd.pairing.dutch.colours import Preference, preference
 from tcecd.pairing.dutch.criteria import Layout, PairFacts, compatible, pair_facts
-from tcecd.pairing.dutch.graph import MDP, NEXT, RES, Completion, Graph
+from tcecd.pairing.dutch.graph import LOW, MDP, NEXT, RES, Completion, Graph
 from tcecd.pairing.dutch.state import Float, PlayerState
 
 #: Bits given to one D.1 lexicographic field at a time (several S1 players'
@@ -154,11 +154,11 @@ class RoundPairer:
             following = groups[g + 1] if g + 1 < len(groups) else []
             if following:
                 if g + 2 < len(groups):
-                    iso = Graph(self, mdps + residents + following, dummies=True)
+                    iso = Graph(self, mdps + residents + following, floats=True)
                 else:
                     # The following bracket is the last one: its downfloater is
                     # the bye, so C.7 looks at it with C.2 and completion.
-                    iso = Graph(self, self._unpaired(), dummies=False)
+                    iso = Graph(self, self._unpaired(), floats=False)
                 pairs, down = self._bracket(iso, mdps, residents, following, last=False)
                 for u, w in pairs:
                     completion.fix(u, w)
@@ -169,12 +169,12 @@ class RoundPairer:
                 for u, w in pairs:
                     completion.fix(u, w, undo=True)
                 # The PPB: paired again with C.4 and without C.7; then the CLB.
-                graph = Graph(self, self._unpaired(), dummies=False)
+                graph = Graph(self, self._unpaired(), floats=False)
                 pairs, mdps = self._bracket(graph, mdps, residents, [], last=False)
                 self._accept(pairs)
                 residents = [u for grp in groups[g + 1 :] for u in grp]
             else:
-                graph = Graph(self, self._unpaired(), dummies=False)
+                graph = Graph(self, self._unpaired(), floats=False)
             pairs, mdps = self._bracket(graph, mdps, residents, [], last=True)
             self._accept(pairs)
             break
@@ -341,7 +341,41 @@ class _Bracket:
         return value
 
     def weight(self, u: int, w: int) -> int:
-        """The edge weight of u-w for the current phase (0: no edge)."""
+        """The edge weight of u-w for the current phase (0: no edge).
+
+        On a graph where players may float on (``Graph.floats``, the isolated
+        graph of C.7), a player left unmatched is worth its float value
+        (:meth:`_stay`: what an edge to a private "floats below" vertex would
+        weigh). Instead of such a vertex per player, which doubles the
+        matcher's size, every edge weighs its value less its two ends' float
+        values: a matching's total is then the total with those vertices
+        less a constant (the sum of all float values), so the same matchings
+        are best. The difference stays positive: every edge of the bracket
+        or to the following bracket carries a field (C.5 or C.7) above all
+        the float values' fields.
+        """
+        value = self._edge(u, w)
+        if value and self.g.floats:
+            value -= self._stay(u) + self._stay(w)
+            if value <= 0:  # pragma: no cover - never better than both floating
+                return 0
+        return value
+
+    def _stay(self, u: int) -> int:
+        """The value of leaving ``u`` unmatched on a floating graph (see :meth:`weight`)."""
+        value = 1 << self.g.top  # completion: the player counts as covered
+        role = self.g.role[u]
+        if role <= RES:
+            key = (u, False, value)
+            cached = self.down_cache.get(key)
+            if cached is None:
+                cached = self.down_cache[key] = self._down_weight(u, LOW, value)
+            return cached
+        if role == NEXT and self.c7:
+            return value + self.psd_next[2]  # C.7: a downfloater of the following bracket
+        return value
+
+    def _edge(self, u: int, w: int) -> int:
         role = self.g.role
         ru, rw = role[u], role[w]
         if ru > rw:
@@ -353,7 +387,7 @@ class _Bracket:
             key = (u, rw == NEXT, value)
             cached = self.down_cache.get(key)
             if cached is None:
-                cached = self.down_cache[key] = self._down_weight(u, w, rw, value)
+                cached = self.down_cache[key] = self._down_weight(u, rw, value)
             return cached
         if ru == NEXT and self.c7:
             if rw == NEXT:  # C.7: a pair of the following bracket
@@ -411,7 +445,7 @@ class _Bracket:
             value += self._exchange_pair(u, w)
         return value
 
-    def _down_weight(self, u: int, w: int, rw: int, value: int) -> int:
+    def _down_weight(self, u: int, rw: int, value: int) -> int:
         off = self.off
         if u in self.s1_mdps:
             return 0
@@ -523,9 +557,10 @@ class _Bracket:
         g = self.g
         self._relayout()
         mate = g.matcher.compute()
-        if any(mate[u] == u for u in range(g.real) if not g.fixed[u]):  # pragma: no cover
-            raise PairingError("no complete round-pairing (C.4)")
-        inside = {u for u in self.members if mate[u] in self.bsn}
+        if not g.floats and any(mate[u] == u for u in range(g.real) if not g.fixed[u]):
+            raise PairingError("no complete round-pairing (C.4)")  # pragma: no cover
+        # Unmatched (mate[u] == u): floats down, on a floating graph.
+        inside = {u for u in self.members if mate[u] != u and mate[u] in self.bsn}
         pairs_here = len(inside) // 2
         # D.3: the MDPs paired in this bracket form S1; the others are the Limbo.
         self.s1_mdps = {m for m in self.mdps if m in inside}
@@ -543,12 +578,12 @@ class _Bracket:
             self.s1r = {u: k for k, u in enumerate(remainder[:p_rem])}
             self.s2r = {u: k for k, u in enumerate(remainder[p_rem:])}
             mate = g.matcher.mate
-            if any(mate[u] in self.s2r for u in self.s2r):
+            if any(mate[u] != u and mate[u] in self.s2r for u in self.s2r):
                 # D.2 a: some optimal pairings exchange; find the first one.
                 self.exchange = True
                 self._update(remainder)
                 mate = g.matcher.compute()
-            if any(mate[u] in self.s2r for u in self.s2r):
+            if any(mate[u] != u and mate[u] in self.s2r for u in self.s2r):
                 # An exchange is needed; D.2 c/d may have to break a tie.
                 self.exchange_wide = True
                 self._relayout()
