@@ -32,6 +32,7 @@ applied only while there is a following bracket.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ from tcecd.domain import Color
 from tcecd.errors import PairingError
 from tcecd.pairing.dutch.colours import Preference, preference
 from tcecd.pairing.dutch.criteria import Layout, PairFacts, compatible, pair_facts
+from tcecd.pairing.dutch.following import PAIRED, PAIRED_MORE, Following, following_bracket
 from tcecd.pairing.dutch.graph import LOW, MDP, NEXT, RES, Completion, Graph
 from tcecd.pairing.dutch.state import Float, PlayerState
 
@@ -94,7 +96,6 @@ class RoundPairer:
             if self.bye is not None and a.pab_allowed:  # C.2
                 self.adj[i].add(self.bye)
                 self.adj[self.bye].add(i)
-        self.count_bits = (2 * self.v + 2).bit_length() + 1
         self.facts: dict[tuple[int, int], PairFacts] = {}
         self.pairs: list[tuple[int, int]] = []
         self.paired = [False] * self.v
@@ -120,16 +121,25 @@ class RoundPairer:
         return [u for u in range(self.v) if not self.paired[u]]
 
     def _bracket(
-        self, graph: Graph, mdps: list[int], residents: list[int], following: list[int], last: bool
+        self,
+        graph: Graph,
+        mdps: list[int],
+        residents: list[int],
+        following: list[int],
+        last: bool,
+        summary: Following | None = None,
     ) -> tuple[list[tuple[int, int]], list[int]]:
-        """Pair one bracket on ``graph``: its pairs and downfloaters (round vertices)."""
+        """Pair one bracket on ``graph``: its pairs and downfloaters (round
+        vertices). With ``summary`` the following bracket is not in the
+        graph: C.7 comes from the summary."""
         loc = graph.local
         bracket = _Bracket(
             graph,
             [loc[u] for u in mdps],
             [loc[u] for u in residents],
-            [loc[u] for u in following],
+            [] if summary is not None else [loc[u] for u in following],
             last=last,
+            summary=summary,
         )
         down = bracket.pair()
         players = graph.players
@@ -153,13 +163,22 @@ class RoundPairer:
         for g, residents in enumerate(groups):
             following = groups[g + 1] if g + 1 < len(groups) else []
             if following:
+                summary: Following | None = None
                 if g + 2 < len(groups):
-                    iso = Graph(self, mdps + residents + following, floats=True)
+                    # C.7 with at most one downfloater: the following bracket
+                    # summed up per player instead of in the matcher (.following).
+                    summary = following_bracket(
+                        completion.masks, mdps, residents, following, self.score[following[0]]
+                    )
+                    window = mdps + residents + (following if summary is None else [])
+                    iso = Graph(self, window, floats=True)
                 else:
                     # The following bracket is the last one: its downfloater is
                     # the bye, so C.7 looks at it with C.2 and completion.
                     iso = Graph(self, self._unpaired(), floats=False)
-                pairs, down = self._bracket(iso, mdps, residents, following, last=False)
+                pairs, down = self._bracket(
+                    iso, mdps, residents, following, last=False, summary=summary
+                )
                 for u, w in pairs:
                     completion.fix(u, w)
                 if completion.perfect():
@@ -209,6 +228,7 @@ class _Bracket:
         following: list[int],
         *,
         last: bool,
+        summary: Following | None = None,
     ) -> None:
         self.g = graph
         self.rp = graph.rp
@@ -218,10 +238,18 @@ class _Bracket:
         self.members = mdps + residents  # BSN order (A.2)
         self.bsn = {u: k + 1 for k, u in enumerate(self.members)}
         self.last = last  # the last bracket (CLB): its downfloater gets the bye
-        self.c7 = bool(following)
+        # C.7: with no downfloater in any best pairing (an empty summary) it
+        # has nothing to choose, and its fields are left out.
+        self.c7 = bool(following) or (summary is not None and bool(summary.cases))
         sc = graph.score
         self.s_low = min(sc[u] for u in residents)
         self.s_next = sc[following[0]] if following else 0
+        #: C.7 summed up (.following): the case of a bracket player as the
+        #: one downfloater, when the following bracket is not in the graph
+        self.alone: dict[int, int] | None = None
+        if summary is not None:
+            self.s_next = summary.score
+            self.alone = {graph.local[u]: case for u, case in summary.cases.items()}
         mdp_set = set(mdps)
         for u in self.members:
             graph.role[u] = MDP if u in mdp_set else RES
@@ -264,33 +292,35 @@ class _Bracket:
         return sorted(own, reverse=True), sorted(nxt, reverse=True)
 
     def _layout(self) -> Layout:
-        cb = self.rp.count_bits
+        cb = self.g.count_bits
         own, nxt = self._sd_values()
         self.sd_max = max(own) + 1
         lay = Layout(cb)
         lay.add("C5", cb)
         for sd in own[:-1]:
             lay.add(f"C6:{sd}", cb)
+        self.next_fields = nxt[:-1]
         if self.c7:
             lay.add("C7", cb)
             for sd in nxt[:-1]:
                 lay.add(f"C7:{sd}", cb)
         for name in ("C8", "C9", "C10", "C11", "C12", "C13", "C14", "C15"):
             lay.add(name, cb)
-        wide = (self.rp.v * (self.sd_max + 1)).bit_length() + 1
+        size = len(self.g.adj)  # a matching's sums count at most every vertex once
+        wide = (size * (self.sd_max + 1)).bit_length() + 1
         for name in ("C16", "C17", "C18", "C19"):
             lay.add(name, wide)
         lay.add("D3", len(self.mdps) + 1)
         lay.add("D1", self.chunk * self.slot_bits)
         lay.add("D2a", cb)
-        lay.add("D2b", (self.rp.v * 2 * (len(self.members) + 1)).bit_length() + 1)
+        lay.add("D2b", (size * 2 * (len(self.members) + 1)).bit_length() + 1)
         if self.exchange_wide:
             lay.add("D2c", len(self.s1r) + 1)
             lay.add("D2d", len(self.s2r) + 1)
         # Lowest: a hint, not a rule. Among pairings equal on everything
         # above, prefer the ones close to the first D.1 candidate (S1[i] with
         # S2[i]), so the D.1 step usually finds its answer already in place.
-        lay.add("hint", (self.rp.v * (len(self.members) + 1)).bit_length() + 1)
+        lay.add("hint", (size * (len(self.members) + 1)).bit_length() + 1)
         lay.finish()
         off = lay.offsets
         self.psd_own = {
@@ -457,6 +487,8 @@ class _Bracket:
         if self.c7:
             if rw == NEXT:
                 value += (1 << off["C7"]) + self.psd_next[sc[u] - self.s_next]
+            elif self.alone is not None:
+                value += self._c7_alone(u)
             else:
                 value += self.psd_next[sc[u] - self.s_next + 2]
         if self.exchange:
@@ -467,6 +499,28 @@ class _Bracket:
                     value += (1 << self.s1r[u]) << off["D2c"]
             elif u in self.s2r:
                 value += n << off["D2b"]
+        return value
+
+    def _c7_alone(self, u: int) -> int:
+        """C.7 when ``u`` is the bracket's one downfloater and the following
+        bracket is summed up (:mod:`.following`): its pairs (one more or
+        not) and its PSD, each value's count less a constant common to
+        every ``u`` (so the fields stay small and never carry)."""
+        case = self.alone.get(u) if self.alone is not None else None
+        if case is None:
+            return 0  # no downfloater in a best pairing: C.7 chooses nothing
+        s = self.g.score[u] - self.s_next  # u's score difference (A.8)
+        counts = Counter({s: 1})
+        if case == PAIRED_MORE:
+            counts[0] += 1
+        elif case == PAIRED:
+            counts[2] += 2
+        else:  # FLOATING: u floats on (s + 2), one more pair of F (0) and
+            counts = Counter({0: 1, s + 2: 1, 2: 1})  # one floater fewer (2)
+        off = self.off
+        value = (1 << off["C7"]) if case == PAIRED_MORE else 0
+        for v in self.next_fields:
+            value += (3 - counts[v]) << off[f"C7:{v}"]
         return value
 
     def _exchange_pair(self, u: int, w: int) -> int:

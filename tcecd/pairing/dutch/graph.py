@@ -31,6 +31,8 @@ class Graph:
         self.rp = rp
         self.players = list(players)
         self.real = size = len(self.players)
+        #: bits of a field counting players or pairs over a whole matching
+        self.count_bits = (2 * size + 2).bit_length() + 1
         self.floats = floats
         local = {p: k for k, p in enumerate(self.players)}
         self.local = local
@@ -47,7 +49,7 @@ class Graph:
     def _new_matcher(self, lower_bits: int) -> Matcher:
         """A matcher whose weights have ``lower_bits`` below the completion
         field. Edges at ``skip`` vertices are left for the bracket to set."""
-        matcher = Matcher(len(self.adj), lower_bits + self.rp.count_bits + 1)
+        matcher = Matcher(len(self.adj), lower_bits + self.count_bits + 1)
         self.top = lower_bits
         self.matcher = matcher
         skip = self.skip
@@ -100,9 +102,9 @@ class Completion:
 
     def __init__(self, adj: list[set[int]]) -> None:
         n = len(adj)
-        everybody = (1 << n) - 1
-        forbidden = [everybody & ~mask_of(a) for a in adj]
-        self.graph = PairingGraph.from_masks(forbidden, [0] * n, 0)
+        #: the round's compatibility graph as bitsets (C.1-C.3, C.2 at the bye vertex)
+        self.masks = [mask_of(a) for a in adj]
+        self.graph = PairingGraph.from_masks([~m for m in self.masks], [0] * n, 0)
         self.fixed = [False] * n
 
     def fix(self, u: int, w: int, *, undo: bool = False) -> None:

@@ -6,7 +6,7 @@ the compiled, incremental weighted-matching routine shipped by py4swiss
 (``py4swiss.matching_computer``, arbitrary-width ``DynamicUint`` weights; only
 the vertices whose edges changed are re-examined on the next computation),
 which keeps a 1000-player round within seconds. Python ints are converted to
-``DynamicUint`` in 32-bit parts; equal weights share one converted object.
+``DynamicUint`` in 64-bit parts; equal weights share one converted object.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from py4swiss.dynamicuint import DynamicUint
 from py4swiss.matching_computer import ComputerDutchOptimality
 
-_PART = 32
+_PART = 64  # DynamicUint's parts are 64-bit (std::uintmax_t)
 _MASK = (1 << _PART) - 1
 
 
@@ -43,7 +43,10 @@ class Matcher:
 
     def _convert(self, value: int) -> DynamicUint:
         out = DynamicUint(self._zero)
-        for shift in range((self._parts - 1) * _PART, -1, -_PART):
+        shift = (self._parts - 1) * _PART
+        out |= value >> shift
+        while shift:
+            shift -= _PART
             out <<= _PART
             out |= (value >> shift) & _MASK
         return out
