@@ -247,7 +247,10 @@ class _Bracket:
         #: C.7 summed up (.following): the case of a bracket player as the
         #: one downfloater, when the following bracket is not in the graph
         self.alone: dict[int, int] | None = None
+        #: with a summary: how many players a best pairing leaves unpaired
+        self.leftover: int | None = None
         if summary is not None:
+            self.leftover = 1 if summary.cases else 0
             self.s_next = summary.score
             self.alone = {graph.local[u]: case for u, case in summary.cases.items()}
         mdp_set = set(mdps)
@@ -271,6 +274,7 @@ class _Bracket:
         self.exchange_wide = False
         self.x_set: set[int] | None = None  # S1 after the chosen exchange
         self.float_cache: dict[tuple[int, int, int], int] = {}
+        self.pair_cache: dict[tuple[int, int], int] = {}
         # A downfloat edge's weight depends on the bracket player only (and
         # on whether the other end is in the following bracket).
         self.down_cache: dict[tuple[int, bool, int], int] = {}
@@ -333,6 +337,7 @@ class _Bracket:
         )
         self.off = off
         self.float_cache = {}
+        self.pair_cache = {}
         return lay
 
     def _state(self, u: int) -> PlayerState:
@@ -426,10 +431,10 @@ class _Bracket:
         return value
 
     def _pair_weight(self, u: int, w: int, ru: int, rw: int, value: int) -> int:
-        off = self.off
         if ru == MDP and rw == MDP and not self.last:
             return 0  # B.2/B.3: MDPs (S1) are paired with residents (S2)
-        if u in self.limbo or w in self.limbo:
+        limbo = self.limbo
+        if limbo and (u in limbo or w in limbo):
             return 0  # D.3: the Limbo floats on
         x_set = self.x_set
         if (
@@ -439,9 +444,32 @@ class _Bracket:
             and (u in x_set) == (w in x_set)
         ):
             return 0  # D.2: after the exchange, S1 is paired with S2
+        key = (u, w) if u < w else (w, u)
+        fixed = self.pair_cache.get(key)
+        if fixed is None:
+            fixed = self.pair_cache[key] = self._pair_fields(u, w, ru, rw)
+        value += fixed
+        off = self.off
+        targets = self.targets
+        if targets:
+            for s1, s2 in ((u, w), (w, u)):
+                slot = targets.get(s1)
+                pos = self.s2pos.get(s2)
+                if slot is not None and pos is not None:
+                    # D.1: lexicographically smallest S2 sequence for the S1 players.
+                    shift = off["D1"] + (self.chunk - 1 - slot) * self.slot_bits
+                    value += (len(self.s2pos) - pos) << shift
+        if self.exchange:
+            value += self._exchange_pair(u, w)
+        return value
+
+    def _pair_fields(self, u: int, w: int, ru: int, rw: int) -> int:
+        """The fields of a pair of the bracket that no phase changes: C.5-C.19,
+        D.3 and the hint (cached per layout by :meth:`_pair_weight`)."""
+        off = self.off
         sc = self.g.score
         sd = abs(sc[u] - sc[w])
-        value += (1 << off["C5"]) + self.psd_own[sd]
+        value = (1 << off["C5"]) + self.psd_own[sd]
         players = self.g.players
         fact = self.rp.fact(players[u], players[w])
         value += (
@@ -462,17 +490,6 @@ class _Bracket:
             lo, hi = sorted((self.res_pos[u], self.res_pos[w]))
             gap = abs(hi - lo - (n_res - len(self.mdps)) // 2)
             value += max(0, n_res - gap) << off["hint"]
-        targets = self.targets
-        if targets:
-            for s1, s2 in ((u, w), (w, u)):
-                slot = targets.get(s1)
-                pos = self.s2pos.get(s2)
-                if slot is not None and pos is not None:
-                    # D.1: lexicographically smallest S2 sequence for the S1 players.
-                    shift = off["D1"] + (self.chunk - 1 - slot) * self.slot_bits
-                    value += (len(self.s2pos) - pos) << shift
-        if self.exchange:
-            value += self._exchange_pair(u, w)
         return value
 
     def _down_weight(self, u: int, rw: int, value: int) -> int:
@@ -552,16 +569,17 @@ class _Bracket:
     # -- phases ------------------------------------------------------------------------
 
     def _update(self, vertices: Sequence[int]) -> None:
+        """Set the current phase's weight of every edge at ``vertices``."""
         g = self.g
         self.down_cache = {}
+        fixed, adj, weight, put = g.fixed, g.adj, self.weight, g.matcher.set
         done: set[int] = set()
         for u in vertices:
-            if g.fixed[u]:
+            if fixed[u]:
                 continue
-            for w in g.adj[u]:
-                if g.fixed[w] or w in done:
-                    continue
-                g.matcher.set(u, w, self.weight(u, w))
+            for w in adj[u]:
+                if not fixed[w] and w not in done:
+                    put(u, w, weight(u, w))
             done.add(u)
 
     def _relayout(self) -> None:
@@ -606,9 +624,31 @@ class _Bracket:
                     raise PairingError("internal error: an S1 player lost its partner")
                 self._fix(x, partner)
 
+    def _split(self, remainder: list[int], p_rem: int) -> bool:
+        """B.2 for the remainder: S1R its first ``p_rem`` players, S2R the
+        rest; True when that changed the split."""
+        s1r = {u: k for k, u in enumerate(remainder[:p_rem])}
+        s2r = {u: k for k, u in enumerate(remainder[p_rem:])}
+        changed = s1r != self.s1r or s2r != self.s2r
+        self.s1r, self.s2r = s1r, s2r
+        return changed
+
     def pair(self) -> list[int]:
         """Pair the bracket; return its downfloaters."""
         g = self.g
+        if self.leftover is not None:
+            # With C.7 summed up, the bracket's pairs are known before any
+            # matching (C.5: all but the deficiency). Guess the remainder
+            # (every MDP paired, with the first residents, as D.1 usually
+            # finds) and let the D.2 weights join the first matching: they
+            # lie below C.5-C.19, D.3 and D.1, so they change none of the
+            # choices made before the remainder's, and when the guess holds
+            # the remainder needs no matching of its own.
+            m = len(self.mdps)
+            pairs = (len(self.members) - self.leftover) // 2
+            if pairs > m:
+                self._split(self.residents[m:], pairs - m)
+                self.exchange = True
         self._relayout()
         mate = g.matcher.compute()
         if not g.floats and any(mate[u] == u for u in range(g.real) if not g.fixed[u]):
@@ -629,10 +669,11 @@ class _Bracket:
         remainder = [r for r in self.residents if not g.fixed[r]]
         p_rem = pairs_here - len(self.s1_mdps)
         if p_rem > 0:
-            self.s1r = {u: k for k, u in enumerate(remainder[:p_rem])}
-            self.s2r = {u: k for k, u in enumerate(remainder[p_rem:])}
+            guessed = self._split(remainder, p_rem) is False and self.exchange
             mate = g.matcher.mate
-            if any(mate[u] != u and mate[u] in self.s2r for u in self.s2r):
+            if not guessed and (
+                self.exchange or any(mate[u] != u and mate[u] in self.s2r for u in self.s2r)
+            ):
                 # D.2 a: some optimal pairings exchange; find the first one.
                 self.exchange = True
                 self._update(remainder)
