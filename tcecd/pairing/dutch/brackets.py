@@ -496,8 +496,6 @@ class _Bracket:
         off = self.off
         if u in self.s1_mdps:
             return 0
-        if self.x_set is not None and u in self.x_set:
-            return 0
         sc = self.g.score
         sd = sc[u] - self.s_low + 2  # A.8: against one point below the bracket's lowest
         value += self.psd_own[sd] + self._floats(u, -1, sd)
@@ -691,7 +689,17 @@ class _Bracket:
                     # BSN moves to S2; S2R-S2R: the lower BSN moves to S1.
                     x_set.add(u)
             self.x_set = x_set
-            self._update(remainder)  # removes only edges outside the matching
+            # D.2: from now on S1 (x_set) is paired with S2 only. The edges
+            # inside S1 or inside S2 go (none is in the current matching);
+            # nothing else changes: the pairs left to make are as many as
+            # the players of S1 (C.5), so none of them can float instead.
+            put, adj, fixed = g.matcher.set, g.adj, g.fixed
+            rest = set(remainder)
+            for u in remainder:
+                side = u in x_set
+                for w in adj[u]:
+                    if u < w and w in rest and (w in x_set) == side and not fixed[w]:
+                        put(u, w, 0)
             s2 = [u for u in remainder if u not in x_set]
             self._transpose(sorted(x_set, key=self.bsn.__getitem__), s2)
         return [u for u in self.members if not g.fixed[u]]
