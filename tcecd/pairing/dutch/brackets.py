@@ -262,8 +262,6 @@ class _Bracket:
         self.res_pos = {u: k for k, u in enumerate(residents)}
         self.new_pairs: list[tuple[int, int]] = []
         # Phase state (D rules).
-        self.targets: dict[int, int] = {}  # S1 players choosing partners (D.1) -> slot
-        self.s2pos: dict[int, int] = {}  # their candidates -> position in S2
         self.slot_bits = (len(self.members) + 1).bit_length()
         self.chunk = max(1, D1_BITS // self.slot_bits)
         self.s1_mdps: set[int] = set()
@@ -449,16 +447,6 @@ class _Bracket:
         if fixed is None:
             fixed = self.pair_cache[key] = self._pair_fields(u, w, ru, rw)
         value += fixed
-        off = self.off
-        targets = self.targets
-        if targets:
-            for s1, s2 in ((u, w), (w, u)):
-                slot = targets.get(s1)
-                pos = self.s2pos.get(s2)
-                if slot is not None and pos is not None:
-                    # D.1: lexicographically smallest S2 sequence for the S1 players.
-                    shift = off["D1"] + (self.chunk - 1 - slot) * self.slot_bits
-                    value += (len(self.s2pos) - pos) << shift
         if self.exchange:
             value += self._exchange_pair(u, w)
         return value
@@ -610,12 +598,18 @@ class _Bracket:
                     break
                 taken.add(first)
             if not settled:
-                self.targets = {x: k for k, x in enumerate(chunk)}
-                self.s2pos = {w: k for k, w in enumerate(s2)}
-                self._update(chunk)
+                # D.1: the lexicographically smallest S2 sequence for the
+                # chunk: each player's edges into S2 gain its slot's field
+                # (its first slot highest), the more the lower the BSN.
+                # Nothing else changes: added to the weights in place.
+                add, fixed, d1 = g.matcher.add, g.fixed, self.off["D1"]
+                n2 = len(s2)
+                for slot, x in enumerate(chunk):
+                    shift = d1 + (self.chunk - 1 - slot) * self.slot_bits
+                    for pos, w in enumerate(s2):
+                        if not fixed[w]:
+                            add(x, w, (n2 - pos) << shift)
                 mate = g.matcher.compute()
-                self.targets = {}
-                self.s2pos = {}
             for x in chunk:
                 partner = mate[x]
                 if partner == x or partner not in self.bsn:  # pragma: no cover - defensive

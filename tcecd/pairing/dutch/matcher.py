@@ -71,6 +71,32 @@ class Matcher:
             dyn = self._cache[weight] = self._convert(weight)
         self._computer.set_edge_weight(u, v, dyn)
 
+    def add(self, u: int, v: int, delta: int) -> None:
+        """Add ``delta`` (> 0) to the weight of edge u-v if it is an edge
+        (``u`` marked as in :meth:`set`). The converted weight is the sum of
+        the converted old weight and delta when both are at hand: one
+        addition instead of a conversion part by part."""
+        key = u * self.n + v if u < v else v * self.n + u
+        weights = self.weights
+        old = weights.get(key, 0)
+        if not old:
+            return
+        weight = old + delta
+        if weight >= self._limit:
+            raise ValueError("edge weight wider than the matcher")
+        weights[key] = weight
+        cache = self._cache
+        dyn = cache.get(weight)
+        if dyn is None:
+            if len(cache) > 50_000:
+                cache.clear()
+            base = cache.get(old)
+            step = cache.get(delta)
+            if step is None:
+                step = cache[delta] = self._convert(delta)
+            dyn = cache[weight] = base + step if base is not None else self._convert(weight)
+        self._computer.set_edge_weight(u, v, dyn)
+
     def get(self, u: int, v: int) -> int:
         return self.weights.get(u * self.n + v if u < v else v * self.n + u, 0)
 
