@@ -264,13 +264,13 @@ class _Bracket:
         # Phase state (D rules).
         self.slot_bits = (len(self.members) + 1).bit_length()
         self.chunk = max(1, D1_BITS // self.slot_bits)
+        self.mdp_slots = min(len(mdps), self.chunk)
         self.s1_mdps: set[int] = set()
         self.limbo: set[int] = set()
         self.s1r: dict[int, int] = {}  # remainder S1R player -> position
         self.s2r: dict[int, int] = {}
         self.exchange = False
         self.exchange_wide = False
-        self.x_set: set[int] | None = None  # S1 after the chosen exchange
         self.float_cache: dict[tuple[int, int, int], int] = {}
         self.pair_cache: dict[tuple[int, int], int] = {}
         # A downfloat edge's weight depends on the bracket player only (and
@@ -313,12 +313,18 @@ class _Bracket:
         for name in ("C16", "C17", "C18", "C19"):
             lay.add(name, wide)
         lay.add("D3", len(self.mdps) + 1)
-        lay.add("D1", self.chunk * self.slot_bits)
+        # D.1 twice: for the MDP-pairing above D.2 (its transposition comes
+        # first and knows nothing of the remainder's exchange), and for the
+        # remainder below D.2, whose fields then hold the chosen exchange
+        # while S1's partners are chosen, with no edge to remove.
+        if self.mdp_slots:
+            lay.add("D1m", self.mdp_slots * self.slot_bits)
         lay.add("D2a", cb)
         lay.add("D2b", (size * 2 * (len(self.members) + 1)).bit_length() + 1)
         if self.exchange_wide:
             lay.add("D2c", len(self.s1r) + 1)
             lay.add("D2d", len(self.s2r) + 1)
+        lay.add("D1", self.chunk * self.slot_bits)
         # Lowest: a hint, not a rule. Among pairings equal on everything
         # above, prefer the ones close to the first D.1 candidate (S1[i] with
         # S2[i]), so the D.1 step usually finds its answer already in place.
@@ -434,14 +440,6 @@ class _Bracket:
         limbo = self.limbo
         if limbo and (u in limbo or w in limbo):
             return 0  # D.3: the Limbo floats on
-        x_set = self.x_set
-        if (
-            x_set is not None
-            and u not in self.s1_mdps
-            and w not in self.s1_mdps
-            and (u in x_set) == (w in x_set)
-        ):
-            return 0  # D.2: after the exchange, S1 is paired with S2
         key = (u, w) if u < w else (w, u)
         fixed = self.pair_cache.get(key)
         if fixed is None:
@@ -577,15 +575,18 @@ class _Bracket:
         self.g.fix(u, w)
         self.new_pairs.append((u, w))
 
-    def _transpose(self, s1: Sequence[int], s2: Sequence[int]) -> None:
+    def _transpose(self, s1: Sequence[int], s2: Sequence[int], field: str, slots: int) -> None:
         """D.1: the S1 players, in BSN order, take the lowest S2 BSNs that
         still allow a best pairing (the lexicographically first transposition
-        among the best candidates). Up to ``chunk`` S1 players are settled by
-        one matching, their choices weighted lexicographically; a chunk whose
-        current partners are already the lowest allowed BSNs costs nothing."""
+        among the best candidates). Up to ``slots`` S1 players are settled by
+        one matching, their choices weighted lexicographically in ``field``;
+        a chunk whose current partners are already the lowest allowed BSNs
+        costs nothing."""
         g = self.g
-        for start in range(0, len(s1), self.chunk):
-            chunk = list(s1[start : start + self.chunk])
+        if not s1:
+            return
+        for start in range(0, len(s1), slots):
+            chunk = list(s1[start : start + slots])
             mate = g.matcher.mate
             taken: set[int] = set()
             settled = True
@@ -602,10 +603,10 @@ class _Bracket:
                 # chunk: each player's edges into S2 gain its slot's field
                 # (its first slot highest), the more the lower the BSN.
                 # Nothing else changes: added to the weights in place.
-                add, fixed, d1 = g.matcher.add, g.fixed, self.off["D1"]
+                add, fixed, d1 = g.matcher.add, g.fixed, self.off[field]
                 n2 = len(s2)
                 for slot, x in enumerate(chunk):
-                    shift = d1 + (self.chunk - 1 - slot) * self.slot_bits
+                    shift = d1 + (slots - 1 - slot) * self.slot_bits
                     for pos, w in enumerate(s2):
                         if not fixed[w]:
                             add(x, w, (n2 - pos) << shift)
@@ -655,7 +656,9 @@ class _Bracket:
             # The edges these constraints remove are not in the current
             # matching, so it stays a best one: no new matching needed.
             self._update(self.mdps)
-        self._transpose([m for m in self.mdps if m in self.s1_mdps], self.residents)
+        self._transpose(
+            [m for m in self.mdps if m in self.s1_mdps], self.residents, "D1m", self.mdp_slots
+        )
         # The remainder: residents not paired with MDPs, split by B.2 into
         # S1R (the first MaxPairs) and S2R.
         remainder = [r for r in self.residents if not g.fixed[r]]
@@ -682,18 +685,19 @@ class _Bracket:
                     # S1R-S2R: the S1R player stays in S1; S1R-S1R: the higher
                     # BSN moves to S2; S2R-S2R: the lower BSN moves to S1.
                     x_set.add(u)
-            self.x_set = x_set
-            # D.2: from now on S1 (x_set) is paired with S2 only. The edges
-            # inside S1 or inside S2 go (none is in the current matching);
-            # nothing else changes: the pairs left to make are as many as
-            # the players of S1 (C.5), so none of them can float instead.
-            put, adj, fixed = g.matcher.set, g.adj, g.fixed
-            rest = set(remainder)
-            for u in remainder:
-                side = u in x_set
-                for w in adj[u]:
-                    if u < w and w in rest and (w in x_set) == side and not fixed[w]:
-                        put(u, w, 0)
+            if not self.exchange:
+                # No exchange, and no D.2 weights to hold that: S1 (x_set) is
+                # paired with S2 only, the edges inside S1 or inside S2 go
+                # (none is in the current matching). With D.2's weights (and
+                # D.2 c/d when there is an exchange) this exchange is the
+                # only best one, above D.1's field: no edge needs to go.
+                put, adj, fixed = g.matcher.set, g.adj, g.fixed
+                rest = set(remainder)
+                for u in remainder:
+                    side = u in x_set
+                    for w in adj[u]:
+                        if u < w and w in rest and (w in x_set) == side and not fixed[w]:
+                            put(u, w, 0)
             s2 = [u for u in remainder if u not in x_set]
-            self._transpose(sorted(x_set, key=self.bsn.__getitem__), s2)
+            self._transpose(sorted(x_set, key=self.bsn.__getitem__), s2, "D1", self.chunk)
         return [u for u in self.members if not g.fixed[u]]
