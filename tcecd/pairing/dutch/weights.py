@@ -23,6 +23,10 @@ from tcecd.pairing.dutch.state import Float, PlayerState
 if TYPE_CHECKING:
     from tcecd.pairing.dutch.graph import Graph
 
+#: One point in the half-points scores are kept in: A.8 scores a downfloater's
+#: element against a virtual player one point below the bracket's lowest.
+POINT = 2
+
 #: Bits given to one D.1 lexicographic field at a time (several S1 players'
 #: partner choices are settled by one matching while they fit).
 D1_BITS = 64
@@ -100,11 +104,11 @@ class BracketWeights:
         sc = self.g.score
         scores = {sc[u] for u in self.members}
         own = {abs(a - b) for a in scores for b in scores}  # pairs (the CLB mixes scores)
-        own |= {s - self.s_low + 2 for s in scores}  # downfloaters
+        own |= {s - self.s_low + POINT for s in scores}  # downfloaters
         nxt: set[int] = set()
         if self.c7:
-            nxt = {0, 2} | {s - self.s_next for s in scores}
-            nxt |= {s - self.s_next + 2 for s in scores}
+            nxt = {0, POINT} | {s - self.s_next for s in scores}
+            nxt |= {s - self.s_next + POINT for s in scores}
         return sorted(own, reverse=True), sorted(nxt, reverse=True)
 
     def _layout(self) -> Layout:
@@ -225,7 +229,7 @@ class BracketWeights:
                 cached = self.down_cache[key] = self._down_weight(u, LOW, value)
             return cached
         if role == NEXT and self.c7:
-            return value + self.psd_next[2]  # C.7: a downfloater of the following bracket
+            return value + self.psd_next[POINT]  # C.7: a downfloater of the following bracket
         return value
 
     def _edge(self, u: int, w: int) -> int:
@@ -245,7 +249,7 @@ class BracketWeights:
         if ru == NEXT and self.c7:
             if rw == NEXT:  # C.7: a pair of the following bracket
                 return value + (1 << self.off["C7"]) + self.psd_next[0]
-            return value + self.psd_next[2]  # C.7: a downfloater of the following bracket
+            return value + self.psd_next[POINT]  # C.7: a downfloater of the following bracket
         return value
 
     def _pair_weight(self, u: int, w: int, ru: int, rw: int, value: int) -> int:
@@ -297,7 +301,7 @@ class BracketWeights:
         if u in self.s1_mdps:
             return 0
         sc = self.g.score
-        sd = sc[u] - self.s_low + 2  # A.8: against one point below the bracket's lowest
+        sd = sc[u] - self.s_low + POINT  # A.8: against one point below the bracket's lowest
         value += self.psd_own[sd] + self._floats(u, -1, sd)
         if self.c7:
             if rw == NEXT:
@@ -305,7 +309,7 @@ class BracketWeights:
             elif self.alone is not None:
                 value += self._c7_alone(u)
             else:
-                value += self.psd_next[sc[u] - self.s_next + 2]
+                value += self.psd_next[sc[u] - self.s_next + POINT]
         if self.exchange:
             n = len(self.members) + 1
             if u in self.s1r:
@@ -318,9 +322,19 @@ class BracketWeights:
 
     def _c7_alone(self, u: int) -> int:
         """C.7 when ``u`` is the bracket's one downfloater and the following
-        bracket is summed up (:mod:`.following`): its pairs (one more or
-        not) and its PSD, each value's count less a constant common to
-        every ``u`` (so the fields stay small and never carry)."""
+        bracket F is summed up (:mod:`.following`; m: the pairs of a maximum
+        pairing of F, s: u's score difference). C.7's pair field gets the one
+        pair more or not; the PSD's elements are counted above a baseline
+        common to every ``u`` (m - 1 elements 0 for F's pairs, |F| - 2m - 1
+        elements POINT for F's floaters):
+
+        - PAIRED_MORE: m + 1 pairs: F's m (one 0 more) and u's (s);
+        - PAIRED: m pairs, u's among them (s), and |F| - 2m + 1 floaters;
+        - FLOATING: F's m pairs, u floating on (s + POINT), |F| - 2m floaters.
+
+        As everywhere, a PSD field counts the elements *not* of its value
+        (compared from the highest value down), here 3 less the count: no
+        count exceeds 3, so the fields stay small and never carry."""
         case = self.alone.get(u) if self.alone is not None else None
         if case is None:
             return 0  # no downfloater in a best pairing: C.7 chooses nothing
@@ -329,9 +343,9 @@ class BracketWeights:
         if case == PAIRED_MORE:
             counts[0] += 1
         elif case == PAIRED:
-            counts[2] += 2
-        else:  # FLOATING: u floats on (s + 2), one more pair of F (0) and
-            counts = Counter({0: 1, s + 2: 1, 2: 1})  # one floater fewer (2)
+            counts[POINT] += 2
+        else:  # FLOATING: u floats on (s + POINT), one more pair of F (0)
+            counts = Counter({0: 1, s + POINT: 1, POINT: 1})  # and one floater fewer
         off = self.off
         value = (1 << off["C7"]) if case == PAIRED_MORE else 0
         for v in self.next_fields:
