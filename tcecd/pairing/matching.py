@@ -218,6 +218,22 @@ class ViabilityMatcher:
                         targets &= ~(1 << self._reached)
         return self.exposed()
 
+    def deficient(self) -> int:
+        """The active vertices that some maximum matching leaves exposed (the
+        set D of Gallai-Edmonds), as a bitset. Call it on a maximum matching
+        (after :meth:`maximize`).
+
+        A vertex is in D iff an even alternating path reaches it from an
+        exposed vertex: the outer vertices of one search from each exposed
+        vertex (none of them augments, the matching being maximum).
+        """
+        found = 0
+        for root in self.exposed():
+            if self._augment(root, 0):  # pragma: no cover - the matching is maximum
+                raise ValueError("deficient needs a maximum matching")
+            found |= self._even
+        return found
+
     def is_perfect(self) -> bool:
         return all(self.match[x] != -1 for x in self.active)
 

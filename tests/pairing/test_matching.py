@@ -113,3 +113,28 @@ def test_petersen_graph_has_a_perfect_matching() -> None:
         assert matcher.exposed() == [5, 6]
         assert matcher.maximize() == []
         assert all(graph.edge(x, matcher.match[x]) for x in range(10))
+
+
+@pytest.mark.parametrize("short_paths", [True, False])
+@settings(max_examples=120, deadline=None)
+@given(
+    n=st.integers(0, 14),
+    density=st.floats(0.05, 0.9),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_deficient_is_gallai_edmonds_d(
+    short_paths: bool, n: int, density: float, seed: int
+) -> None:
+    # D: the vertices some maximum matching leaves exposed, i.e. those whose
+    # removal keeps the maximum matching's size (networkx, by brute force).
+    rng = random.Random(seed)
+    graph = random_graph(rng, n, density)
+    order = list(range(n))
+    rng.shuffle(order)
+    matcher = ViabilityMatcher(graph, order)
+    matcher.use_short_paths = short_paths
+    matcher.maximize()
+    size = _nx_size(graph, order)
+    expected = {v for v in order if _nx_size(graph, [x for x in order if x != v]) == size}
+    got = matcher.deficient()
+    assert {v for v in range(n) if got >> v & 1} == expected

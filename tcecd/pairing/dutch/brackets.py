@@ -2,14 +2,19 @@
 
 Vertices are the players to pair in A.2 order (score, then pairing number),
 plus one bye vertex when their number is odd (A.5: one player gets the
-pairing-allocated bye; only C.2-eligible players have an edge to it). One
-matcher holds the whole round: for each bracket, in descending score order,
-the edges touching the bracket and the following bracket get the weights of
-:mod:`.criteria`; every other edge only asks for completion (C.4: whatever
-the bracket does, the players below must still be pairable). A maximum-weight
-matching then gives a bracket pairing that is best by C.5-C.19, in that
-order. Among equally good ones the D rules pick the first candidate the
-sequential procedure of B.6/B.7 would generate:
+pairing-allocated bye; only C.2-eligible players have an edge to it). The
+brackets are paired in descending score order, each on its own matcher
+(:mod:`.graph`) with the weights of :mod:`.weights`: the bracket and, for
+C.7, the following bracket, whose players may stay unmatched (float on);
+or the bracket alone when at most one of its players floats down, C.7 then
+summed up per player (:mod:`.following`); or every player not yet paired,
+all of whom must be matched (C.4: the bracket before the last one, whose
+downfloater gets the bye; the PPB; the last bracket). Whether the players
+below can still all be paired is a cardinality question answered on bitsets
+(:class:`.graph.Completion`). A maximum-weight matching then gives a
+bracket pairing that is best by C.5-C.19, in that order. Among equally good
+ones the D rules pick the first candidate the sequential procedure of
+B.6/B.7 would generate:
 
 1. D.3: the moved-down players (MDPs) paired in S1 -- by score (C.6), then
    the lowest BSNs; the others are the Limbo (they float on).
@@ -23,11 +28,9 @@ sequential procedure of B.6/B.7 would generate:
 
 Players left unpaired in the bracket are its downfloaters: the MDPs of the
 next bracket, or in the last bracket the receiver of the pairing-allocated bye.
-Because completion is required in every bracket, the round can never get
-stuck in a lower bracket, which is what the PPB/CLB of A.9 guarantee: a
-bracket whose downfloaters would leave the rest unpairable (the PPB) chooses
-them so that the round completes (C.4), and C.7 (the following bracket) is
-applied only while there is a following bracket.
+A bracket whose downfloaters would leave the rest unpairable (the PPB) is
+paired again so that the round completes (C.4), and C.7 (the following
+bracket) is applied only while there is a following bracket (A.9).
 """
 
 from __future__ import annotations
@@ -38,13 +41,11 @@ from dataclasses import dataclass
 from tcecd.domain import Color
 from tcecd.errors import PairingError
 from tcecd.pairing.dutch.colours import Preference, preference
-from tcecd.pairing.dutch.criteria import Layout, PairFacts, compatible, pair_facts
-from tcecd.pairing.dutch.graph import MDP, NEXT, RES, Completion, Graph
-from tcecd.pairing.dutch.state import Float, PlayerState
-
-#: Bits given to one D.1 lexicographic field at a time (several S1 players'
-#: partner choices are settled by one matching while they fit).
-D1_BITS = 64
+from tcecd.pairing.dutch.criteria import PairFacts, compatible, pair_facts
+from tcecd.pairing.dutch.following import Following, following_bracket
+from tcecd.pairing.dutch.graph import Completion, Graph
+from tcecd.pairing.dutch.state import PlayerState
+from tcecd.pairing.dutch.weights import BracketWeights
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +103,6 @@ class RoundPairer:
             if self.bye is not None and a.pab_allowed:  # C.2
                 self.adj[i].add(self.bye)
                 self.adj[self.bye].add(i)
-        self.count_bits = (2 * self.v + 2).bit_length() + 1
         self.facts: dict[tuple[int, int], PairFacts] = {}
         self.pairs: list[tuple[int, int]] = []
         self.paired = [False] * self.v
@@ -128,16 +128,25 @@ class RoundPairer:
         return [u for u in range(self.v) if not self.paired[u]]
 
     def _bracket(
-        self, graph: Graph, mdps: list[int], residents: list[int], following: list[int], last: bool
+        self,
+        graph: Graph,
+        mdps: list[int],
+        residents: list[int],
+        following: list[int],
+        last: bool,
+        summary: Following | None = None,
     ) -> tuple[list[tuple[int, int]], list[int]]:
-        """Pair one bracket on ``graph``: its pairs and downfloaters (round vertices)."""
+        """Pair one bracket on ``graph``: its pairs and downfloaters (round
+        vertices). With ``summary`` the following bracket is not in the
+        graph: C.7 comes from the summary."""
         loc = graph.local
         bracket = _Bracket(
             graph,
             [loc[u] for u in mdps],
             [loc[u] for u in residents],
-            [loc[u] for u in following],
+            [] if summary is not None else [loc[u] for u in following],
             last=last,
+            summary=summary,
         )
         down = bracket.pair()
         players = graph.players
@@ -161,13 +170,22 @@ class RoundPairer:
         for g, residents in enumerate(groups):
             following = groups[g + 1] if g + 1 < len(groups) else []
             if following:
+                summary: Following | None = None
                 if g + 2 < len(groups):
-                    iso = Graph(self, mdps + residents + following, dummies=True)
+                    # C.7 with at most one downfloater: the following bracket
+                    # summed up per player instead of in the matcher (.following).
+                    summary = following_bracket(
+                        completion.masks, mdps, residents, following, self.score[following[0]]
+                    )
+                    window = mdps + residents + (following if summary is None else [])
+                    iso = Graph(self, window, floats=True)
                 else:
                     # The following bracket is the last one: its downfloater is
                     # the bye, so C.7 looks at it with C.2 and completion.
-                    iso = Graph(self, self._unpaired(), dummies=False)
-                pairs, down = self._bracket(iso, mdps, residents, following, last=False)
+                    iso = Graph(self, self._unpaired(), floats=False)
+                pairs, down = self._bracket(
+                    iso, mdps, residents, following, last=False, summary=summary
+                )
                 for u, w in pairs:
                     completion.fix(u, w)
                 if completion.perfect():
@@ -177,12 +195,12 @@ class RoundPairer:
                 for u, w in pairs:
                     completion.fix(u, w, undo=True)
                 # The PPB: paired again with C.4 and without C.7; then the CLB.
-                graph = Graph(self, self._unpaired(), dummies=False)
+                graph = Graph(self, self._unpaired(), floats=False)
                 pairs, mdps = self._bracket(graph, mdps, residents, [], last=False)
                 self._accept(pairs)
                 residents = [u for grp in groups[g + 1 :] for u in grp]
             else:
-                graph = Graph(self, self._unpaired(), dummies=False)
+                graph = Graph(self, self._unpaired(), floats=False)
             pairs, mdps = self._bracket(graph, mdps, residents, [], last=True)
             self._accept(pairs)
             break
@@ -205,285 +223,23 @@ class RoundPairer:
             self.paired[u] = self.paired[w] = True
 
 
-class _Bracket:
-    """One bracket on a :class:`Graph` (local vertex numbers): its MDPs and
-    residents, and the following bracket's residents (C.7)."""
-
-    def __init__(
-        self,
-        graph: Graph,
-        mdps: list[int],
-        residents: list[int],
-        following: list[int],
-        *,
-        last: bool,
-    ) -> None:
-        self.g = graph
-        self.rp = graph.rp
-        self.mdps = mdps
-        self.residents = residents
-        self.following = following
-        self.members = mdps + residents  # BSN order (A.2)
-        self.bsn = {u: k + 1 for k, u in enumerate(self.members)}
-        self.last = last  # the last bracket (CLB): its downfloater gets the bye
-        self.c7 = bool(following)
-        sc = graph.score
-        self.s_low = min(sc[u] for u in residents)
-        self.s_next = sc[following[0]] if following else 0
-        mdp_set = set(mdps)
-        for u in self.members:
-            graph.role[u] = MDP if u in mdp_set else RES
-        for u in following:
-            graph.role[u] = NEXT
-        self.mdp_pos = {u: k for k, u in enumerate(mdps)}
-        self.res_pos = {u: k for k, u in enumerate(residents)}
-        self.new_pairs: list[tuple[int, int]] = []
-        # Phase state (D rules).
-        self.targets: dict[int, int] = {}  # S1 players choosing partners (D.1) -> slot
-        self.s2pos: dict[int, int] = {}  # their candidates -> position in S2
-        self.slot_bits = (len(self.members) + 1).bit_length()
-        self.chunk = max(1, D1_BITS // self.slot_bits)
-        self.s1_mdps: set[int] = set()
-        self.limbo: set[int] = set()
-        self.s1r: dict[int, int] = {}  # remainder S1R player -> position
-        self.s2r: dict[int, int] = {}
-        self.exchange = False
-        self.exchange_wide = False
-        self.x_set: set[int] | None = None  # S1 after the chosen exchange
-        self.float_cache: dict[tuple[int, int, int], int] = {}
-        # A downfloat edge's weight depends on the bracket player only (and
-        # on whether the other end is in the following bracket).
-        self.down_cache: dict[tuple[int, bool, int], int] = {}
-        self.layout = self._layout()
-
-    # -- weights ---------------------------------------------------------------------
-
-    def _sd_values(self) -> tuple[list[int], list[int]]:
-        """The score differences (score units) an element of this bracket's
-        PSD (C.6) and of the following bracket's PSD (C.7) can have (A.8)."""
-        sc = self.g.score
-        one = self.rp.one_point
-        scores = {sc[u] for u in self.members}
-        own = {abs(a - b) for a in scores for b in scores}  # pairs (the CLB mixes scores)
-        own |= {s - self.s_low + one for s in scores}  # downfloaters
-        nxt: set[int] = set()
-        if self.c7:
-            nxt = {0, one} | {s - self.s_next for s in scores}
-            nxt |= {s - self.s_next + one for s in scores}
-        return sorted(own, reverse=True), sorted(nxt, reverse=True)
-
-    def _layout(self) -> Layout:
-        cb = self.rp.count_bits
-        own, nxt = self._sd_values()
-        self.sd_max = max(own) + 1
-        lay = Layout(cb)
-        lay.add("C5", cb)
-        for sd in own[:-1]:
-            lay.add(f"C6:{sd}", cb)
-        if self.c7:
-            lay.add("C7", cb)
-            for sd in nxt[:-1]:
-                lay.add(f"C7:{sd}", cb)
-        for name in ("C8", "C9", "C10", "C11", "C12", "C13", "C14", "C15"):
-            lay.add(name, cb)
-        wide = (self.rp.v * (self.sd_max + 1)).bit_length() + 1
-        for name in ("C16", "C17", "C18", "C19"):
-            lay.add(name, wide)
-        lay.add("D3", len(self.mdps) + 1)
-        lay.add("D1", self.chunk * self.slot_bits)
-        lay.add("D2a", cb)
-        lay.add("D2b", (self.rp.v * 2 * (len(self.members) + 1)).bit_length() + 1)
-        if self.exchange_wide:
-            lay.add("D2c", len(self.s1r) + 1)
-            lay.add("D2d", len(self.s2r) + 1)
-        # Lowest: a hint, not a rule. Among pairings equal on everything
-        # above, prefer the ones close to the first D.1 candidate (S1[i] with
-        # S2[i]), so the D.1 step usually finds its answer already in place.
-        lay.add("hint", (self.rp.v * (len(self.members) + 1)).bit_length() + 1)
-        lay.finish()
-        off = lay.offsets
-        self.psd_own = {
-            sd: sum(1 << off[f"C6:{v}"] for v in own[:-1] if v != sd) for sd in own
-        }
-        self.psd_next = (
-            {sd: sum(1 << off[f"C7:{v}"] for v in nxt[:-1] if v != sd) for sd in nxt}
-            if self.c7
-            else {}
-        )
-        self.off = off
-        self.float_cache = {}
-        return lay
-
-    def _state(self, u: int) -> PlayerState:
-        return self.rp.order[self.g.players[u]]
-
-    def _floats(self, u: int, direction: int, sd: int) -> int:
-        """C.12-C.19 for bracket player ``u`` (every player is counted once,
-        in the one edge that matches it). ``direction`` < 0: ``u`` receives a
-        downfloat (a lower opponent, or it floats down out of the bracket);
-        > 0: an upfloat; 0: no float. ``sd``: the score difference of its
-        element (A.8). Each count field counts the players with the float in
-        question one (C.12, C.13) or two (C.14, C.15) rounds ago who do *not*
-        get it again; C.16-C.19 the score differences of those who do."""
-        key = (u, direction, sd)
-        cached = self.float_cache.get(key)
-        if cached is not None:
-            return cached
-        off = self.off
-        got = Float.DOWN if direction < 0 else Float.UP if direction > 0 else None
-        mx = self.sd_max
-        state = self._state(u)
-        value = 0
-        for back, count_down, count_up, sd_down, sd_up in (
-            (1, "C12", "C13", "C16", "C17"),
-            (2, "C14", "C15", "C18", "C19"),
-        ):
-            before = state.float_back(back)
-            repeat = before is not None and before is got
-            if before is Float.DOWN and not repeat:
-                value += 1 << off[count_down]
-            if before is Float.UP and not repeat:
-                value += 1 << off[count_up]
-            value += (mx - (sd if repeat and got is Float.DOWN else 0)) << off[sd_down]
-            value += (mx - (sd if repeat and got is Float.UP else 0)) << off[sd_up]
-        self.float_cache[key] = value
-        return value
-
-    def weight(self, u: int, w: int) -> int:
-        """The edge weight of u-w for the current phase (0: no edge)."""
-        role = self.g.role
-        ru, rw = role[u], role[w]
-        if ru > rw:
-            u, w, ru, rw = w, u, rw, ru
-        value = self.g.base(u, w)
-        if rw <= RES:  # both in the bracket: a pair of the bracket
-            return self._pair_weight(u, w, ru, rw, value)
-        if ru <= RES:  # u floats down out of the bracket
-            key = (u, rw == NEXT, value)
-            cached = self.down_cache.get(key)
-            if cached is None:
-                cached = self.down_cache[key] = self._down_weight(u, w, rw, value)
-            return cached
-        if ru == NEXT and self.c7:
-            if rw == NEXT:  # C.7: a pair of the following bracket
-                return value + (1 << self.off["C7"]) + self.psd_next[0]
-            return value + self.psd_next[self.rp.one_point]  # C.7: a following downfloater
-        return value
-
-    def _pair_weight(self, u: int, w: int, ru: int, rw: int, value: int) -> int:
-        off = self.off
-        if ru == MDP and rw == MDP and not self.last:
-            return 0  # B.2/B.3: MDPs (S1) are paired with residents (S2)
-        if u in self.limbo or w in self.limbo:
-            return 0  # D.3: the Limbo floats on
-        x_set = self.x_set
-        if (
-            x_set is not None
-            and u not in self.s1_mdps
-            and w not in self.s1_mdps
-            and (u in x_set) == (w in x_set)
-        ):
-            return 0  # D.2: after the exchange, S1 is paired with S2
-        sc = self.g.score
-        sd = abs(sc[u] - sc[w])
-        value += (1 << off["C5"]) + self.psd_own[sd]
-        players = self.g.players
-        fact = self.rp.fact(players[u], players[w])
-        value += (
-            ((2 - fact.c8) << off["C8"])
-            + ((2 - fact.c9) << off["C9"])
-            + ((2 - fact.c10) << off["C10"])
-            + ((2 - fact.c11) << off["C11"])
-        )
-        # A.4.b: the higher score receives a downfloat, the lower an upfloat.
-        value += self._floats(u, sc[w] - sc[u], sd) + self._floats(w, sc[u] - sc[w], sd)
-        n_res = len(self.residents)
-        if ru == MDP and rw == RES:
-            # D.3.b: the lowest BSNs among the MDPs in S1.
-            value += (1 << (len(self.mdps) - 1 - self.mdp_pos[u])) << off["D3"]
-            gap = abs(self.res_pos[w] - self.mdp_pos[u])
-            value += max(0, n_res - gap) << off["hint"]
-        elif ru == RES and rw == RES:
-            lo, hi = sorted((self.res_pos[u], self.res_pos[w]))
-            gap = abs(hi - lo - (n_res - len(self.mdps)) // 2)
-            value += max(0, n_res - gap) << off["hint"]
-        targets = self.targets
-        if targets:
-            for s1, s2 in ((u, w), (w, u)):
-                slot = targets.get(s1)
-                pos = self.s2pos.get(s2)
-                if slot is not None and pos is not None:
-                    # D.1: lexicographically smallest S2 sequence for the S1 players.
-                    shift = off["D1"] + (self.chunk - 1 - slot) * self.slot_bits
-                    value += (len(self.s2pos) - pos) << shift
-        if self.exchange:
-            value += self._exchange_pair(u, w)
-        return value
-
-    def _down_weight(self, u: int, w: int, rw: int, value: int) -> int:
-        off = self.off
-        if u in self.s1_mdps:
-            return 0
-        if self.x_set is not None and u in self.x_set:
-            return 0
-        sc = self.g.score
-        one = self.rp.one_point
-        sd = sc[u] - self.s_low + one  # A.8: against one point below the bracket's lowest
-        value += self.psd_own[sd] + self._floats(u, -1, sd)
-        if self.c7:
-            if rw == NEXT:
-                value += (1 << off["C7"]) + self.psd_next[sc[u] - self.s_next]
-            else:
-                value += self.psd_next[sc[u] - self.s_next + one]
-        if self.exchange:
-            n = len(self.members) + 1
-            if u in self.s1r:
-                value += (n + self.bsn[u]) << off["D2b"]
-                if self.exchange_wide:
-                    value += (1 << self.s1r[u]) << off["D2c"]
-            elif u in self.s2r:
-                value += n << off["D2b"]
-        return value
-
-    def _exchange_pair(self, u: int, w: int) -> int:
-        """D.2 a-d for a pair of the remainder (S1R/S2R: the original subgroups).
-
-        a: fewest BSNs exchanged (pairs inside S2R); b: smallest difference
-        of the sums moved (maximize the sum leaving S1R minus the sum entering
-        it); c: the highest BSNs leaving S1R; d: the lowest entering it.
-        """
-        off = self.off
-        s1r, s2r = self.s1r, self.s2r
-        if (u not in s1r and u not in s2r) or (w not in s1r and w not in s2r):
-            return 0
-        n = len(self.members) + 1
-        lo, hi = (u, w) if self.bsn[u] < self.bsn[w] else (w, u)
-        value = 0
-        if lo in s1r and hi in s1r:  # hi moves from S1R to S2R
-            value += (1 << off["D2a"]) + ((n + self.bsn[hi]) << off["D2b"])
-            if self.exchange_wide:
-                value += (1 << s1r[hi]) << off["D2c"]
-        elif lo in s2r and hi in s2r:  # lo moves from S2R to S1R
-            value += (n - self.bsn[lo]) << off["D2b"]
-            if self.exchange_wide:
-                value += (1 << (len(s2r) - 1 - s2r[lo])) << off["D2d"]
-        else:
-            value += (1 << off["D2a"]) + (n << off["D2b"])
-        return value
+class _Bracket(BracketWeights):
+    """Pairs one bracket, phase by phase (D.3, D.1, D.2), on its weights."""
 
     # -- phases ------------------------------------------------------------------------
 
     def _update(self, vertices: Sequence[int]) -> None:
+        """Set the current phase's weight of every edge at ``vertices``."""
         g = self.g
         self.down_cache = {}
+        fixed, adj, weight, put = g.fixed, g.adj, self.weight, g.matcher.set
         done: set[int] = set()
         for u in vertices:
-            if g.fixed[u]:
+            if fixed[u]:
                 continue
-            for w in g.adj[u]:
-                if g.fixed[w] or w in done:
-                    continue
-                g.matcher.set(u, w, self.weight(u, w))
+            for w in adj[u]:
+                if not fixed[w] and w not in done:
+                    put(u, w, weight(u, w))
             done.add(u)
 
     def _relayout(self) -> None:
@@ -495,15 +251,18 @@ class _Bracket:
         self.g.fix(u, w)
         self.new_pairs.append((u, w))
 
-    def _transpose(self, s1: Sequence[int], s2: Sequence[int]) -> None:
+    def _transpose(self, s1: Sequence[int], s2: Sequence[int], field: str, slots: int) -> None:
         """D.1: the S1 players, in BSN order, take the lowest S2 BSNs that
         still allow a best pairing (the lexicographically first transposition
-        among the best candidates). Up to ``chunk`` S1 players are settled by
-        one matching, their choices weighted lexicographically; a chunk whose
-        current partners are already the lowest allowed BSNs costs nothing."""
+        among the best candidates). Up to ``slots`` S1 players are settled by
+        one matching, their choices weighted lexicographically in ``field``;
+        a chunk whose current partners are already the lowest allowed BSNs
+        costs nothing."""
         g = self.g
-        for start in range(0, len(s1), self.chunk):
-            chunk = list(s1[start : start + self.chunk])
+        if not s1:
+            return
+        for start in range(0, len(s1), slots):
+            chunk = list(s1[start : start + slots])
             mate = g.matcher.mate
             taken: set[int] = set()
             settled = True
@@ -516,26 +275,55 @@ class _Bracket:
                     break
                 taken.add(first)
             if not settled:
-                self.targets = {x: k for k, x in enumerate(chunk)}
-                self.s2pos = {w: k for k, w in enumerate(s2)}
-                self._update(chunk)
+                # D.1: the lexicographically smallest S2 sequence for the
+                # chunk: each player's edges into S2 gain its slot's field
+                # (its first slot highest), the more the lower the BSN.
+                # Nothing else changes: added to the weights in place.
+                add, fixed, d1 = g.matcher.add, g.fixed, self.off[field]
+                n2 = len(s2)
+                for slot, x in enumerate(chunk):
+                    shift = d1 + (slots - 1 - slot) * self.slot_bits
+                    for pos, w in enumerate(s2):
+                        if not fixed[w]:
+                            add(x, w, (n2 - pos) << shift)
                 mate = g.matcher.compute()
-                self.targets = {}
-                self.s2pos = {}
             for x in chunk:
                 partner = mate[x]
                 if partner == x or partner not in self.bsn:  # pragma: no cover - defensive
                     raise PairingError("internal error: an S1 player lost its partner")
                 self._fix(x, partner)
 
+    def _split(self, remainder: list[int], p_rem: int) -> bool:
+        """B.2 for the remainder: S1R its first ``p_rem`` players, S2R the
+        rest; True when that changed the split."""
+        s1r = {u: k for k, u in enumerate(remainder[:p_rem])}
+        s2r = {u: k for k, u in enumerate(remainder[p_rem:])}
+        changed = s1r != self.s1r or s2r != self.s2r
+        self.s1r, self.s2r = s1r, s2r
+        return changed
+
     def pair(self) -> list[int]:
         """Pair the bracket; return its downfloaters."""
         g = self.g
+        if self.leftover is not None:
+            # With C.7 summed up, the bracket's pairs are known before any
+            # matching (C.5: all but the deficiency). Guess the remainder
+            # (every MDP paired, with the first residents, as D.1 usually
+            # finds) and let the D.2 weights join the first matching: they
+            # lie below C.5-C.19, D.3 and D.1, so they change none of the
+            # choices made before the remainder's, and when the guess holds
+            # the remainder needs no matching of its own.
+            m = len(self.mdps)
+            pairs = (len(self.members) - self.leftover) // 2
+            if pairs > m:
+                self._split(self.residents[m:], pairs - m)
+                self.exchange = True
         self._relayout()
         mate = g.matcher.compute()
-        if any(mate[u] == u for u in range(g.real) if not g.fixed[u]):  # pragma: no cover
-            raise PairingError("no complete round-pairing (C.4)")
-        inside = {u for u in self.members if mate[u] in self.bsn}
+        if not g.floats and any(mate[u] == u for u in range(g.real) if not g.fixed[u]):
+            raise PairingError("no complete round-pairing (C.4)")  # pragma: no cover
+        # Unmatched (mate[u] == u): floats down, on a floating graph.
+        inside = {u for u in self.members if mate[u] != u and mate[u] in self.bsn}
         pairs_here = len(inside) // 2
         # D.3: the MDPs paired in this bracket form S1; the others are the Limbo.
         self.s1_mdps = {m for m in self.mdps if m in inside}
@@ -544,21 +332,24 @@ class _Bracket:
             # The edges these constraints remove are not in the current
             # matching, so it stays a best one: no new matching needed.
             self._update(self.mdps)
-        self._transpose([m for m in self.mdps if m in self.s1_mdps], self.residents)
+        self._transpose(
+            [m for m in self.mdps if m in self.s1_mdps], self.residents, "D1m", self.mdp_slots
+        )
         # The remainder: residents not paired with MDPs, split by B.2 into
         # S1R (the first MaxPairs) and S2R.
         remainder = [r for r in self.residents if not g.fixed[r]]
         p_rem = pairs_here - len(self.s1_mdps)
         if p_rem > 0:
-            self.s1r = {u: k for k, u in enumerate(remainder[:p_rem])}
-            self.s2r = {u: k for k, u in enumerate(remainder[p_rem:])}
+            guessed = self._split(remainder, p_rem) is False and self.exchange
             mate = g.matcher.mate
-            if any(mate[u] in self.s2r for u in self.s2r):
+            if not guessed and (
+                self.exchange or any(mate[u] != u and mate[u] in self.s2r for u in self.s2r)
+            ):
                 # D.2 a: some optimal pairings exchange; find the first one.
                 self.exchange = True
                 self._update(remainder)
                 mate = g.matcher.compute()
-            if any(mate[u] in self.s2r for u in self.s2r):
+            if any(mate[u] != u and mate[u] in self.s2r for u in self.s2r):
                 # An exchange is needed; D.2 c/d may have to break a tie.
                 self.exchange_wide = True
                 self._relayout()
@@ -570,8 +361,19 @@ class _Bracket:
                     # S1R-S2R: the S1R player stays in S1; S1R-S1R: the higher
                     # BSN moves to S2; S2R-S2R: the lower BSN moves to S1.
                     x_set.add(u)
-            self.x_set = x_set
-            self._update(remainder)  # removes only edges outside the matching
+            if not self.exchange:
+                # No exchange, and no D.2 weights to hold that: S1 (x_set) is
+                # paired with S2 only, the edges inside S1 or inside S2 go
+                # (none is in the current matching). With D.2's weights (and
+                # D.2 c/d when there is an exchange) this exchange is the
+                # only best one, above D.1's field: no edge needs to go.
+                put, adj, fixed = g.matcher.set, g.adj, g.fixed
+                rest = set(remainder)
+                for u in remainder:
+                    side = u in x_set
+                    for w in adj[u]:
+                        if u < w and w in rest and (w in x_set) == side and not fixed[w]:
+                            put(u, w, 0)
             s2 = [u for u in remainder if u not in x_set]
-            self._transpose(sorted(x_set, key=self.bsn.__getitem__), s2)
+            self._transpose(sorted(x_set, key=self.bsn.__getitem__), s2, "D1", self.chunk)
         return [u for u in self.members if not g.fixed[u]]

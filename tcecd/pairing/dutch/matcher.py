@@ -6,7 +6,7 @@ the compiled, incremental weighted-matching routine shipped by py4swiss
 (``py4swiss.matching_computer``, arbitrary-width ``DynamicUint`` weights; only
 the vertices whose edges changed are re-examined on the next computation),
 which keeps a 1000-player round within seconds. Python ints are converted to
-``DynamicUint`` in 32-bit parts; equal weights share one converted object.
+``DynamicUint`` in 64-bit parts; equal weights share one converted object.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from py4swiss.dynamicuint import DynamicUint
 from py4swiss.matching_computer import ComputerDutchOptimality
 
-_PART = 32
+_PART = 64  # DynamicUint's parts are 64-bit (std::uintmax_t)
 _MASK = (1 << _PART) - 1
 
 
@@ -43,7 +43,10 @@ class Matcher:
 
     def _convert(self, value: int) -> DynamicUint:
         out = DynamicUint(self._zero)
-        for shift in range((self._parts - 1) * _PART, -1, -_PART):
+        shift = (self._parts - 1) * _PART
+        out |= value >> shift
+        while shift:
+            shift -= _PART
             out <<= _PART
             out |= (value >> shift) & _MASK
         return out
@@ -66,6 +69,32 @@ class Matcher:
             if len(self._cache) > 50_000:
                 self._cache.clear()
             dyn = self._cache[weight] = self._convert(weight)
+        self._computer.set_edge_weight(u, v, dyn)
+
+    def add(self, u: int, v: int, delta: int) -> None:
+        """Add ``delta`` (> 0) to the weight of edge u-v if it is an edge
+        (``u`` marked as in :meth:`set`). The converted weight is the sum of
+        the converted old weight and delta when both are at hand: one
+        addition instead of a conversion part by part."""
+        key = u * self.n + v if u < v else v * self.n + u
+        weights = self.weights
+        old = weights.get(key, 0)
+        if not old:
+            return
+        weight = old + delta
+        if weight >= self._limit:
+            raise ValueError("edge weight wider than the matcher")
+        weights[key] = weight
+        cache = self._cache
+        dyn = cache.get(weight)
+        if dyn is None:
+            if len(cache) > 50_000:
+                cache.clear()
+            base = cache.get(old)
+            step = cache.get(delta)
+            if step is None:
+                step = cache[delta] = self._convert(delta)
+            dyn = cache[weight] = base + step if base is not None else self._convert(weight)
         self._computer.set_edge_weight(u, v, dyn)
 
     def get(self, u: int, v: int) -> int:
