@@ -30,6 +30,7 @@ from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.settings import RunSettings
 from tcecd.daemon.table import standings_table
 from tcecd.execution import GamePlayer, open_player
+from tcecd.runner.reaper import helper_environment
 
 if TYPE_CHECKING:
     from tcecd.bus.publisher import Publisher
@@ -108,6 +109,9 @@ async def run_event_async(
     pub: Any = None
     try:
         async with contextlib.AsyncExitStack() as stack:
+            # What libraries start for the event (the forecast's workers) carries the
+            # event's mark: the next start reaps it if it outlived us (tcecd.runner.reaper).
+            stack.enter_context(helper_environment(runner.engine_groups))
             mqtt = settings.mqtt
             if mqtt is not None and mqtt.embedded:
                 from tcecd.bus.embedded import embedded_broker
@@ -115,7 +119,8 @@ async def run_event_async(
                 # Started before the publisher connects, stopped after it said
                 # goodbye (the stack unwinds in reverse); its files under the state.
                 mqtt = await stack.enter_async_context(
-                    embedded_broker(mqtt, settings.state_dir / "mqtt", log=log)
+                    embedded_broker(mqtt, settings.state_dir / "mqtt", log=log,
+                                    groups=runner.engine_groups)
                 )
             if mqtt is not None:
                 from tcecd.bus.publisher import Publisher

@@ -310,8 +310,9 @@ class EventRunner:
         """Close the game player (locally: kill and reap every engine kept alive)."""
         await self.player.aclose()
         if self.engine_groups is not None:
-            # Helpers that escaped their engine's process group carry its mark.
-            killed = await asyncio.to_thread(self.engine_groups.reap)
+            # Helpers that escaped their engine's process group carry its mark. (Not
+            # the event's other helpers: the embedded broker still serves the goodbye.)
+            killed = await asyncio.to_thread(self.engine_groups.reap, helpers=False)
             if killed:
                 self.log.warning("stray engine processes killed", pids=killed)
 
