@@ -40,6 +40,7 @@ import json
 import os
 import sqlite3
 import threading
+import urllib.parse
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -139,10 +140,16 @@ class EventStore:
     fsyncs off the event loop.
     """
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, readonly: bool = False) -> None:
+        """``readonly``: a reader beside a daemon that may be running the event
+        (``tcecd simulate --forecast STATE_DIR``): no lock, no write, and an existing
+        database only; SQLite's own locking keeps each read consistent."""
         self.state_dir = state_dir
         self.path = state_dir / DB_NAME
-        self._lock_fd = _lock_directory(state_dir)
+        self.readonly = readonly
+        if readonly and not self.path.is_file():
+            raise StateError(f"{self.path}: no event state here (not a regular file)")
+        self._lock_fd = -1 if readonly else _lock_directory(state_dir)
         # Re-entrant: a batch (:meth:`batch`) holds it around nested writes.
         self._mutex = threading.RLock()
         self._depth = 0  # nesting of open write transactions
@@ -153,8 +160,16 @@ class EventStore:
             # Made by the connection below when missing: removed again on close
             # if nothing was written (a refused start leaves no trace).
             self._made = not self.path.exists()
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA synchronous=FULL")
+            if readonly:
+                uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
+                self._db = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False
+                )
+            else:
+                self._db = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False
+                )
+                self._db.execute("PRAGMA synchronous=FULL")
             self._check()
         except sqlite3.DatabaseError as exc:
             self._release()
@@ -184,7 +199,7 @@ class EventStore:
         problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             raise StateError(f"{self.path}: the event state is damaged: {problems[0]}")
-        if "outbox" not in tables:
+        if "outbox" not in tables and not self.readonly:
             # Added within schema version 1: created when an older (sound) state
             # is opened, the one write opening makes.
             self._db.execute(_OUTBOX_SCHEMA)
