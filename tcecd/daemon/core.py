@@ -771,6 +771,8 @@ class EventRunner:
 
     async def _commit(self, pairing: RoundPairing, slot: _Slot) -> None:
         """Record a finished game: store (one transaction), PGN, JSON, stream."""
+        from tcecd.pairing.registry import canonical_name
+        from tcecd.pgn.event_tags import with_event_tags
         from tcecd.pgn.writer import game_pgn
 
         store = self.store
@@ -785,6 +787,11 @@ class EventRunner:
             # Its faults go too: a sequential run would never have played it.
             record, played = self.book.forfeit(pairing, slot.game), False
             slot = _Slot(slot.game, record, played=False)
+        # What replay --verify needs from the PGN alone (tcecd.pgn.event_tags).
+        record = with_event_tags(
+            record, canonical_name(self.s.system), self.s.rounds,
+            {p.id: p.seed for p in self.players},
+        )  # fmt: skip
         pgn = game_pgn(record)
         new_dq: list[tuple[PlayerId, str]] = []
         strikes = dict(self.book.strikes)

@@ -49,7 +49,9 @@ class ReplayContext:
     rounds: int | None = None  # the planned number of rounds
     mqtt: MqttSettings | None = None
     config_path: Path | None = None
-    system: str = "tcec-swiss"  # the pairing system's registry name
+    #: The pairing system's registry name; None without a config: the PGN's
+    #: PairingSystem tag, else TCEC Swiss (tcecd.replay.event.rebuild_from_pgn).
+    system: str | None = None
     time_limit_s: float = 10.0
 
     @classmethod
@@ -90,7 +92,10 @@ class ReplayContext:
         games = len(replayed.games)
         fmt = "double" if replayed.double else "single"
         fmt_src = "inferred" if replayed.double_inferred else "given"
-        seed_src = "inferred from round 1" if replayed.seeds_inferred else "from the config"
+        seed_src = {
+            "round 1": "inferred from round 1",
+            "pgn": "from the PGN's seed tags",
+        }.get(replayed.seeds_from, "from the config")
         byes = sum(1 for r in replayed.rounds if r.bye is not None)
         lines = [
             f"{replayed.event}: {len(replayed.players)} players (seeds {seed_src}), "

@@ -84,7 +84,7 @@ def test_a_trf_of_the_event_forecasts_the_same(
     trf = tmp_path / "event.trf"
     assert main(["replay", str(finished_event / "event.pgn"), "--trf", str(trf)]) == 0
     capsys.readouterr()
-    by_trf = _forecast(capsys, trf, "--system", "tcec-swiss", "--rounds", "3")
+    by_trf = _forecast(capsys, trf, "--system", "tcec-swiss")
     by_dir = _forecast(capsys, finished_event)
     # The TRF names players by pairing number: compare by name.
     def places(doc: dict[str, Any]) -> dict[str, list[float]]:
