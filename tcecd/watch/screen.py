@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import chess
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -27,6 +28,8 @@ from tcecd.watch.render import (
     move_number,
     result_text,
     standings_title,
+    tiebreak_label,
+    tiebreak_legend,
 )
 
 _LIGHT, _DARK = "on #b0a080", "on #806040"
@@ -60,42 +63,104 @@ def _result_style(res: str) -> str:
     return "cyan" if res == "..." else ""
 
 
+#: Columns the board takes (``8 ♜ ♞ ...``) and the gap after it.
+_BOARD_COLUMNS, _BOARD_GAP = 18, 3
+
+
 def game_panel(view: EventView, g: GameView, now: float | None) -> RenderableType:
-    """Board on the left; players, clocks and the engine's output on the right."""
-    last = g.last or {}
-    white, black = view.player_name(g.white), view.player_name(g.black)
-    white_ms, black_ms = clocks_now(view, g, now)
-    running = g.result is None
-    white_moves = g.side_to_move_white()
-    info = Table.grid(padding=(0, 1))
-    info.add_column()
-    info.add_column()
-    info.add_column(justify="right")
-    status = Text("playing", style="cyan") if running else Text(
-        result_text(view, g.game), style=_result_style(g.result or ""))
-    info.add_row(Text(f"Game {g.game}", style="bold"), Text(f"{white} - {black}"), status)
-    info.add_row("Opening", g.opening or "-", "")
-    for label, name, ms, to_move in (("White", white, white_ms, white_moves),
-                                     ("Black", black, black_ms, not white_moves)):
-        low = ms is not None and ms < 60_000
-        style = ("bold red" if low else "bold green") if running and to_move else "dim"
-        info.add_row(label, name, Text(clock(ms), style=style))
-    if last:
-        played = move_number(last.get("fen"), str(last.get("san", "?")))
-        info.add_row("Last", Text(played, style="bold"),
-                     Text(_eval_text(last), style=_eval_style(last)))
-        info.add_row("Depth", f"{last.get('depth') or '-'}/{last.get('seldepth') or '-'}",
-                     f"nodes {count(last.get('nodes'))}")
-        nps = last.get("nps")
-        info.add_row("Speed", f"{count(nps)}{'nps' if nps else ''}",
-                     f"tb {count(last.get('tbhits'))}")
-        info.add_row("PV", Text(" ".join(last.get("pv") or [])[:60] or "-", style="dim"), "")
-    moves = "\n".join(_moves_text(g.moves, g.start_fen, 60, 6))
-    grid = Table.grid(padding=(0, 3))
-    grid.add_column()
-    grid.add_column()
-    grid.add_row(board(g.fen), Group(info, Text(moves, style="dim")))
-    return grid
+    """Board on the left; players, clocks and the engine's output on the right, the
+    PV and the moves as wide as the terminal leaves them (:class:`_GamePanel`)."""
+    return _GamePanel(view, g, now)
+
+
+class _GamePanel:
+    """:func:`game_panel`, laid out for the width it is given: at 80 columns the
+    players' names, the PV and the moves stay whole (the names no longer share the
+    title row, where they were cut)."""
+
+    def __init__(self, view: EventView, g: GameView, now: float | None) -> None:
+        self.view, self.g, self.now = view, g, now
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        view, g = self.view, self.g
+        width = max(20, options.max_width - _BOARD_COLUMNS - _BOARD_GAP)
+        last = g.last or {}
+        white, black = view.player_name(g.white), view.player_name(g.black)
+        white_ms, black_ms = clocks_now(view, g, self.now)
+        running = g.result is None
+        white_moves = g.side_to_move_white()
+        info = Table.grid(padding=(0, 1))
+        info.add_column()
+        info.add_column()
+        info.add_column(justify="right")
+        status = Text("playing", style="cyan") if running else Text(
+            result_text(view, g.game), style=_result_style(g.result or ""))
+        # The players have rows of their own: the title is the game and its status.
+        info.add_row(Text(f"Game {g.game}", style="bold"), "", status)
+        info.add_row("Opening", g.opening or "-", "")
+        for label, name, ms, to_move in (("White", white, white_ms, white_moves),
+                                         ("Black", black, black_ms, not white_moves)):
+            low = ms is not None and ms < 60_000
+            style = ("bold red" if low else "bold green") if running and to_move else "dim"
+            info.add_row(label, name, Text(clock(ms), style=style))
+        if last:
+            played = move_number(last.get("fen"), str(last.get("san", "?")))
+            info.add_row("Last", Text(played, style="bold"),
+                         Text(_eval_text(last), style=_eval_style(last)))
+            info.add_row("Depth", f"{last.get('depth') or '-'}/{last.get('seldepth') or '-'}",
+                         f"nodes {count(last.get('nodes'))}")
+            nps = last.get("nps")
+            info.add_row("Speed", f"{count(nps)}{'nps' if nps else ''}",
+                         f"tb {count(last.get('tbhits'))}")
+            # "PV" and a space before it: the rest of the line.
+            pv = " ".join(last.get("pv") or [])[: max(10, width - 8)]
+            info.add_row("PV", Text(pv or "-", style="dim"), "")
+        moves = "\n".join(_moves_text(g.moves, g.start_fen, min(60, width), 6))
+        grid = Table.grid(padding=(0, _BOARD_GAP))
+        grid.add_column()
+        grid.add_column()
+        grid.add_row(board(g.fen), Group(info, Text(moves, style="dim")))
+        yield grid
+
+
+class _Forecast:
+    """The forecast table with as many ``P(place)`` columns (at most four) as the
+    width leaves room for: a row never wraps into the next."""
+
+    def __init__(self, view: EventView) -> None:
+        self.view = view
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from tcecd.watch.render import forecast_lines
+
+        for places in (4, 3, 2, 1, 0):
+            lines = forecast_lines(self.view, places=places)
+            if max((len(line) for line in lines[1:]), default=0) <= options.max_width:
+                break
+        yield Text("\n".join(lines), style="cyan")
+
+
+class _Beside:
+    """Two renderables side by side, ``gap`` columns apart, when both fit the width
+    at their natural widths; else one above the other (at 80 columns the round's
+    pairings and the standings no longer squeeze their names into a few letters)."""
+
+    def __init__(self, left: RenderableType, right: RenderableType, gap: int = 4) -> None:
+        self.left, self.right, self.gap = left, right, gap
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        left = Measurement.get(console, options, self.left).maximum
+        right = Measurement.get(console, options, self.right).maximum
+        if left + self.gap + right <= options.max_width:
+            grid = Table.grid(padding=(0, self.gap))
+            grid.add_column()
+            grid.add_column()
+            grid.add_row(self.left, self.right)
+            yield grid
+        else:
+            yield self.left
+            yield Text("")
+            yield self.right
 
 
 def _eval_style(last: dict[str, Any]) -> str:
@@ -141,7 +206,11 @@ def standings_table(view: EventView) -> RenderableType:
     rows = st.get("rows", [])
     names = [k for k in (rows[0].get("tiebreaks") or {})] if rows else []
     for name in names:
-        table.add_column(name, justify="right", style="dim")
+        # FIDE's short names (BPG, SB, WIN ...): a column as wide as its numbers.
+        table.add_column(tiebreak_label(name), justify="right", style="dim")
+    legend = tiebreak_legend(names)
+    if legend:
+        table.caption, table.caption_justify, table.caption_style = legend, "left", "dim"
     for row in rows:
         pid = str(row.get("id"))
         eng = view.engines.get(pid, {})
@@ -170,15 +239,9 @@ def screen(view: EventView | None, *, source: str = "", now: float | None = None
         parts = [head]
         g = view.current_game
         parts.append(game_panel(view, g, now) if g is not None else Text("No game yet."))
-        below = Table.grid(padding=(0, 4))
-        below.add_column()
-        below.add_column()
-        below.add_row(pairings_table(view), standings_table(view))
-        parts += [Text(""), below]
+        parts += [Text(""), _Beside(pairings_table(view), standings_table(view))]
         if view.forecast:
-            from tcecd.watch.render import forecast_lines
-
-            parts += [Text(""), Text("\n".join(forecast_lines(view)), style="cyan")]
+            parts += [Text(""), _Forecast(view)]
         if view.finished:
             winner = view.player_name(str(view.finished.get("winner")))
             parts.append(Text(f"Event finished. Winner: {winner}", style="bold green"))
