@@ -170,7 +170,8 @@ async def run_event_async(
         runner.close()
     if complete:
         table = standings_table(
-            runner.final_standings, settings, runner.players, runner.book.history()
+            runner.final_standings, settings, runner.players, runner.book.history(),
+            disqualified=runner.book.disqualified,
         )
         print(table, file=out)
         log.info("event finished", pgn=str(settings.pgn_path))
