@@ -149,6 +149,9 @@ class EventStore:
         self.readonly = readonly
         if readonly and not self.path.is_file():
             raise StateError(f"{self.path}: no event state here (not a regular file)")
+        # Made by the lock below when missing: removed again on close if it is still
+        # empty (a refused start, `run --from-pgn` with a bad PGN, leaves no trace).
+        self._made_dir = not readonly and not state_dir.exists()
         self._lock_fd = -1 if readonly else _lock_directory(state_dir)
         # Re-entrant: a batch (:meth:`batch`) holds it around nested writes.
         self._mutex = threading.RLock()
@@ -217,7 +220,14 @@ class EventStore:
             if self._made and self._blank:
                 with contextlib.suppress(FileNotFoundError):
                     self.path.unlink()
+                self._remove_made_directory()
         self._release()
+
+    def _remove_made_directory(self) -> None:
+        """The state directory, if this store made it and nothing else is in it."""
+        if self._made_dir:
+            with contextlib.suppress(OSError):  # not empty (or gone): keep it
+                self.state_dir.rmdir()
 
     def __enter__(self) -> EventStore:
         return self

@@ -200,6 +200,8 @@ def test_lost_state_continues_from_the_pgn(tmp_path: Path, reference: Finished) 
     cfg = write_config(tmp_path / "new")
     proc = run_tcecd(cfg, "--from-pgn", str(partial))
     assert proc.returncode == 0, proc.stderr[-3000:]
+    # A normal import: no "pgn file repaired" warning (there was nothing to repair).
+    assert "pgn file repaired" not in proc.stderr
     state = cfg.parent / "state"
     got = Finished(state, (state / "event.pgn").read_text(encoding="utf-8"), proc.stdout)
     assert_same_event(got, reference)
