@@ -19,6 +19,8 @@ Modes (``--after N``: misbehave on the N-th ``go`` of the game, default 3):
 - ``nouciok``   exit without ever answering ``uci`` (fails to start)
 - ``slow``      sleep ``--delay-ms`` before answering ``go`` (loses on time)
 - ``flood``     print ``--lines`` junk and ``info`` lines before every move, then play on
+- ``flood-line`` write one line without end (``--bytes`` of it, 0: for ever; then its
+                newline and the move), to check that a reader caps a line
 """
 
 from __future__ import annotations
@@ -51,11 +53,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mode", required=True,
                     choices=["crash", "hang", "illegal", "null", "garbage", "slowstart", "nouciok",
-                             "slow", "flood"])
+                             "slow", "flood", "flood-line"])
     ap.add_argument("--after", type=int, default=3, help="misbehave on this go of the game")
     ap.add_argument("--delay-ms", type=int, default=30_000)
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--spawn-child", action="store_true")
+    ap.add_argument("--bytes", type=int, default=0, help="flood-line: its length (0: endless)")
     args = ap.parse_args()
     search = abengine.Search(1, 0, 0)
     board = chess.Board()
@@ -108,6 +111,13 @@ def main() -> None:
                 say("info depth banana score cp")
                 say("bestmove !!garbage!!")
                 continue
+            if due and args.mode == "flood-line":
+                chunk, written = b"x" * 65536, 0
+                while not args.bytes or written < args.bytes:
+                    sys.stdout.buffer.write(chunk)
+                    written += len(chunk)
+                sys.stdout.buffer.write(b"\n")
+                sys.stdout.flush()
             if due and args.mode == "slow":
                 time.sleep(args.delay_ms / 1000)
             if args.mode == "flood":
