@@ -6,7 +6,10 @@ that commits it, so the tests exercise the same code paths a crashing or
 hanging engine would in a 100-hour event. Until it misbehaves the engine plays
 legal depth-1 moves with abengine's search (deterministic).
 
-Modes (``--after N``: misbehave on the N-th ``go`` of the game, default 3):
+Modes (``--after N``: misbehave on the N-th ``go`` of the game, default 3;
+``--ready-file PATH``: create ``PATH.<pid>`` when answering the first ``isready``, so
+that a test can wait for the engine to be ready instead of sleeping; one file per
+process, as an event starts each engine once for its check and again for its games):
 
 - ``crash``     exit(3) instead of answering ``go``
 - ``hang``      never send ``bestmove`` (ignores ``stop``); with ``--spawn-child`` it
@@ -59,6 +62,7 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--spawn-child", action="store_true")
     ap.add_argument("--bytes", type=int, default=0, help="flood-line: its length (0: endless)")
+    ap.add_argument("--ready-file", type=Path, help="PATH.<pid> is created at the first readyok")
     args = ap.parse_args()
     search = abengine.Search(1, 0, 0)
     board = chess.Board()
@@ -85,6 +89,8 @@ def main() -> None:
             say("uciok")
         elif cmd == "isready":
             say("readyok")
+            if args.ready_file is not None:
+                args.ready_file.with_name(f"{args.ready_file.name}.{os.getpid()}").touch()
         elif cmd == "ucinewgame":
             board, gos = chess.Board(), 0
         elif cmd == "position":

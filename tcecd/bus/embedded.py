@@ -207,11 +207,9 @@ async def embedded_broker(
         raise BusError("mqtt: embedded_broker: mosquitto, but the mosquitto binary is not "
                        "installed (apt-get install mosquitto)")
     await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
-    broker: _Mosquitto | _Amqtt
-    if binary is not None:
-        broker = _Mosquitto(binary, workdir, groups)
-    else:
-        broker = _Amqtt()
+    broker: _Mosquitto | _Amqtt = (
+        _Mosquitto(binary, workdir, groups) if binary is not None else _Amqtt()
+    )
     running = await _start(broker, host, port, settings.embedded_ws_port, log)
     try:
         await asyncio.to_thread((workdir / "url").write_text, running.url + "\n")

@@ -10,10 +10,11 @@ games were forfeited. Then the daemon resumes as after any restart.
 
 The import is one store transaction: a PGN refused half-way (a malformed move
 comment in its 40th game) leaves the state directory without an event, as it
-was (a directory the import made is removed again). The event's PGN file is
-written right after the commit. It is also refused, before anything is committed, when the event's own
-PGN file (``outputs.pgn``) holds anything but the imported games as tcecd
-writes them: that file is never rewritten (see :mod:`tcecd.daemon.ledger`).
+was (a directory the import made is removed again). It is also refused,
+before anything is committed, when the event's own PGN file (``outputs.pgn``)
+holds anything but the imported games as tcecd writes them: that file is never
+rewritten (see :mod:`tcecd.daemon.ledger`). Once committed, the import writes
+that file itself.
 """
 
 from __future__ import annotations

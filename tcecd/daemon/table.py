@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tcecd.daemon.settings import RunSettings
-from tcecd.outputs.text import standings_table as _table
 from tcecd.domain import PlayerId
+from tcecd.outputs.text import standings_table as _table
 from tcecd.pairing.base import Player, RoundRecord, Standing
 
 

@@ -69,7 +69,9 @@ class EventTags:
     seeds: dict[PlayerId, int] = field(default_factory=dict)
     ratings: dict[PlayerId, int] = field(default_factory=dict)
 
-    def add(self, number: int, headers: Mapping[str, str], white: PlayerId, black: PlayerId) -> None:
+    def add(
+        self, number: int, headers: Mapping[str, str], white: PlayerId, black: PlayerId
+    ) -> None:
         """Take game ``number``'s tags (``white``/``black``: its players)."""
         system = headers.get(SYSTEM_TAG, "").strip()
         if system:

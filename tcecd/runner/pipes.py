@@ -46,7 +46,6 @@ from typing import Any, TypeVar
 
 import chess.engine
 
-
 #: The longest line an engine may write, its newline excluded (bytes).
 MAX_LINE = 1 << 20
 

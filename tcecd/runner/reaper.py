@@ -11,8 +11,8 @@ Three layers make sure none survives:
    program), so the kernel signals it the moment tcecd dies: SIGKILL for engines,
    SIGTERM for the embedded Mosquitto (it saves its database on SIGTERM). It does not
    reach the program's own children. Python workers that multiprocessing starts (they
-   cannot be exec'd under setpriv) run :func:`tcecd.runner.parent.die_with_parent` first: a thread that
-   ends the worker once its parent is gone.
+   cannot be exec'd under setpriv) run :func:`tcecd.runner.parent.die_with_parent`
+   first: a thread that ends the worker once its parent is gone.
 2. **A mark in the environment.** Every engine gets ``TCECD_ENGINE_OF=<token>`` in its
    environment, one random token per state directory; every other process tcecd starts
    for the event gets ``TCECD_HELPER_OF=<token>`` (:func:`helper_environment` puts it in
@@ -282,7 +282,8 @@ async def spawn_helper(
     its group in the state directory. Call ``groups.ended(pid, helper=True)`` once it
     was stopped and reaped."""
     argv, spawn = helper_spawn(argv, groups, death_signal=death_signal, env=env)
-    proc = await asyncio.create_subprocess_exec(*argv, **spawn, **kwargs)
+    program, *args = argv
+    proc = await asyncio.create_subprocess_exec(program, *args, **spawn, **kwargs)
     if groups is not None:
         await asyncio.to_thread(groups.started, proc.pid, helper=True)
     return proc

@@ -118,7 +118,7 @@ async def test_a_broker_left_on_the_configured_port_is_replaced_not_used(tmp_pat
         stderr=asyncio.subprocess.DEVNULL, start_new_session=True)
     try:
         async with asyncio.timeout(30):
-            while not (tmp_path / "mosquitto.pid").exists() or not await _accepts(port):
+            while not (tmp_path / "mosquitto.pid").exists() or not await _accepts(port):  # noqa: ASYNC110 (another process's state)
                 await asyncio.sleep(0.05)
         log = RecordingLog()
         wanted = MqttSettings(url=f"mqtt://127.0.0.1:{port}", embedded=True,

@@ -209,7 +209,7 @@ def test_a_last_column_with_only_a_pairing_allocated_bye_is_a_finished_round() -
         "XXC white1",
     ]
     event = parse_trf("\n".join(lines) + "\n", "u.trf")
-    r1, r2 = event.rounds
+    _r1, r2 = event.rounds
     assert (r2.round, r2.bye, r2.games) == (2, "3", ())
     assert r2.requested_byes == tuple(Bye(n, ByeKind.ZERO) for n in ("1", "2", "4"))
     assert event.context.requested_byes == ()
