@@ -72,9 +72,14 @@ def _record(info: dict[str, Any], pv: list[str], keys: tuple[str, ...] | None) -
     return out
 
 
+def _doc(transcript: Path) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(transcript.read_text(encoding="utf-8"))
+    return doc
+
+
 async def drive(transcript: Path, log: Path, *, ours: bool) -> list[dict[str, Any]]:
     """Play the transcript's moves with one driver; a record per ``go``."""
-    doc = json.loads(transcript.read_text(encoding="utf-8"))
+    doc = _doc(transcript)
     uci = doc["protocol"] == "uci"
     # (Killed with this process, should a hung test be killed.)
     argv = with_parent_death_signal([sys.executable, str(ENGINE), str(transcript), str(log)])
@@ -143,7 +148,7 @@ async def test_the_fast_path_and_python_chess_make_the_same_records(
     # Both say what the transcript was written to say (not merely the same thing).
     kinds = [r.get("fault", "move") for r in ours]
     assert kinds == EXPECTED[transcript.stem]
-    doc = json.loads(transcript.read_text(encoding="utf-8"))
+    doc = _doc(transcript)
     for record, entry in zip(ours, doc["moves"], strict=False):
         if "move" in record:
             last = entry["lines"][-1].split()
@@ -184,7 +189,7 @@ async def test_the_fast_path_walks_its_states_and_refuses_others(tmp_path: Path)
     bestmove), the rest on the fast path; a change the table does not allow is an
     AssertionError; the engine's end is TERMINATED."""
     transcript = HERE / "transcripts" / "uci-timeout.json"
-    doc = json.loads(transcript.read_text(encoding="utf-8"))
+    doc = _doc(transcript)
     argv = with_parent_death_signal(
         [sys.executable, str(ENGINE), str(transcript), str(tmp_path / "log")]
     )
@@ -197,10 +202,13 @@ async def test_the_fast_path_walks_its_states_and_refuses_others(tmp_path: Path)
         game = object()
         seen: list[FastPath] = []
         enter = engine._enter
+        terminated = asyncio.Event()
 
         def watch(phase: FastPath) -> None:
             enter(phase)
             seen.append(phase)
+            if phase is FastPath.TERMINATED:
+                terminated.set()
 
         engine._enter = watch  # type: ignore[method-assign]
         board.push((await engine.play_move(board, limit, game)).move)  # type: ignore[arg-type]
@@ -217,6 +225,5 @@ async def test_the_fast_path_walks_its_states_and_refuses_others(tmp_path: Path)
             engine._enter(FastPath.ANSWERED)
         engine.transport.kill()  # type: ignore[union-attr]
         await engine.returncode
-        while engine.phase is not FastPath.TERMINATED:  # connection_lost comes after
-            await asyncio.sleep(0)
+        await terminated.wait()  # (connection_lost comes after the exit code)
     assert seen[-1] is FastPath.TERMINATED

@@ -21,8 +21,14 @@ from typing import Any
 
 
 def main() -> None:
-    transcript = json.loads(open(sys.argv[1], encoding="utf-8").read())
-    log = open(sys.argv[2], "a", encoding="utf-8", buffering=1)
+    with open(sys.argv[1], encoding="utf-8") as f:
+        transcript = json.load(f)
+    with open(sys.argv[2], "a", encoding="utf-8", buffering=1) as log:
+        replay(transcript, log)
+
+
+def replay(transcript: dict[str, Any], log: Any) -> None:
+    """Answer the driver on stdin as the transcript says (module docstring)."""
     uci = transcript["protocol"] == "uci"
     moves = iter(transcript["moves"])
     out = sys.stdout.buffer

@@ -76,7 +76,8 @@ def main() -> None:
     c960 = load("uci-stockfish-chess960")
     board = chess.Board(c960["fen"], chess960=True)
     castle = chess.Move.from_uci("g1h1")
-    assert board.is_castling(castle) and castle in board.legal_moves
+    assert board.is_castling(castle)
+    assert castle in board.legal_moves
     played: list[dict[str, Any]] = []
     for depth in (4, 5, 6):
         move = castle if not played else sorted(board.legal_moves, key=lambda m: m.uci())[0]
@@ -89,7 +90,7 @@ def main() -> None:
 
     hoi = load("xboard-hoichess-standard")
     xi = copy.deepcopy(hoi)
-    xi["moves"] = [hoi["moves"][0], {"lines": hoi["moves"][1]["lines"][:-1] + ["move a8a3"]}]
+    xi["moves"] = [hoi["moves"][0], {"lines": [*hoi["moves"][1]["lines"][:-1], "move a8a3"]}]
     save("xboard-illegal", xi)
     xc = copy.deepcopy(hoi)
     xc["moves"] = [hoi["moves"][0], {"write": "split", "lines": hoi["moves"][1]["lines"][:2],
