@@ -84,14 +84,15 @@ async def drive(transcript: Path, log: Path, *, ours: bool) -> list[dict[str, An
     # (Killed with this process, should a hung test be killed.)
     argv = with_parent_death_signal([sys.executable, str(ENGINE), str(transcript), str(log)])
     engine: chess.engine.Protocol
+    transport: asyncio.SubprocessTransport
     if ours:
         cls: type[chess.engine.Protocol] = _UciProtocol if uci else _XBoardProtocol
-        _transport, engine = await popen_engine(cls, argv)
+        transport, engine = await popen_engine(cls, argv)
         await engine.initialize()  # (python-chess's popen_* do this themselves)
     elif uci:
-        _transport, engine = await chess.engine.popen_uci(argv)
+        transport, engine = await chess.engine.popen_uci(argv)
     else:
-        _transport, engine = await chess.engine.popen_xboard(argv)
+        transport, engine = await chess.engine.popen_xboard(argv)
     records: list[dict[str, Any]] = []
     try:
         board = chess.Board(doc["fen"] or chess.STARTING_FEN, chess960=doc["chess960"])
@@ -130,10 +131,11 @@ async def drive(transcript: Path, log: Path, *, ours: bool) -> list[dict[str, An
             async with asyncio.timeout(10):
                 await engine.quit()
     finally:
-        if engine.returncode.done() is False:
-            engine.transport.kill()  # type: ignore[union-attr]
+        if not engine.returncode.done():
+            transport.kill()
         async with asyncio.timeout(10):
             await engine.returncode
+        transport.close()  # (left to the garbage collector, it warns in a later test)
     return records
 
 
@@ -193,7 +195,7 @@ async def test_the_fast_path_walks_its_states_and_refuses_others(tmp_path: Path)
     argv = with_parent_death_signal(
         [sys.executable, str(ENGINE), str(transcript), str(tmp_path / "log")]
     )
-    _transport, engine = await popen_engine(_UciProtocol, argv)
+    transport, engine = await popen_engine(_UciProtocol, argv)
     assert isinstance(engine, _UciProtocol)
     async with asyncio.timeout(30):
         await engine.initialize()
@@ -223,7 +225,8 @@ async def test_the_fast_path_walks_its_states_and_refuses_others(tmp_path: Path)
         assert seen[-3:] == [FastPath.THINKING, FastPath.ANSWERED, FastPath.IDLE]
         with pytest.raises(AssertionError, match="IDLE -> ANSWERED"):
             engine._enter(FastPath.ANSWERED)
-        engine.transport.kill()  # type: ignore[union-attr]
+        transport.kill()
         await engine.returncode
         await terminated.wait()  # (connection_lost comes after the exit code)
+    transport.close()
     assert seen[-1] is FastPath.TERMINATED
