@@ -63,64 +63,43 @@ def _result_style(res: str) -> str:
     return "cyan" if res == "..." else ""
 
 
-#: Columns the board takes (``8 ♜ ♞ ...``) and the gap after it.
-_BOARD_COLUMNS, _BOARD_GAP = 18, 3
-
-
 def game_panel(view: EventView, g: GameView, now: float | None) -> RenderableType:
-    """Board on the left; players, clocks and the engine's output on the right, the
-    PV and the moves as wide as the terminal leaves them (:class:`_GamePanel`)."""
-    return _GamePanel(view, g, now)
-
-
-class _GamePanel:
-    """:func:`game_panel`, laid out for the width it is given: at 80 columns the
-    players' names, the PV and the moves stay whole (the names no longer share the
-    title row, where they were cut)."""
-
-    def __init__(self, view: EventView, g: GameView, now: float | None) -> None:
-        self.view, self.g, self.now = view, g, now
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        view, g = self.view, self.g
-        width = max(20, options.max_width - _BOARD_COLUMNS - _BOARD_GAP)
-        last = g.last or {}
-        white, black = view.player_name(g.white), view.player_name(g.black)
-        white_ms, black_ms = clocks_now(view, g, self.now)
-        running = g.result is None
-        white_moves = g.side_to_move_white()
-        info = Table.grid(padding=(0, 1))
-        info.add_column()
-        info.add_column()
-        info.add_column(justify="right")
-        status = Text("playing", style="cyan") if running else Text(
-            result_text(view, g.game), style=_result_style(g.result or ""))
-        # The players have rows of their own: the title is the game and its status.
-        info.add_row(Text(f"Game {g.game}", style="bold"), "", status)
-        info.add_row("Opening", g.opening or "-", "")
-        for label, name, ms, to_move in (("White", white, white_ms, white_moves),
-                                         ("Black", black, black_ms, not white_moves)):
-            low = ms is not None and ms < 60_000
-            style = ("bold red" if low else "bold green") if running and to_move else "dim"
-            info.add_row(label, name, Text(clock(ms), style=style))
-        if last:
-            played = move_number(last.get("fen"), str(last.get("san", "?")))
-            info.add_row("Last", Text(played, style="bold"),
-                         Text(_eval_text(last), style=_eval_style(last)))
-            info.add_row("Depth", f"{last.get('depth') or '-'}/{last.get('seldepth') or '-'}",
-                         f"nodes {count(last.get('nodes'))}")
-            nps = last.get("nps")
-            info.add_row("Speed", f"{count(nps)}{'nps' if nps else ''}",
-                         f"tb {count(last.get('tbhits'))}")
-            # "PV" and a space before it: the rest of the line.
-            pv = " ".join(last.get("pv") or [])[: max(10, width - 8)]
-            info.add_row("PV", Text(pv or "-", style="dim"), "")
-        moves = "\n".join(_moves_text(g.moves, g.start_fen, min(60, width), 6))
-        grid = Table.grid(padding=(0, _BOARD_GAP))
-        grid.add_column()
-        grid.add_column()
-        grid.add_row(board(g.fen), Group(info, Text(moves, style="dim")))
-        yield grid
+    """Board on the left; players, clocks and the engine's output on the right."""
+    last = g.last or {}
+    white, black = view.player_name(g.white), view.player_name(g.black)
+    white_ms, black_ms = clocks_now(view, g, now)
+    running = g.result is None
+    white_moves = g.side_to_move_white()
+    info = Table.grid(padding=(0, 1))
+    info.add_column()
+    info.add_column()
+    info.add_column(justify="right")
+    status = Text("playing", style="cyan") if running else Text(
+        result_text(view, g.game), style=_result_style(g.result or ""))
+    # The players have rows of their own (at 80 columns the pair here was cut in two).
+    info.add_row(Text(f"Game {g.game}", style="bold"), "", status)
+    info.add_row("Opening", g.opening or "-", "")
+    for label, name, ms, to_move in (("White", white, white_ms, white_moves),
+                                     ("Black", black, black_ms, not white_moves)):
+        low = ms is not None and ms < 60_000
+        style = ("bold red" if low else "bold green") if running and to_move else "dim"
+        info.add_row(label, name, Text(clock(ms), style=style))
+    if last:
+        played = move_number(last.get("fen"), str(last.get("san", "?")))
+        info.add_row("Last", Text(played, style="bold"),
+                     Text(_eval_text(last), style=_eval_style(last)))
+        info.add_row("Depth", f"{last.get('depth') or '-'}/{last.get('seldepth') or '-'}",
+                     f"nodes {count(last.get('nodes'))}")
+        nps = last.get("nps")
+        info.add_row("Speed", f"{count(nps)}{'nps' if nps else ''}",
+                     f"tb {count(last.get('tbhits'))}")
+        info.add_row("PV", Text(" ".join(last.get("pv") or [])[:60] or "-", style="dim"), "")
+    moves = "\n".join(_moves_text(g.moves, g.start_fen, 60, 6))
+    grid = Table.grid(padding=(0, 3))
+    grid.add_column()
+    grid.add_column()
+    grid.add_row(board(g.fen), Group(info, Text(moves, style="dim")))
+    return grid
 
 
 class _Forecast:
