@@ -6,7 +6,10 @@ that commits it, so the tests exercise the same code paths a crashing or
 hanging engine would in a 100-hour event. Until it misbehaves the engine plays
 legal depth-1 moves with abengine's search (deterministic).
 
-Modes (``--after N``: misbehave on the N-th ``go`` of the game, default 3):
+Modes (``--after N``: misbehave on the N-th ``go`` of the game, default 3;
+``--ready-file PATH``: create ``PATH.<pid>`` when answering the first ``isready``, so
+that a test can wait for the engine to be ready instead of sleeping; one file per
+process, as an event starts each engine once for its check and again for its games):
 
 - ``crash``     exit(3) instead of answering ``go``
 - ``hang``      never send ``bestmove`` (ignores ``stop``); with ``--spawn-child`` it
@@ -19,6 +22,8 @@ Modes (``--after N``: misbehave on the N-th ``go`` of the game, default 3):
 - ``nouciok``   exit without ever answering ``uci`` (fails to start)
 - ``slow``      sleep ``--delay-ms`` before answering ``go`` (loses on time)
 - ``flood``     print ``--lines`` junk and ``info`` lines before every move, then play on
+- ``flood-line`` write one line without end (``--bytes`` of it, 0: for ever; then its
+                newline and the move), to check that a reader caps a line
 """
 
 from __future__ import annotations
@@ -51,11 +56,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mode", required=True,
                     choices=["crash", "hang", "illegal", "null", "garbage", "slowstart", "nouciok",
-                             "slow", "flood"])
+                             "slow", "flood", "flood-line"])
     ap.add_argument("--after", type=int, default=3, help="misbehave on this go of the game")
     ap.add_argument("--delay-ms", type=int, default=30_000)
     ap.add_argument("--lines", type=int, default=20_000)
     ap.add_argument("--spawn-child", action="store_true")
+    ap.add_argument("--bytes", type=int, default=0, help="flood-line: its length (0: endless)")
+    ap.add_argument("--ready-file", type=Path, help="PATH.<pid> is created at the first readyok")
     args = ap.parse_args()
     search = abengine.Search(1, 0, 0)
     board = chess.Board()
@@ -82,6 +89,8 @@ def main() -> None:
             say("uciok")
         elif cmd == "isready":
             say("readyok")
+            if args.ready_file is not None:
+                args.ready_file.with_name(f"{args.ready_file.name}.{os.getpid()}").touch()
         elif cmd == "ucinewgame":
             board, gos = chess.Board(), 0
         elif cmd == "position":
@@ -108,6 +117,13 @@ def main() -> None:
                 say("info depth banana score cp")
                 say("bestmove !!garbage!!")
                 continue
+            if due and args.mode == "flood-line":
+                chunk, written = b"x" * 65536, 0
+                while not args.bytes or written < args.bytes:
+                    sys.stdout.buffer.write(chunk)
+                    written += len(chunk)
+                sys.stdout.buffer.write(b"\n")
+                sys.stdout.flush()
             if due and args.mode == "slow":
                 time.sleep(args.delay_ms / 1000)
             if args.mode == "flood":

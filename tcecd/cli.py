@@ -15,7 +15,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Protocol, cast
+from typing import NoReturn, Protocol, cast
 
 from tcecd import __version__
 from tcecd.errors import TcecdError
@@ -46,8 +46,20 @@ def _load(name: str) -> CommandModule:
     return cast(CommandModule, importlib.import_module(f"tcecd.commands.{name}"))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one line for a bad command line, as for any bad input: the
+    problem and where help is, exit 2 (argparse printed its whole usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.endswith("expected one argument"):
+            # argparse reads a value that starts with "-" (`--tc -1+0.1`) as an option.
+            option = message.removeprefix("argument ").split(":", 1)[0].split("/")[-1]
+            message += f" (a value that starts with '-' is given as {option}=VALUE)"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
 def build_parser(selected: str | None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tcecd",
         description="Run unattended TCEC-style Swiss engine events, live over MQTT.",
     )

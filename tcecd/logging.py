@@ -17,8 +17,10 @@ object, never a bare ``name: message`` line that a log shipper cannot parse.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator
 from typing import Literal, TextIO
 
 import structlog
@@ -79,6 +81,21 @@ def configure(
     root.addHandler(handler)
     root.setLevel(logging.WARNING)
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
+
+
+@contextlib.contextmanager
+def engine_chatter_off() -> Iterator[None]:
+    """python-chess's engine warnings (``Rejecting feature sigterm=0``, ``Unexpected engine
+    output``) kept back for a while, as :func:`configure` keeps them out of the daemon's
+    log: for commands that start engines without configuring logging (``validate
+    --engines``), where Python would print them raw on stderr."""
+    chess_logger = logging.getLogger("chess.engine")
+    before = chess_logger.level
+    chess_logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        chess_logger.setLevel(before)
 
 
 def get_logger(**bind: object) -> structlog.stdlib.BoundLogger:

@@ -31,3 +31,25 @@ def test_unknown_command_is_a_usage_error(capsys: object) -> None:
     with pytest.raises(SystemExit) as info:
         main(["no-such-command"])
     assert info.value.code == 2
+
+
+def test_a_bad_command_line_is_one_line_and_exit_2(capsys: object) -> None:
+    """``--tc -1+0.1`` (argparse takes the value for an option): one line saying how to
+    give such a value, exit 2; argparse printed its whole usage first (issue 27)."""
+    import pytest
+
+    assert isinstance(capsys, pytest.CaptureFixture)
+    with pytest.raises(SystemExit) as info:
+        main(["play", "--tc", "-1+0.1", "ab-d1", "ab-d2"])
+    assert info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        "tcecd play: error: argument --tc: expected one argument (a value that starts with "
+        "'-' is given as --tc=VALUE) (see tcecd play -h)"
+    ]
+    # Given that way, the value itself is checked: one line, exit 2.
+    assert main(["play", "--tc=-1+0.1", "ab-d1", "ab-d2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcecd: error: --tc: invalid time control: '-1+0.1'")
+    assert len(err.splitlines()) == 1

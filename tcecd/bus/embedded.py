@@ -20,8 +20,16 @@ publishes to that broker instead, with a warning, as before.
 On a normal end the broker stays up :data:`LINGER_S` after the publisher's
 goodbye, so that subscribers still catching up get the event's last messages.
 Mosquitto is stopped with SIGTERM (it then saves its database), and SIGKILL
-after :data:`STOP_TIMEOUT_S`. A Mosquitto left running by a daemon that was
-killed outright is found through its pid file and stopped on the next start.
+after :data:`STOP_TIMEOUT_S`.
+
+The broker dies with its daemon: Mosquitto is started under the reaper's rules
+(:func:`tcecd.runner.reaper.spawn_helper`), so a daemon killed outright (SIGKILL,
+the OOM killer) takes it along: the kernel sends it SIGTERM (it saves its
+database and exits), its group is recorded in the state directory and it
+carries the event's helper mark, so that the next start kills it if it is still
+there, and a broker of an older tcecd found through its pid file is stopped
+before the port is looked at. The next start never publishes to a broker its
+dead predecessor left: it starts its own, which reads the saved database.
 
 The config text (:func:`mosquitto_config`) is pure; the rest is the process shell.
 """
@@ -44,6 +52,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from tcecd.bus.settings import MqttSettings
 from tcecd.errors import BusError
+from tcecd.runner.reaper import EngineGroups, spawn_helper
 
 #: Seconds Mosquitto gets to save its database and exit after SIGTERM.
 STOP_TIMEOUT_S = 5.0
@@ -172,32 +181,35 @@ def _with_port(url: str, port: int) -> str:
 
 @contextlib.asynccontextmanager
 async def embedded_broker(
-    settings: MqttSettings, workdir: Path, *, log: Any
+    settings: MqttSettings, workdir: Path, *, log: Any, groups: EngineGroups | None = None
 ) -> AsyncIterator[MqttSettings]:
     """Start the private broker for ``settings`` (``embedded`` must be set), yield
     the settings to publish with (the URL with the port chosen, ``embedded``
-    off), stop the broker on the way out. See the module docstring."""
+    off), stop the broker on the way out. ``groups``: the event's process record
+    (:mod:`tcecd.runner.reaper`), where Mosquitto's group is kept while it runs.
+    See the module docstring."""
     if settings.tls:
         raise BusError("mqtt: embedded: the embedded broker speaks plain mqtt:// only")
     host = settings.host
     port = _requested_port(settings.url)
+    kind = settings.embedded_broker
+    binary = find_mosquitto() if kind in ("auto", "mosquitto") else None
+    if binary is not None:
+        # Before the port is looked at: a broker an earlier daemon of this state
+        # directory left would hold it, and the event would publish to it.
+        await asyncio.to_thread(_stop_stale, workdir, log)
     if port and await asyncio.to_thread(_port_taken, host, port):
         log.warning("embedded mqtt broker not started; using the broker already there",
                     url=settings.redacted_url())
         yield dataclasses.replace(settings, embedded=False)
         return
-    kind = settings.embedded_broker
-    binary = find_mosquitto() if kind in ("auto", "mosquitto") else None
     if kind == "mosquitto" and binary is None:
         raise BusError("mqtt: embedded_broker: mosquitto, but the mosquitto binary is not "
                        "installed (apt-get install mosquitto)")
     await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
-    broker: _Mosquitto | _Amqtt
-    if binary is not None:
-        await asyncio.to_thread(_stop_stale, workdir, log)
-        broker = _Mosquitto(binary, workdir)
-    else:
-        broker = _Amqtt()
+    broker: _Mosquitto | _Amqtt = (
+        _Mosquitto(binary, workdir, groups) if binary is not None else _Amqtt()
+    )
     running = await _start(broker, host, port, settings.embedded_ws_port, log)
     try:
         await asyncio.to_thread((workdir / "url").write_text, running.url + "\n")
@@ -266,13 +278,15 @@ async def _wait_listening(listeners: Listeners, dead: Any) -> None:
 
 
 class _Mosquitto:
-    """The Mosquitto child process (its own session: a Ctrl-C on the daemon's
-    terminal reaches the daemon only, which keeps publishing while it drains)."""
+    """The Mosquitto child process, a helper under the reaper's rules: its own
+    session (a Ctrl-C on the daemon's terminal reaches the daemon only, which keeps
+    publishing while it drains), SIGTERM from the kernel when the daemon dies, its
+    group recorded in ``groups`` while it runs."""
 
     kind = "mosquitto"
 
-    def __init__(self, binary: str, workdir: Path) -> None:
-        self.binary, self.workdir = binary, workdir
+    def __init__(self, binary: str, workdir: Path, groups: EngineGroups | None = None) -> None:
+        self.binary, self.workdir, self.groups = binary, workdir, groups
         self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self, listeners: Listeners) -> None:
@@ -288,9 +302,11 @@ class _Mosquitto:
 
         err = await asyncio.to_thread(prepare)
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                self.binary, "-c", str(conf), stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL, stderr=err, start_new_session=True)
+            # SIGTERM when the daemon dies: Mosquitto saves its database and exits.
+            self.proc = await spawn_helper(
+                [self.binary, "-c", str(conf)], self.groups, death_signal=signal.SIGTERM,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=err)
         finally:
             err.close()
         proc = self.proc
@@ -311,17 +327,22 @@ class _Mosquitto:
 
     async def stop(self) -> None:
         proc, self.proc = self.proc, None
-        if proc is None or proc.returncode is not None:
+        if proc is None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
         try:
-            async with asyncio.timeout(STOP_TIMEOUT_S):
-                await proc.wait()
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await proc.wait()
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGTERM)
+                try:
+                    async with asyncio.timeout(STOP_TIMEOUT_S):
+                        await proc.wait()
+                except TimeoutError:
+                    with contextlib.suppress(ProcessLookupError):
+                        proc.kill()
+                    await proc.wait()
+        finally:
+            if self.groups is not None:  # stopped and reaped: out of the record
+                await asyncio.to_thread(self.groups.ended, proc.pid, helper=True)
 
 
 def _tail(path: Path, limit: int = 2000) -> str:

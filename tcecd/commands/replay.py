@@ -62,8 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--system",
         choices=(*NAMES, "knockout"),
         metavar="NAME",
-        help="the pairing system (default: the config's, else tcec-swiss); "
-        f"one of {', '.join((*NAMES, 'knockout'))}",
+        help="the pairing system (default: the config's, else the one the PGN's games name in "
+        f"their PairingSystem tag, else tcec-swiss); one of {', '.join((*NAMES, 'knockout'))}",
     )
     parser.add_argument(
         "--verify",
@@ -172,13 +172,15 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"\nwrote {', '.join(str(p) for p in written)}", file=out)
     if args.trf:
-        _write_trf(Path(args.trf), replayed, replace(context.rules, total_rounds=context.rounds))
+        rounds = context.rounds or replayed.total_rounds
+        _write_trf(Path(args.trf), replayed, replace(context.rules, total_rounds=rounds))
         if not args.quiet:
             print(f"\nwrote {args.trf}", file=out)
     if args.publish:
         _publish(args, context, replayed)
     if args.verify:
-        print(_verdict(replayed.deviations, len(replayed.games), replayed.system), file=out)
+        print(_verdict(replayed.deviations, len(replayed.games), replayed.system,
+                       replayed.system_from), file=out)  # fmt: skip
         return 1 if replayed.deviations else 0
     return 0
 
@@ -208,19 +210,28 @@ def _replay_cup(args: argparse.Namespace, context: object, pgn: Path) -> int:
     if args.verify:
         for deviation in replayed.deviations:
             print(deviation, file=out)
-        print(_verdict(replayed.deviations, len(replayed.games), "knockout"), file=out)
+        print(_verdict(replayed.deviations, len(replayed.games), "knockout", "given"), file=out)
         return 1 if replayed.deviations else 0
     return 0
 
 
-def _verdict(deviations: Sequence[object], games: int, system: str) -> str:
+#: Where the system a replay verified against came from (ReplayedEvent.system_from).
+_SYSTEM_FROM = {
+    "given": "",
+    "pgn": " (the system the games name in their PairingSystem tag; --system NAME for another)",
+    "default": " (assumed: the PGN does not name its pairing system; give --system NAME or "
+    "--config EVENT.yaml for another)",
+}
+
+
+def _verdict(deviations: Sequence[object], games: int, system: str, source: str) -> str:
     from tcecd.replay.event import system_title
 
     rules = f"the {system_title(system)} rules"
     if not deviations:
         return f"OK: all {games} games follow {rules}"
     n = len(deviations)
-    return f"FAILED: {n} deviation{'s' if n != 1 else ''} from {rules}"
+    return f"FAILED: {n} deviation{'s' if n != 1 else ''} from {rules}{_SYSTEM_FROM[source]}"
 
 
 def _publish(args: argparse.Namespace, context: object, replayed: object) -> None:

@@ -27,6 +27,12 @@ from tcecd.pairing.simulation import SimulatedEvent
 HELP = "simulate a whole event with synthetic players (any pairing system)"
 
 _SEEDINGS = ("group", "rating", "random", "explicit")
+#: What --forecast read, for messages (tcecd.forecast.sources.Source.kind).
+_SOURCE_NAMES = {
+    "state": "event state",
+    "trf": "TRF (no XXR line)",
+    "json": "document (no context.total_rounds)",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,9 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--system",
         choices=NAMES,
-        default="tcec-swiss",
+        default=None,
         metavar="NAME",
-        help=f"pairing system ({', '.join(NAMES)}; default tcec-swiss)",
+        help=f"pairing system ({', '.join(NAMES)}; default tcec-swiss; with --forecast, the "
+        "one the input names, else this, else dutch-2017 for a TRF and tcec-swiss otherwise)",
     )
     parser.add_argument("--players", type=int, metavar="N", help="field size")
     parser.add_argument(
@@ -73,9 +80,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument(
         "--forecast",
-        metavar="STATE.json",
-        help="instead: forecast the final places of the event in STATE.json (the format of "
-        "--json and tcecd pair) by simulating its remaining rounds",
+        metavar="EVENT",
+        help="instead: forecast the final places of an event by simulating its remaining "
+        "rounds; EVENT is its state directory, its event.sqlite, a TRF-2016 file (tcecd "
+        "replay --trf) or a JSON document (--json, tcecd pair)",
     )
     parser.add_argument(
         "--simulations",
@@ -129,6 +137,9 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--players", args.players), ("--rounds", args.rounds)):
         if value is None:
             raise ConfigError(f"{flag} is required (unless --forecast)")
+    if args.players < 2:
+        # As an event config's engines: a field of one plays nobody.
+        raise ConfigError(f"--players: an event needs at least two players, not {args.players}")
     if args.trf and args.double:
         raise ConfigError("--trf: a TRF-2016 file holds one game per round: drop --double")
     points = STANDARD
@@ -151,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         seeding=args.seeding,
         groups=args.groups,
         draw_rate=args.draw_rate,
-        system=args.system,
+        system=args.system or "tcec-swiss",
         points=points,
         baku_acceleration=args.acceleration == "baku",
         forbidden=forbidden,
@@ -178,47 +189,37 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _forecast(args: argparse.Namespace) -> int:
-    """``--forecast STATE.json``: the forecast table of the event in the file."""
+    """``--forecast EVENT``: the forecast table of the event (a state directory, its
+    event.sqlite, a TRF or a JSON document: :mod:`tcecd.forecast.sources`)."""
     import json
 
     from tcecd.bus.payloads import forecast_fields
     from tcecd.errors import ConfigError
     from tcecd.forecast.forecast import ForecastSettings, forecast
-    from tcecd.forecast.montecarlo import EventSnapshot, simulate
+    from tcecd.forecast.montecarlo import simulate
+    from tcecd.forecast.sources import read_source
     from tcecd.forecast.text import forecast_lines
     from tcecd.pairing.registry import get_system
-    from tcecd.pairing.state_json import SYSTEM, load_event_state
 
     path = args.forecast
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as exc:
-        raise ConfigError(f"--forecast {path}: cannot read: {exc.strerror or exc}") from None
-    state = load_event_state(text, path)
-    system = state.system or SYSTEM
-    total = state.context.total_rounds
+    # --system only where the input does not name one (a TRF never does).
+    source = read_source(path, system=args.system)
+    system = source.system
+    total = source.total_rounds
     if total is None:
         total = args.rounds
     if total is None:
-        total = get_system(system).rounds_for(len(state.players))
+        total = get_system(system).rounds_for(len(source.players))
     if total is None:
         raise ConfigError(
-            f"--forecast {path}: how many rounds does the event have? The document has no "
-            "context.total_rounds: give --rounds"
+            f"--forecast {path}: how many rounds does the event have? The "
+            f"{_SOURCE_NAMES[source.kind]} does not say: give --rounds"
         )
-    if total < len(state.rounds):
+    if total < len(source.rounds):
         raise ConfigError(
-            f"--rounds {total}: {path} already has {len(state.rounds)} finished round(s)"
+            f"--rounds {total}: {path} already has {len(source.rounds)} finished round(s)"
         )
-    snap = EventSnapshot(
-        system=system,
-        players=state.players,
-        double=state.double,
-        rounds=state.rounds,
-        total_rounds=total,
-        context=state.context,
-    )
+    snap = source.snapshot(total)
     settings = ForecastSettings(simulations=args.simulations, top=args.top, seed=args.seed)
     if args.workers > 1:
         from tcecd.forecast.parallel import make_pool, simulate_in
@@ -234,7 +235,7 @@ def _forecast(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
         label = "TCEC Swiss" if system == "tcec-swiss" else system
-        sys.stdout.write(f"{label}: {len(state.players)} players\n")
+        sys.stdout.write(f"{label}: {len(source.players)} players\n")
         sys.stdout.write("\n".join(forecast_lines(doc)) + "\n")
     return 0
 

@@ -140,9 +140,13 @@ def check_event_engines(config: EventConfig) -> tuple[EngineReport, ...]:
     raises :class:`~tcecd.runner.check.EngineCheckError` (one line per engine
     that failed, naming its place in the config) when any did."""
     from tcecd import eventloop
+    from tcecd.logging import engine_chatter_off
     from tcecd.runner.check import EngineCheckError, check_engines, failures
 
-    reports = eventloop.run(check_engines(config.engines))
+    # What python-chess logs about an engine's manners (an xboard feature rejected, a
+    # line it did not expect) is no problem of the config: the check reports those.
+    with engine_chatter_off():
+        reports = eventloop.run(check_engines(config.engines))
     where = [f"{config.source}: engines[{i}]: " for i in range(len(config.engines))]
     lines = failures(reports, where=where)
     if lines:

@@ -111,10 +111,23 @@ def describe_event(config: EventConfig) -> list[str]:
             from urllib.parse import urlsplit
 
             port = urlsplit(settings.url).port  # none or 0: the broker picks a free one
-            where = f"embedded broker at {settings.host}:{port or 'a free port'}"
+            where = (
+                f"embedded broker at {settings.host}:{port}"
+                if port
+                else f"embedded broker on {settings.host}, a free port chosen at start"
+            )
         lines.append(
             f"mqtt:         {where}, "
             f"topics {settings.topic_prefix}/..., qos {settings.qos}"
+        )
+    f = config.forecast
+    if f is None:
+        lines.append("forecast:     off")
+    else:
+        lines.append(
+            f"forecast:     {f.simulations} simulation{'s' if f.simulations != 1 else ''} "
+            f"after every game, P(top {f.top}), seed {f.seed}, prior sd {f.prior_sd:g} Elo, "
+            f"{f.workers} worker{'s' if f.workers != 1 else ''}"
         )
     lines.append(f"logging:      {config.logging.level}, {config.logging.format}")
     return lines

@@ -45,6 +45,7 @@ from tcecd.execution import GamePlayer, open_player
 from tcecd.formats.base import EventFormat, get_format
 from tcecd.game.record import Opening
 from tcecd.outputs.files import PgnFile
+from tcecd.runner.reaper import helper_environment
 
 if TYPE_CHECKING:
     from tcecd.bus.publisher import Publisher
@@ -148,6 +149,9 @@ async def run_event_async(
     complete = False
     try:
         async with contextlib.AsyncExitStack() as stack:
+            # What libraries start for the event (the forecast's workers) carries the
+            # event's mark: the next start reaps it if it outlived us (tcecd.runner.reaper).
+            stack.enter_context(helper_environment(opened.engine_groups))
             mqtt = settings.mqtt
             if mqtt is not None and mqtt.embedded:
                 from tcecd.bus.embedded import embedded_broker
@@ -155,7 +159,8 @@ async def run_event_async(
                 # Started before the publisher connects, stopped after it said
                 # goodbye (the stack unwinds in reverse); its files under the state.
                 mqtt = await stack.enter_async_context(
-                    embedded_broker(mqtt, settings.state_dir / "mqtt", log=log)
+                    embedded_broker(mqtt, settings.state_dir / "mqtt", log=log,
+                                    groups=opened.engine_groups)
                 )
             if mqtt is not None:
                 from tcecd.bus.publisher import Publisher
@@ -205,9 +210,10 @@ async def run_event_async(
         opened.close()
     if complete:
         if not quiet:
+            state = recorder.state
             table = standings_table(
-                runner.final_standings, settings, recorder.state.players,
-                recorder.state.history(),
+                runner.final_standings, settings, state.players, state.history(),
+                disqualified=state.disqualified,
             )  # fmt: skip
             print(table, file=out)
         log.info("event finished", pgn=str(settings.pgn_path))
@@ -271,8 +277,9 @@ async def _close(
         await stream.close_engines()
         await runner.player.aclose()
         if groups is not None:
-            # Helpers that escaped their engine's process group carry its mark.
-            killed = await asyncio.to_thread(groups.reap)
+            # Helpers that escaped their engine's process group carry its mark. (Not
+            # the event's other helpers: the embedded broker still serves the goodbye.)
+            killed = await asyncio.to_thread(groups.reap, helpers=False)
             if killed:
                 log.warning("stray engine processes killed", pids=killed)
     finally:

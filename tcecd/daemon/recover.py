@@ -10,9 +10,11 @@ games were forfeited. Then the daemon resumes as after any restart.
 
 The import is one store transaction: a PGN refused half-way (a malformed move
 comment in its 40th game) leaves the state directory without an event, as it
-was. It is also refused, before anything is committed, when the event's own
-PGN file (``outputs.pgn``) holds anything but the imported games as tcecd
-writes them: that file is never rewritten (see :mod:`tcecd.daemon.ledger`).
+was (a directory the import made is removed again). It is also refused,
+before anything is committed, when the event's own PGN file (``outputs.pgn``)
+holds anything but the imported games as tcecd writes them: that file is never
+rewritten (see :mod:`tcecd.daemon.ledger`). Once committed, the import writes
+that file itself.
 """
 
 from __future__ import annotations
@@ -50,10 +52,15 @@ def import_pgn(settings: RunSettings, config: EventConfig, pgn: Path) -> int:
                 max_strikes=settings.strikes_max,
             )
             output = PgnFile(settings.pgn_path)
-            if output.missing_tail([g.pgn for g in store.games()]) is None:
+            games = [g.pgn for g in store.games()]
+            if output.missing_tail(games) is None:
                 raise StateError(
                     f"{settings.pgn_path}: holds text other than the imported games as tcecd "
                     "writes them; refusing to overwrite it: move it away (or give --from-pgn "
                     "a copy of it) and run again"
                 )
+        # The event's PGN file as the state says, now: the daemon that starts next finds
+        # it complete (it warned "pgn file repaired" on every import; that warning is for
+        # a file a crash cut short). Killed before this, the next start does it, warning.
+        output.sync(games)
         return count

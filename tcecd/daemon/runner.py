@@ -58,6 +58,7 @@ from tcecd.game.openings import select_opening
 from tcecd.game.record import GameRecord, Opening
 from tcecd.game.rules import game_clock, side_time_control_tags
 from tcecd.pairing.base import Standing
+from tcecd.pgn.event_tags import with_event_tags
 from tcecd.pgn.writer import game_pgn, start_tags
 from tcecd.wallclock import utc_now
 
@@ -338,6 +339,12 @@ class EventRunner:
             extra = self.fmt.record_tags(self.recorder.state, record)
             if extra:
                 record = dataclasses.replace(record, extra_tags=record.extra_tags + extra)
+            # What replay --verify needs from the PGN alone (tcecd.pgn.event_tags).
+            state = self.recorder.state
+            record = with_event_tags(
+                record, self.fmt.name, self.fmt.total_rounds(state) or 0,
+                {p.id: p.seed for p in state.players},
+            )  # fmt: skip
             await self.recorder.game(record, game_pgn(record), faults=faults)
             await self.recorder.stream.flush()
             self.crash.hit(f"after-game:{gid}")

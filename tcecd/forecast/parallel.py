@@ -5,7 +5,12 @@ GIL); processes can. The chunks of :mod:`tcecd.forecast.montecarlo` are
 independently seeded, so the result is the same with any number of workers.
 Workers are started with ``spawn`` (never ``fork``: the daemon has threads and
 an event loop) and run at the lowest CPU priority (``os.nice(19)``): on a
-machine playing games, the engines come first.
+machine playing games, the engines come first. A worker ends itself when the
+process that started it dies (:func:`tcecd.runner.parent.die_with_parent`): a
+SIGKILLed daemon leaves no worker blocked on its queue for good, and then no
+multiprocessing resource tracker either (it ends once every holder of its pipe is
+gone). While an event runs, workers and tracker also carry the event's helper mark
+(:func:`tcecd.runner.reaper.helper_environment`): the next start reaps any left.
 """
 
 from __future__ import annotations
@@ -23,20 +28,25 @@ from tcecd.forecast.montecarlo import (
     chunk_sizes,
     simulate_chunk,
 )
+from tcecd.runner.parent import die_with_parent
 
 
-def _lower_priority() -> None:
-    with contextlib.suppress(OSError):  # not permitted: run at normal priority
-        os.nice(19)
+def _start_worker(parent: int, low_priority: bool) -> None:
+    """Each worker's initializer: die with ``parent``; the lowest CPU priority."""
+    die_with_parent(parent)
+    if low_priority:
+        with contextlib.suppress(OSError):  # not permitted: run at normal priority
+            os.nice(19)
 
 
 def make_pool(workers: int, *, low_priority: bool = True) -> ProcessPoolExecutor:
-    """A pool of ``workers`` spawned processes, at the lowest CPU priority
-    unless ``low_priority`` is False (the speed bench)."""
+    """A pool of ``workers`` spawned processes that die with this one, at the
+    lowest CPU priority unless ``low_priority`` is False (the speed bench)."""
     return ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_lower_priority if low_priority else None,
+        initializer=_start_worker,
+        initargs=(os.getpid(), low_priority),
     )
 
 

@@ -40,9 +40,9 @@ def forecast_lines(
     if doc.get("after_game"):
         where += f" + {doc.get('after_game')} game(s)"
     lines = [
-        f"Forecast {where} of {doc.get('total_rounds')}: {doc.get('simulations')} simulations, "
-        f"seed {doc.get('seed')}; draw rate {model.get('draw_rate')}, "
-        f"{model.get('games')} games fitted",
+        f"Forecast {where} of {doc.get('total_rounds')}: "
+        f"{_count(doc.get('simulations'), 'simulation')}, seed {doc.get('seed')}; "
+        f"draw rate {model.get('draw_rate')}, {_count(model.get('games'), 'game')} fitted",
     ]
     width = max(6, *(len(str(r.get("id", ""))) for r in rows))
     head = (f"  {'Player':<{width}} {'Score':>5} {'Rating':>6} {'E[pts]':>6} {'E[pl]':>5} "
@@ -58,3 +58,8 @@ def forecast_lines(
         line += "".join(f" {_pct(p):>5}" for p in (r.get("places") or [])[:shown])
         lines.append(line)
     return lines
+
+
+def _count(n: object, noun: str) -> str:
+    """``1 simulation``, ``2 simulations`` (``n`` as the document has it)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

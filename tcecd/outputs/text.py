@@ -8,7 +8,7 @@ the same wherever they are printed. Pure: strings in, a string out.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from tcecd.pairing.base import Player, RoundRecord, Standing
 
@@ -111,10 +111,12 @@ def standings_table(
     *,
     records: Sequence[RoundRecord] | None = None,
     double: bool = False,
+    marks: Mapping[str, str] | None = None,
 ) -> str:
     """Rank, player id, seed (when ``players`` are given), score, BYEs, games,
     wins, draws and losses and the performance rating (when ``records`` are
-    given), then each configured tiebreak, in rank order."""
+    given), then each configured tiebreak, in rank order. ``marks``: text after a
+    player's id (``DQ`` for a disqualified engine)."""
     seed = {p.id: p.seed for p in players}
     ranked = sorted(standings, key=lambda s: s.rank)
     tb_names = [n for n, _ in ranked[0].tiebreaks] if ranked else []
@@ -129,7 +131,7 @@ def standings_table(
     rows = [
         [
             str(s.rank),
-            s.id,
+            f"{s.id} {marks[s.id]}" if marks and s.id in marks else s.id,
             *([str(seed.get(s.id, ""))] if with_seed else []),
             points(s.score_units, s.unit),
             str(s.byes),

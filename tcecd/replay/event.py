@@ -48,6 +48,7 @@ from tcecd.pairing.base import (
     RoundRecord,
     ScheduledGame,
 )
+from tcecd.pgn.event_tags import SYSTEM_TAG, EventTags
 from tcecd.pgn.reader import HeaderEntry, ProgressCallback, iter_checked_headers
 from tcecd.replay.verify import Deviation, compare_round, unpairable
 
@@ -116,6 +117,13 @@ class ReplayedEvent:
     double_inferred: bool
     verified: bool  # False: rounds were not re-paired (see rebuild_from_pgn)
     system: str = "tcec-swiss"  # the pairing system's registry name
+    #: Where the system came from: "given" (--system, the config), "pgn" (the games'
+    #: PairingSystem tag) or "default" (nothing said: TCEC Swiss assumed).
+    system_from: str = "given"
+    #: Where the seeds came from: "round 1" (inferred), "config" or "pgn" (seed tags).
+    seeds_from: str = "config"
+    #: The event's number of rounds, as given or as the games' EventRounds tag says.
+    total_rounds: int | None = None
 
     def pairings(self) -> tuple[RoundPairing, ...]:
         """Every round as the PGN played it (see :func:`played_pairing`);
@@ -212,9 +220,13 @@ def _read_game(path: Path, entry: HeaderEntry, names: dict[str, str]) -> Replaye
 
 
 def read_rounds(
-    path: str | os.PathLike[str], *, progress: ProgressCallback | None = None
+    path: str | os.PathLike[str],
+    *,
+    progress: ProgressCallback | None = None,
+    tags: EventTags | None = None,
 ) -> tuple[str, str, list[list[ReplayedGame]]]:
-    """Stream the PGN's tags into rounds of games: ``(event, site, rounds)``.
+    """Stream the PGN's tags into rounds of games: ``(event, site, rounds)``;
+    ``tags`` gathers what the games say of their event (:mod:`tcecd.pgn.event_tags`).
 
     Checks the Round tags run ``1.1, 1.2, ..., 2.1, ...`` with no gap, and
     that only the very last game may be unfinished (``*``; it is dropped).
@@ -226,6 +238,8 @@ def read_rounds(
     unfinished: ReplayedGame | None = None
     for entry in iter_checked_headers(p, progress=progress):
         game = _read_game(p, entry, names)
+        if tags is not None:
+            tags.add(entry.number, entry.headers, game.white, game.black)
         if entry.problem is not None:
             # After the tags: an illegal move, or a game cut short (tcecd.pgn.check).
             raise _error(p, entry.number, entry.problem)
@@ -398,7 +412,7 @@ def rebuild_from_pgn(
     progress: ProgressCallback | None = None,
     verify: bool = True,
     round_progress: ProgressCallback | None = None,
-    system: str = "tcec-swiss",
+    system: str | None = None,
     options: SystemOptions | None = None,
     total_rounds: int | None = None,
     rules: RoundContext | None = None,
@@ -410,6 +424,10 @@ def rebuild_from_pgn(
     malformed PGN, unknown players or impossible rounds (one line naming the
     game); deviations from the pairing rules are not errors: they are listed
     in :attr:`ReplayedEvent.deviations`.
+
+    ``system``, ``players`` and ``total_rounds`` not given: what the games' tags
+    say (:mod:`tcecd.pgn.event_tags`: tcecd writes them on every game), else TCEC
+    Swiss with seeds inferred from round 1, and no number of rounds.
 
     ``progress`` is called as the file is read, ``round_progress`` with
     ``(round, rounds)`` as rounds are re-paired (both for progress bars).
@@ -427,24 +445,53 @@ def rebuild_from_pgn(
     """
     p = Path(path)
     # Imported here: the pairing core is only needed once the PGN has been read.
-    from tcecd.pairing.registry import canonical_name, get_system
+    from tcecd.pairing.registry import NAMES, canonical_name, get_system
 
-    system = canonical_name(system)
-    if players is None and system != "tcec-swiss":
-        raise PgnError(
-            f"{p.name}: the seeds of a {system} event cannot be inferred from its round 1; "
-            "give the event config (--config)"
-        )
-    event, site, rounds = read_rounds(p, progress=progress)
+    tags = EventTags(p.name)
+    event, site, rounds = read_rounds(p, progress=progress, tags=tags)
     if not rounds:
         raise PgnError(f"{p.name}: no finished game")
+    system_from = "given"
+    if system is None:
+        if tags.system is None:
+            system, system_from = "tcec-swiss", "default"
+        elif tags.system in NAMES:
+            system, system_from = tags.system, "pgn"
+        elif tags.system == "knockout":
+            raise PgnError(
+                f"{p.name}: {SYSTEM_TAG} 'knockout': replaying a knockout cup needs its "
+                "config (--config EVENT.yaml: the seeds and the encounters' rules)"
+            )
+        else:
+            raise PgnError(
+                f"{p.name}: {SYSTEM_TAG} {tags.system!r} is not a pairing system tcecd knows "
+                f"({', '.join(NAMES)}); give one with --system"
+            )
+    system = canonical_name(system)
+    if total_rounds is None:
+        total_rounds = tags.rounds
     double_inferred = double is None
     is_double = _infer_double(rounds) if double is None else double
-    seeds_inferred = players is None
+    seeds_inferred = False
+    seeds_from = "config"
+    if players is None:
+        in_pgn = {name for rnd in rounds for g in rnd for name in (g.white, g.black)}
+        if tags.seeded(in_pgn):
+            players = [
+                Player(id=name, name=name, seed=seed, rating=tags.ratings.get(name))
+                for name, seed in tags.seeds.items()
+            ]
+            seeds_from = "pgn"
+        elif system != "tcec-swiss":
+            raise PgnError(
+                f"{p.name}: the seeds of a {system} event cannot be inferred from its round 1 "
+                "and its games do not name them; give the event config (--config)"
+            )
     if players is None:
         # The field is whoever plays round 1 (plus the BYE): a round 1 that the
         # PGN cuts short cannot be told from a smaller field (docs/replay.md).
         field = _infer_players(p, rounds, is_double)
+        seeds_inferred, seeds_from = True, "round 1"
     else:
         field = tuple(sorted(players, key=lambda pl: pl.seed))
         seeds = [pl.seed for pl in field]
@@ -512,4 +559,7 @@ def rebuild_from_pgn(
         double_inferred=double_inferred,
         verified=verify,
         system=system,
+        system_from=system_from,
+        seeds_from=seeds_from,
+        total_rounds=total_rounds,
     )

@@ -67,7 +67,9 @@ class ReplayContext:
     rounds: int | None = None  # the planned number of rounds
     mqtt: MqttSettings | None = None
     config_path: Path | None = None
-    system: str = "tcec-swiss"  # the pairing system's registry name
+    #: The pairing system's registry name; None without a config: the PGN's
+    #: PairingSystem tag, else TCEC Swiss (tcecd.replay.event.rebuild_from_pgn).
+    system: str | None = None
     time_limit_s: float = 10.0
     #: the event's rules (``pairing.forbidden_pairs``, ``points``,
     #: ``acceleration``) as every round is paired with them
@@ -133,7 +135,10 @@ class ReplayContext:
         games = len(replayed.games)
         fmt = "double" if replayed.double else "single"
         fmt_src = "inferred" if replayed.double_inferred else "given"
-        seed_src = "inferred from round 1" if replayed.seeds_inferred else "from the config"
+        seed_src = {
+            "round 1": "inferred from round 1",
+            "pgn": "from the PGN's seed tags",
+        }.get(replayed.seeds_from, "from the config")
         byes = sum(len(r.byes) for r in replayed.rounds)
         lines = [
             f"{replayed.event}: {len(replayed.players)} players (seeds {seed_src}), "

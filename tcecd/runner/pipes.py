@@ -22,6 +22,15 @@ line), and :class:`StdoutProtocol` keeps tcecd's Python part of a line small (ab
   protocol's ``_line_received`` (``uci._UciProtocol`` keeps the ``info`` ones in the
   same :class:`KeptInfo`).
 
+No line is longer than :data:`MAX_LINE` (1 MiB; issue 28): python-chess keeps the
+text after a chunk's last newline in a buffer it extends and searches again on every
+read, so an engine writing one endless line grew the daemon's memory without bound
+and cost CPU quadratically (50 MiB: 0.4 s). The stdout reader counts the bytes of
+the line it is in; past the limit it stops handing anything on, kills the engine and
+says so on the transport (:attr:`EngineTransport.overflowed`), which the session
+reports as a ``garbage`` fault. On stderr (which python-chess only logs) the rest of
+such a line is dropped.
+
 Reading the pipe in a thread of its own (blocked in ``poll``, holding the ``info``
 lines back until ``bestmove``) was tried and measured: the wake-up itself, not the
 loop's bookkeeping, is most of a line's cost, and eight alternating runs of the bench
@@ -36,6 +45,51 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import chess.engine
+
+#: The longest line an engine may write, its newline excluded (bytes).
+MAX_LINE = 1 << 20
+
+
+class LineCap:
+    """Counts the bytes of the line a pipe is in (the text after its last newline)."""
+
+    __slots__ = ("partial",)
+
+    def __init__(self) -> None:
+        self.partial = 0
+
+    def fits(self, data: bytes) -> bool:
+        """Take ``data``: False when a line in it ends beyond :data:`MAX_LINE`, or the
+        line it leaves open already does."""
+        newline = data.find(b"\n")
+        if newline < 0:
+            self.partial += len(data)
+            return self.partial <= MAX_LINE
+        if self.partial + newline > MAX_LINE:
+            return False
+        last = data.rfind(b"\n")
+        if last - newline > MAX_LINE and any(  # a whole long line inside one chunk
+            len(line) > MAX_LINE for line in data[newline + 1 : last].split(b"\n")
+        ):
+            return False
+        self.partial = len(data) - last - 1
+        return self.partial <= MAX_LINE
+
+    def cut(self, data: bytes) -> bytes:
+        """``data`` without the bytes of any line beyond :data:`MAX_LINE` (for stderr,
+        which is only logged: the rest of a long line is dropped, its newline kept)."""
+        if b"\n" not in data and self.partial + len(data) <= MAX_LINE:
+            self.partial += len(data)
+            return data
+        out = bytearray()
+        for i, part in enumerate(data.split(b"\n")):
+            if i:
+                out += b"\n"
+                self.partial = 0
+            room = max(0, MAX_LINE - self.partial)
+            out += part[:room]
+            self.partial += len(part)
+        return bytes(out)
 
 
 class KeptInfo:
@@ -98,28 +152,45 @@ class StdoutProtocol(asyncio.Protocol):
     end once its stdout has ended too).
     """
 
-    __slots__ = ("clean", "kept", "on_end", "protocol")
+    __slots__ = ("cap", "clean", "kept", "on_end", "on_overflow", "overflowed", "protocol")
 
     def __init__(
         self,
         on_end: Callable[[], None],
         protocol: chess.engine.Protocol,
         kept: KeptInfo | None = None,
+        on_overflow: Callable[[], None] | None = None,
     ) -> None:
         self.on_end = on_end
         self.protocol = protocol
         self.kept = kept
+        self.on_overflow = on_overflow
         # Whether python-chess's stdout buffer is empty: it holds the text after a
         # chunk's last newline, so it is empty after a chunk that ends with one.
         self.clean = not protocol.buffer[1]
+        self.cap = LineCap()
+        self.cap.partial = len(protocol.buffer[1])
+        #: Set once a line went beyond MAX_LINE: nothing more is handed on.
+        self.overflowed = False
 
     def data_received(self, data: bytes) -> None:
-        if self.clean and data.endswith(b"\n") and data.isascii():
+        # A chunk (at most 256 KiB as the loop reads) of whole lines cannot hold a
+        # line beyond the limit: one comparison on the usual path.
+        if self.clean and data.endswith(b"\n") and data.isascii() and len(data) <= MAX_LINE:
             if data.find(b"\n") == len(data) - 1:
                 self._line(data)
             else:  # several lines (the last info and bestmove often come together)
                 for line in data.split(b"\n")[:-1]:
                     self._line(line)
+            return
+        if self.overflowed:
+            return  # the engine is being killed: the rest of its output is dropped
+        if self.clean:
+            self.cap.partial = 0
+        if not self.cap.fits(data):
+            self.overflowed = True
+            if self.on_overflow is not None:
+                self.on_overflow()
             return
         self.protocol.pipe_data_received(1, data)
         if data:
@@ -153,8 +224,11 @@ class _Process(asyncio.SubprocessProtocol):
         self.stdout_open = True
         self.lost: tuple[Exception | None] | None = None
         self.ended = False
+        self.stderr_cap = LineCap()
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 2 and isinstance(data, bytes):
+            data = self.stderr_cap.cut(data)  # at most MAX_LINE of a line is logged
         self.engine.pipe_data_received(fd, data)
 
     def process_exited(self) -> None:
@@ -189,6 +263,17 @@ class EngineTransport(asyncio.SubprocessTransport):
         self.process = process
         self.stdin = stdin
         self.stdout = stdout
+        #: Set when the engine wrote a line beyond MAX_LINE (it is then killed):
+        #: what the session reports instead of the crash it sees.
+        self.overflowed = False
+
+    def line_overflow(self) -> None:
+        """The stdout reader's word that a line went beyond MAX_LINE: the engine
+        broke the protocol, and nothing it writes is read any more."""
+        self.overflowed = True
+        # Reading goes on (the reader drops it): the pipe's end is how python-chess
+        # hears of the engine's, which its running command then reports.
+        self.process.kill()
 
     def get_pid(self) -> int:
         return self.process.get_pid()
@@ -261,7 +346,7 @@ async def popen_engine(cls: type[P], argv: list[str], **kwargs: Any) -> tuple[En
     try:
         stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, files[0])
         pipes.append(stdin)
-        stdout, _ = await loop.connect_read_pipe(
+        stdout, reader = await loop.connect_read_pipe(
             lambda: StdoutProtocol(
                 process_protocol.stdout_closed,
                 engine,
@@ -279,5 +364,6 @@ async def popen_engine(cls: type[P], argv: list[str], **kwargs: Any) -> tuple[En
         process.close()  # kills it if it still runs
         raise
     transport = EngineTransport(process, stdin, stdout)
+    reader.on_overflow = transport.line_overflow
     engine.connection_made(transport)
     return transport, engine

@@ -38,7 +38,7 @@ from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError, EngineError
 from tcecd.game.clock import GoLimits
 from tcecd.runner.options import option_problems
-from tcecd.runner.pipes import popen_engine
+from tcecd.runner.pipes import MAX_LINE, EngineTransport, popen_engine
 from tcecd.runner.process import engine_argv, kill_group, spawn_kwargs, wait_group_gone
 from tcecd.runner.reaper import EngineGroups, with_parent_death_signal
 from tcecd.runner.uci import _UciProtocol, read_info
@@ -267,6 +267,22 @@ class EngineSession:
         self.state = SessionState.FAULTED
         return EngineFault(self.name, kind, detail)
 
+    def _overflowed(self) -> str | None:
+        """Why tcecd killed the engine, when it did so for a line beyond the limit
+        (:data:`tcecd.runner.pipes.MAX_LINE`); None otherwise."""
+        transport = self._transport
+        if isinstance(transport, EngineTransport) and transport.overflowed:
+            return f"an output line longer than {MAX_LINE} bytes"
+        return None
+
+    def _terminated(self) -> EngineFault:
+        """The fault of an engine gone while playing: ``garbage`` when tcecd killed it
+        for an endless line, else a ``crash``."""
+        overflowed = self._overflowed()
+        if overflowed is not None:
+            return self._fault(FaultKind.GARBAGE, overflowed)
+        return self._fault(FaultKind.CRASH, f"process died ({self._exit_text()})")
+
     def _exit_text(self) -> str:
         proto = self._protocol
         if proto is not None and proto.returncode.done() and not proto.returncode.cancelled():
@@ -311,8 +327,9 @@ class EngineSession:
                 f"not ready within {self.config.startup_timeout_ms} ms",
             ) from None
         except chess.engine.EngineTerminatedError:
+            overflowed = self._overflowed()
             await self.close(graceful=False)
-            detail = f"exited while starting ({self._exit_text()})"
+            detail = overflowed or f"exited while starting ({self._exit_text()})"
             raise self._fault(FaultKind.STARTUP, detail) from None
         except chess.engine.EngineError as exc:
             await self.close(graceful=False)
@@ -415,7 +432,7 @@ class EngineSession:
                 FaultKind.STALL, f"no readyok within {self.config.startup_timeout_ms} ms"
             ) from None
         except chess.engine.EngineTerminatedError:
-            raise self._fault(FaultKind.CRASH, f"process died ({self._exit_text()})") from None
+            raise self._terminated() from None
         except chess.engine.EngineError as exc:
             raise self._fault(FaultKind.GARBAGE, str(exc)) from None
 
@@ -468,10 +485,10 @@ class EngineSession:
                         board, limit, info=chess.engine.INFO_ALL, ponder=False, game=self._game
                     )
         except TimeoutError:
-            waited = (time.monotonic_ns() - started) // 1_000_000
-            raise self._fault(FaultKind.STALL, f"no move after {waited} ms") from None
+            # The limit it waited for (the measured wait is a millisecond or so over it).
+            raise self._fault(FaultKind.STALL, f"no move after {timeout_ms} ms") from None
         except chess.engine.EngineTerminatedError:
-            raise self._fault(FaultKind.CRASH, f"process died ({self._exit_text()})") from None
+            raise self._terminated() from None
         except chess.engine.EngineError as exc:
             kind, detail = classify_engine_error(exc)
             raise self._fault(kind, detail) from None

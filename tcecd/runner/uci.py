@@ -16,11 +16,22 @@ machinery was most of tcecd's CPU time per move (``bench/match.py``):
 - a ``bestmove`` is read as python-chess reads it, without the ponder move, and
   without a second legality check when a PV already made the move there
   (:func:`parse_bestmove`).
+
+That exchange is an explicit state machine (:class:`FastPath`, in the manner of
+python-chess's ``CommandState``): every change of state is asserted to be one the
+table :data:`NEXT` allows. It rests on python-chess internals (``_position``, ``_go``,
+``_setoption``, ``_configure``, ``_ucinewgame``, ``_isready``, ``_line_received``,
+``_parse_uci_info``, ``_next_token``, ``BaseCommand``, the protocol's ``buffer``,
+``command``, ``next_command``, ``game``, ``first_game``, ``target_config``,
+``may_ponderhit``), so pyproject.toml pins the python-chess version, and
+tests/runner/test_contract.py replays recorded engine transcripts through this path
+and through python-chess's own ``play`` and requires the same records.
 """
 
 from __future__ import annotations
 
 import asyncio
+import enum
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,6 +77,35 @@ _INFO_KEYWORDS = frozenset(
 )
 
 
+class FastPath(enum.Enum):
+    """Where tcecd's own per-move exchange with a UCI engine stands (the settled path of
+    :meth:`_UciProtocol.play_move`). Every change goes through
+    :meth:`_UciProtocol._enter`, which asserts that :data:`NEXT` allows it."""
+
+    #: No move of ours in flight and no ``bestmove`` due: the fast path may start one.
+    IDLE = enum.auto()
+    #: ``position`` + ``go`` written; the ``bestmove`` is awaited.
+    THINKING = enum.auto()
+    #: The ``bestmove`` came; the move that awaited it has not taken it yet.
+    ANSWERED = enum.auto()
+    #: A move given up (cancelled, out of time): ``stop`` sent, its ``bestmove`` is due
+    #: and must not be taken for the next move's (python-chess's play command does the
+    #: same); the next move goes through python-chess's command once it came.
+    STOPPING = enum.auto()
+    #: The engine is gone; nothing follows.
+    TERMINATED = enum.auto()
+
+
+#: The changes :class:`FastPath` allows.
+NEXT: dict[FastPath, frozenset[FastPath]] = {
+    FastPath.IDLE: frozenset({FastPath.THINKING, FastPath.TERMINATED}),
+    FastPath.THINKING: frozenset({FastPath.ANSWERED, FastPath.STOPPING, FastPath.TERMINATED}),
+    FastPath.ANSWERED: frozenset({FastPath.IDLE, FastPath.TERMINATED}),
+    FastPath.STOPPING: frozenset({FastPath.IDLE, FastPath.TERMINATED}),
+    FastPath.TERMINATED: frozenset(),
+}
+
+
 class _UciProtocol(chess.engine.UciProtocol):
     """python-chess's UCI protocol, keeping ``info`` lines raw.
 
@@ -90,11 +130,11 @@ class _UciProtocol(chess.engine.UciProtocol):
         # The game whose first move python-chess's play command made (options set,
         # new game sent): later moves of it take the settled path of play_move.
         self._settled_game: object = None
-        # A settled move's bestmove, while it is awaited, and whether it came (also
-        # when the wait was cancelled in the same turn of the loop).
+        #: Where the fast path stands (:class:`FastPath`).
+        self.phase = FastPath.IDLE
+        # THINKING, ANSWERED: the future the move awaits, given the bestmove's text.
         self._waiter: asyncio.Future[str] | None = None
-        self._answered = False
-        # After a settled move was cancelled (``stop`` sent): its bestmove is due.
+        # STOPPING: done when the given-up move's bestmove came (or the engine died).
         self._stopped: asyncio.Future[None] | None = None
         # The last ``position`` command, word by word, for the game it was sent in.
         self._position_game: object = None
@@ -175,22 +215,29 @@ class _UciProtocol(chess.engine.UciProtocol):
             game is not None
             and game is self._settled_game
             and game is self.game
+            and self.phase is FastPath.IDLE
             and self.command is None
             and self.next_command is None
-            and self._stopped is None
             and not self.returncode.done()
         ):
             return await self._play_settled(board, limit, timeout_s)
         async with asyncio.timeout(timeout_s):
-            if self._stopped is not None:  # a cancelled move's bestmove is still due
+            if self.phase is FastPath.STOPPING:  # a given-up move's bestmove is still due
+                assert self._stopped is not None
                 await asyncio.shield(self._stopped)
             return await self.communicate(lambda _: _UciPlayCommand(self, board, limit, game))
+
+    def _enter(self, phase: FastPath) -> None:
+        """Move the fast path to ``phase``: one of the changes :data:`NEXT` allows."""
+        assert phase in NEXT[self.phase], f"fast path: {self.phase.name} -> {phase.name}"
+        self.phase = phase
 
     async def _play_settled(
         self, board: chess.Board, limit: chess.engine.Limit, timeout_s: float | None
     ) -> chess.engine.PlayResult:
         waiter: asyncio.Future[str] = self.loop.create_future()
-        self._waiter, self._answered = waiter, False
+        self._enter(FastPath.THINKING)
+        self._waiter = waiter
         # A timer on the wait itself (asyncio.timeout's bookkeeping is a noticeable
         # part of a move's CPU; the first move of a game still uses it).
         timer = None if timeout_s is None else self.loop.call_later(timeout_s, _expire, waiter)
@@ -199,23 +246,35 @@ class _UciProtocol(chess.engine.UciProtocol):
             self._go(limit)
             arg = await waiter
         except (asyncio.CancelledError, TimeoutError):
-            if not self._answered and not self.returncode.done():
-                # As python-chess's play command: stop, and the late bestmove is
-                # not taken for the next move's.
-                self._stopped = self.loop.create_future()
-                self.send_line("stop")
+            self._give_up()
             raise
         finally:
             self._waiter = None
             if timer is not None:
                 timer.cancel()
+        self._enter(FastPath.IDLE)
         # The caller's board: the game waits for this move, its board stands still.
         return chess.engine.PlayResult(parse_bestmove(board, arg), None)
+
+    def _give_up(self) -> None:
+        """The awaiting move was cancelled or ran out of time: as python-chess's play
+        command, ``stop``, unless its bestmove came in the same turn of the loop."""
+        if self.phase is FastPath.THINKING:
+            if self.returncode.done():  # dying: connection_lost follows
+                self._enter(FastPath.TERMINATED)
+                return
+            self._enter(FastPath.STOPPING)
+            self._stopped = self.loop.create_future()
+            self.send_line("stop")
+        elif self.phase is FastPath.ANSWERED:
+            self._enter(FastPath.IDLE)
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         waiter, stopped = self._waiter, self._stopped
         self._stopped = None
+        if self.phase is not FastPath.TERMINATED:
+            self._enter(FastPath.TERMINATED)
         if waiter is not None and not waiter.done():
             code = self.returncode.result()
             waiter.set_exception(
@@ -234,20 +293,24 @@ class _UciProtocol(chess.engine.UciProtocol):
         if line.startswith("info"):  # a line the stdout reader did not keep itself
             self.kept.keep(line.encode("utf-8"))
             return
-        if self._waiter is not None or self._stopped is not None:
+        phase = self.phase
+        if phase is FastPath.THINKING or phase is FastPath.ANSWERED:
             token, arg = chess.engine._next_token(line)
-            waiter = self._waiter
-            if token == "bestmove":
-                if waiter is not None:
-                    self._answered = True
-                    if not waiter.done():
-                        waiter.set_result(arg)
-                elif self._stopped is not None:
-                    self._stopped.set_result(None)
-                    self._stopped = None
-                return
-            if waiter is not None:  # as python-chess's play command
+            if token != "bestmove":  # as python-chess's play command
                 chess.engine.LOGGER.warning("%s: Unexpected engine output: %r", self, line)
+            elif phase is FastPath.THINKING:
+                self._enter(FastPath.ANSWERED)
+                waiter = self._waiter
+                if waiter is not None and not waiter.done():  # (not out of time already)
+                    waiter.set_result(arg)
+            return  # (a second bestmove is nobody's)
+        if phase is FastPath.STOPPING:
+            token, _arg = chess.engine._next_token(line)
+            if token == "bestmove":  # the given-up move's: not the next move's
+                stopped, self._stopped = self._stopped, None
+                self._enter(FastPath.IDLE)
+                if stopped is not None and not stopped.done():
+                    stopped.set_result(None)
                 return
         super()._line_received(line)
 

@@ -40,6 +40,7 @@ import json
 import os
 import sqlite3
 import threading
+import urllib.parse
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -139,12 +140,23 @@ class EventStore:
     fsyncs off the event loop.
     """
 
-    def __init__(self, state_dir: Path, *, durable: bool = True) -> None:
-        """``durable`` False: commits are not fsync'd (a scratch state that is
+    def __init__(
+        self, state_dir: Path, *, readonly: bool = False, durable: bool = True
+    ) -> None:
+        """``readonly``: a reader beside a daemon that may be running the event
+        (``tcecd simulate --forecast STATE_DIR``): no lock, no write, and an existing
+        database only; SQLite's own locking keeps each read consistent.
+        ``durable`` False: commits are not fsync'd (a scratch state that is
         thrown away at the end: ``tcecd play`` without ``--state``)."""
         self.state_dir = state_dir
         self.path = state_dir / DB_NAME
-        self._lock_fd = _lock_directory(state_dir)
+        self.readonly = readonly
+        if readonly and not self.path.is_file():
+            raise StateError(f"{self.path}: no event state here (not a regular file)")
+        # Made by the lock below when missing: removed again on close if it is still
+        # empty (a refused start, `run --from-pgn` with a bad PGN, leaves no trace).
+        self._made_dir = not readonly and not state_dir.exists()
+        self._lock_fd = -1 if readonly else _lock_directory(state_dir)
         # Re-entrant: a batch (:meth:`batch`) holds it around nested writes.
         self._mutex = threading.RLock()
         self._depth = 0  # nesting of open write transactions
@@ -155,8 +167,16 @@ class EventStore:
             # Made by the connection below when missing: removed again on close
             # if nothing was written (a refused start leaves no trace).
             self._made = not self.path.exists()
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
+            if readonly:
+                uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
+                self._db = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False
+                )
+            else:
+                self._db = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False
+                )
+                self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
             self._check()
         except sqlite3.DatabaseError as exc:
             self._release()
@@ -186,7 +206,7 @@ class EventStore:
         problems = [str(r[0]) for r in self._db.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             raise StateError(f"{self.path}: the event state is damaged: {problems[0]}")
-        if "outbox" not in tables:
+        if "outbox" not in tables and not self.readonly:
             # Added within schema version 1: created when an older (sound) state
             # is opened, the one write opening makes.
             self._db.execute(_OUTBOX_SCHEMA)
@@ -204,7 +224,14 @@ class EventStore:
             if self._made and self._blank:
                 with contextlib.suppress(FileNotFoundError):
                     self.path.unlink()
+                self._remove_made_directory()
         self._release()
+
+    def _remove_made_directory(self) -> None:
+        """The state directory, if this store made it and nothing else is in it."""
+        if self._made_dir:
+            with contextlib.suppress(OSError):  # not empty (or gone): keep it
+                self.state_dir.rmdir()
 
     def __enter__(self) -> EventStore:
         return self

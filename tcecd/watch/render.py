@@ -263,20 +263,48 @@ def standings_title(st: dict[str, Any]) -> str:
     return f"Standings after round {after}"
 
 
+#: Column labels of the tiebreaks: FIDE's abbreviations (Tie-Break Regulations, C.07),
+#: so that a standings table of the default three fits 80 columns with long names.
+TIEBREAK_LABELS = {
+    "black-games": "BPG",
+    "sonneborn-berger": "SB",
+    "buchholz": "BH",
+    "buchholz-cut1": "BH-C1",
+    "wins": "WIN",
+    "direct-encounter": "DE",
+}
+
+
+def tiebreak_label(name: str) -> str:
+    """A tiebreak's column label (its own name when it has no short one)."""
+    return TIEBREAK_LABELS.get(name, name)
+
+
+def tiebreak_legend(names: list[str]) -> str:
+    """``BPG black-games, SB sonneborn-berger, WIN wins`` for the labels shown."""
+    return ", ".join(f"{TIEBREAK_LABELS[n]} {n}" for n in names if n in TIEBREAK_LABELS)
+
+
 def standings_lines(view: EventView) -> list[str]:
     st = view.standings
     if not st:
         return ["Standings: -"]
     title = standings_title(st)
     lines = [title]
-    for row in st.get("rows", []):
+    rows = st.get("rows", [])
+    legend = tiebreak_legend(list((rows[0].get("tiebreaks") or {}) if rows else []))
+    for row in rows:
         pid = str(row.get("id"))
-        tbs = "  ".join(f"{k} {v:g}" for k, v in (row.get("tiebreaks") or {}).items())
+        tbs = "  ".join(
+            f"{tiebreak_label(k)} {v:g}" for k, v in (row.get("tiebreaks") or {}).items()
+        )
         eng = view.engines.get(pid, {})
         flag = " DQ" if eng.get("disqualified") else (
             f" strikes {eng['strikes']}" if eng.get("strikes") else "")
         lines.append(f"  {row.get('rank', '?'):>2}. {view.player_name(pid):<18}"
                      f" {row.get('score', 0):>5g} / {row.get('games', 0):<3} {tbs}{flag}".rstrip())
+    if legend:
+        lines.append(f"  ({legend})")
     return lines
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 import chess
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -38,6 +39,8 @@ from tcecd.watch.render import (
     rejected_note,
     result_text,
     standings_title,
+    tiebreak_label,
+    tiebreak_legend,
 )
 
 _LIGHT, _DARK = "on #b0a080", "on #806040"
@@ -84,7 +87,8 @@ def game_panel(view: EventView, g: GameView, now: float | None) -> RenderableTyp
     info.add_column(justify="right")
     status = Text("playing", style="cyan") if running else Text(
         result_text(view, g.game), style=_result_style(g.result or ""))
-    info.add_row(Text(f"Game {g.game}", style="bold"), Text(f"{white} - {black}"), status)
+    # The players have rows of their own (at 80 columns the pair here was cut in two).
+    info.add_row(Text(f"Game {g.game}", style="bold"), "", status)
     info.add_row("Opening", Text(g.opening or "-"), "")
     for label, name, ms, to_move in (("White", white, white_ms, white_moves),
                                      ("Black", black, black_ms, not white_moves)):
@@ -112,6 +116,46 @@ def game_panel(view: EventView, g: GameView, now: float | None) -> RenderableTyp
     grid.add_column()
     grid.add_row(board(g.fen), Group(info, Text(moves, style="dim")))
     return grid
+
+
+class _Forecast:
+    """The forecast table with as many ``P(place)`` columns (at most four) as the
+    width leaves room for: a row never wraps into the next."""
+
+    def __init__(self, view: EventView) -> None:
+        self.view = view
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from tcecd.watch.render import forecast_lines
+
+        for places in (4, 3, 2, 1, 0):
+            lines = forecast_lines(self.view, places=places)
+            if max((len(line) for line in lines[1:]), default=0) <= options.max_width:
+                break
+        yield Text("\n".join(lines), style="cyan")
+
+
+class _Beside:
+    """Two renderables side by side, ``gap`` columns apart, when both fit the width
+    at their natural widths; else one above the other (at 80 columns the round's
+    pairings and the standings no longer squeeze their names into a few letters)."""
+
+    def __init__(self, left: RenderableType, right: RenderableType, gap: int = 4) -> None:
+        self.left, self.right, self.gap = left, right, gap
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        left = Measurement.get(console, options, self.left).maximum
+        right = Measurement.get(console, options, self.right).maximum
+        if left + self.gap + right <= options.max_width:
+            grid = Table.grid(padding=(0, self.gap))
+            grid.add_column()
+            grid.add_column()
+            grid.add_row(self.left, self.right)
+            yield grid
+        else:
+            yield self.left
+            yield Text("")
+            yield self.right
 
 
 def _eval_style(last: dict[str, Any]) -> str:
@@ -157,7 +201,11 @@ def standings_table(view: EventView) -> RenderableType:
     rows = st.get("rows", [])
     names = [k for k in (rows[0].get("tiebreaks") or {})] if rows else []
     for name in names:
-        table.add_column(Text(name), justify="right", style="dim")
+        # FIDE's short names (BPG, SB, WIN ...): a column as wide as its numbers.
+        table.add_column(Text(tiebreak_label(name)), justify="right", style="dim")
+    legend = tiebreak_legend(names)
+    if legend:
+        table.caption, table.caption_justify, table.caption_style = legend, "left", "dim"
     for row in rows:
         pid = str(row.get("id"))
         eng = view.engines.get(pid, {})
@@ -211,17 +259,11 @@ def screen(view: EventView | None, *, source: str = "", now: float | None = None
         parts = [head]
         g = view.current_game
         parts.append(game_panel(view, g, now) if g is not None else Text("No game yet."))
-        below = Table.grid(padding=(0, 4))
-        below.add_column()
-        below.add_column()
-        below.add_row(pairings_table(view), standings_table(view))
-        parts += [Text(""), below]
+        parts += [Text(""), _Beside(pairings_table(view), standings_table(view))]
         if view.bracket:
             parts += [Text(""), bracket_table(view)]
         if view.forecast:
-            from tcecd.watch.render import forecast_lines
-
-            parts += [Text(""), Text("\n".join(forecast_lines(view)), style="cyan")]
+            parts += [Text(""), _Forecast(view)]
         if view.finished:
             winner = view.player_name(str(view.finished.get("winner")))
             parts.append(Text(f"Event finished. Winner: {winner}", style="bold green"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,52 @@ async def test_mosquitto_keeps_retained_state_across_a_restart(tmp_path: Path) -
     async with embedded_broker(wanted, tmp_path, log=RecordingLog()) as second:
         got = await retained(second.host, second.port)
     assert got == {"tcecd/x/finished": b'{"winner":"A"}'}
+
+
+@needs_mosquitto
+async def test_a_broker_left_on_the_configured_port_is_replaced_not_used(tmp_path: Path) -> None:
+    """A Mosquitto of this state directory that an earlier daemon left running (an older
+    tcecd's, without the parent-death signal) holds the configured port: the next start
+    stops it (found by its pid file and its command line) and starts its own, instead of
+    publishing to the dead daemon's broker (issue 27)."""
+    binary = find_mosquitto()
+    assert binary is not None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    conf = tmp_path / "mosquitto.conf"
+    user = embedded._user_name() if os.geteuid() == 0 else None  # as the daemon writes it
+    conf.write_text(mosquitto_config(Listeners("127.0.0.1", port, None), tmp_path, user=user))
+    stale = await asyncio.create_subprocess_exec(
+        binary, "-c", str(conf), stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL, start_new_session=True)
+    try:
+        async with asyncio.timeout(30):
+            while not (tmp_path / "mosquitto.pid").exists() or not await _accepts(port):  # noqa: ASYNC110 (another process's state)
+                await asyncio.sleep(0.05)
+        log = RecordingLog()
+        wanted = MqttSettings(url=f"mqtt://127.0.0.1:{port}", embedded=True,
+                              embedded_ws_port=None)
+        async with embedded_broker(wanted, tmp_path, log=log) as settings:
+            assert stale.returncode is not None  # stopped before the new one started
+            assert settings.port == port
+            events = [e for _lv, e, _kw in log.records]
+            assert "stopping the embedded mqtt broker left running by an earlier daemon" in events
+            assert "embedded mqtt broker started" in events
+            assert "embedded mqtt broker not started; using the broker already there" not in events
+    finally:
+        if stale.returncode is None:
+            stale.kill()
+        await stale.wait()
+
+
+async def _accepts(port: int) -> bool:
+    try:
+        _r, w = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return False
+    w.close()
+    return True
 
 
 async def _follow_run(cfg: Path) -> tuple[dict[str, Any], list[Collector], int, str]:

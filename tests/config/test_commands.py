@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from tcecd.cli import main
 from tcecd.config.load import DEFAULT_ENGINES_DIR
 from tcecd.game.timecontrol import TimeControl
 from tests.fixtures.event_config import BASE_EVENT, write_event
+from tests.fixtures.requirements import require_program
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "config.md"
 
@@ -53,6 +55,7 @@ def test_validate_prints_a_summary(
         f"  pgn:          {base}/state/event.pgn",
         f"  tcec json:    {base}/state/tcec",
         "  mqtt:         mqtt://ops@broker:1884, topics demo/..., qos 1",
+        "  forecast:     off",
         "  logging:      info, auto",
         "  note: 4 rounds for 2 engines: the rules recommend at most about 1 (players / 2); "
         "consider a round robin",
@@ -71,6 +74,35 @@ def test_validate_quiet(
     write_event(tmp_path)
     assert main(["validate", "--quiet", "event.yaml"]) == 0
     assert capsys.readouterr() == ("", "")
+
+
+def test_validate_quiet_engines_says_nothing_of_an_xboard_engines_manners(
+    tmp_path: Path,
+) -> None:
+    """``validate -q --engines`` with an xboard engine (HoiChess asks for ``sigterm=0``,
+    which python-chess rejects, and answers with ``tellusererror``): nothing on stdout or
+    stderr, exit 0 (python-chess's raw warnings came out on stderr; issue 27). In a
+    process of its own: python-chess's logger is process-wide."""
+    require_program("hoichess")
+    write_event(tmp_path, engines=["hoichess", "ab-d1"])
+    done = subprocess.run(
+        [sys.executable, "-m", "tcecd", "validate", "-q", "--engines", "event.yaml"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_validate_describes_the_forecast_and_a_free_broker_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_event(tmp_path, mqtt="embedded", forecast={"simulations": 500, "top": 2, "workers": 2})
+    assert main(["validate", "event.yaml"]) == 0
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert "mqtt:         embedded broker on 127.0.0.1, a free port chosen at start, topics " \
+        "tcecd/..., qos 1" in lines
+    assert "forecast:     500 simulations after every game, P(top 2), seed 0, prior sd 100 " \
+        "Elo, 2 workers" in lines
 
 
 def _schema(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:

@@ -158,3 +158,11 @@ def test_replay_verifies_the_cup(reference: tuple[Path, str], tmp_path: Path) ->
         proc.stdout
     )
     assert "FAILED:" in proc.stdout
+    # Without its config: one line naming what is missing, exit 2.
+    proc = subprocess.run(
+        [*tcecd_argv(cfg)[:3], "replay", str(cfg.parent / "state" / "event.pgn"), "--verify"],
+        cwd=ROOT, env=run_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "replaying a knockout cup needs its config (--config EVENT.yaml" in proc.stderr
+    assert "Traceback" not in proc.stderr

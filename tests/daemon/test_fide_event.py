@@ -73,11 +73,31 @@ def test_dutch_event_runs_resumes_and_verifies(tmp_path: Path) -> None:
     verify = _tcecd("replay", state_pgn, "--config", str(cfg), "--verify")
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert "OK: all 6 games follow the dutch-2017 rules" in verify.stdout
+    # Without the config: every game names the system, the rounds and the seeds
+    # (tcecd.pgn.event_tags); verified against the Dutch rules all the same. Before,
+    # this said "FAILED: ... deviations from the TCEC Swiss rules" (issue 27).
+    alone = _tcecd("replay", state_pgn, "--verify")
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    assert "5 players (seeds from the PGN's seed tags)" in alone.stdout
+    assert "OK: all 6 games follow the dutch-2017 rules" in alone.stdout
+    # A PGN without those tags: checked against TCEC Swiss, and the verdict says so.
+    bare = tmp_path / "bare.pgn"
+    bare.write_text(re.sub(r'^\[(PairingSystem|EventRounds|WhiteSeed|BlackSeed) "[^"]*"\]\n',
+                           "", pgn, flags=re.M), encoding="utf-8")  # fmt: skip
+    assumed = _tcecd("replay", str(bare), "--verify", "--quiet")
+    assert assumed.returncode == 1
+    assert assumed.stdout.splitlines()[-1].endswith(
+        "from the TCEC Swiss rules (assumed: the PGN does not name its pairing system; give "
+        "--system NAME or --config EVENT.yaml for another)")
 
     # The TRF export, checked by tcecd's checker and, where installed, bbpPairings.
     trf = tmp_path / "event.trf"
     exported = _tcecd("replay", state_pgn, "--config", str(cfg), "--trf", str(trf))
     assert exported.returncode == 0, exported.stderr
+    # The same file from the PGN alone (XXR from the games' EventRounds tag).
+    trf_alone = tmp_path / "alone.trf"
+    assert _tcecd("replay", state_pgn, "--trf", str(trf_alone)).returncode == 0
+    assert trf_alone.read_text(encoding="utf-8") == trf.read_text(encoding="utf-8")
     check = _tcecd("pair", "--check", str(trf))
     assert check.returncode == 0, check.stdout + check.stderr
     oracle = bbp_path()

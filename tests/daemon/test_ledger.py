@@ -293,6 +293,8 @@ def test_a_refused_import_leaves_no_state(tmp_path: Path, played: Played) -> Non
     line = one_error_line(run_tcecd(cfg, "--from-pgn", str(bad)))
     assert line.startswith("tcecd: error: bad.pgn: game 3: ply ")
     assert "invalid mt: 'x" in line
+    # Not even the directory: the import made it, and nothing is in it (issue 27).
+    assert not (tmp_path / "state").exists()
     with EventStore(tmp_path / "state") as store:
         assert not store.initialised
         assert store.pairings() == []
@@ -302,3 +304,5 @@ def test_a_refused_import_leaves_no_state(tmp_path: Path, played: Played) -> Non
     proc = run_tcecd(cfg, "--from-pgn", str(good))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "state" / "event.pgn").read_text(encoding="utf-8") == text
+    # The import wrote the event's PGN file: nothing for the daemon to repair.
+    assert "pgn file repaired" not in proc.stderr

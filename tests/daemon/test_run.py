@@ -142,6 +142,11 @@ def test_replay_policy_replays_then_disqualifies(tmp_path: Path) -> None:
     assert "not delivered" in mqtt_warnings[1]["event"]
     assert mqtt_warnings[1]["undelivered"] == 10
     assert "Final standings" in proc.stdout  # ... and the event finished
+    # The final table marks the disqualified engine and says when and why (it did not).
+    table = proc.stdout[proc.stdout.index("Final standings"):].splitlines()
+    assert sum("broken-crash DQ" in line for line in table) == 1
+    assert any(line.startswith("DQ broken-crash: disqualified in round 1 (2 strikes (last: ")
+               and line.endswith("); its later games were forfeited") for line in table), table
     state = tmp_path / "state"
     games = _pgn_games((state / "event.pgn").read_text(encoding="utf-8"))
     broken = [g for g in games if "broken-crash" in (g["White"], g["Black"])]

@@ -64,35 +64,48 @@ def test_sigterm_just_after_round_paired_starts_no_game(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.solo  # the 5 s start of 1.1's engine must outlast 1.2's start (checked below)
 def test_games_start_in_playing_order_so_a_stop_leaves_no_later_game_running(
     tmp_path: Path,
 ) -> None:
     """Game 1.1's engine takes 5 s to start, game 1.2's are ready at once (concurrency 2).
-    A SIGTERM 2 s after the pairing finds 1.1 not started: 1.2 must not start either
-    (it could never be recorded: results commit in playing order). Before, 1.2 started
-    and was played to its end, then thrown away."""
+    A SIGTERM once 1.2's engines are ready (each creates a file at its first readyok:
+    waited for, not slept) finds 1.1 not started: 1.2 must not start either (it could
+    never be recorded: results commit in playing order). Before, 1.2 started and was
+    played to its end, then thrown away."""
     from tcecd.pairing.base import Player
     from tcecd.pairing.tcec_swiss import TcecSwiss
 
     names = ["e1", "e2", "e3", "e4"]
     first = TcecSwiss().pair([Player(n, n, i) for i, n in enumerate(names, 1)], [], double=False)
     late = {first.games[0].white}  # one engine of game 1.1 (its seed order is the config's)
-    engines = tuple(
-        f"{{name: {n}, command: ['{{python}}', '{ROOT}/engines/broken.py', '--mode', "
-        "'slowstart', '--delay-ms', '5000']}"
-        if n in late
-        else f"{{ref: ab-d1, name: {n}}}"
-        for n in names
-    )
-    cfg = write_config(tmp_path, engines=engines, concurrency=2)
+    ready = {n: tmp_path / f"ready-{n}" for n in names}
+
+    def engine(n: str) -> str:
+        mode = ["slowstart", "--delay-ms", "5000"] if n in late else ["crash", "--after", "999"]
+        argv = ", ".join(f"'{a}'" for a in [*mode, "--ready-file", str(ready[n])])
+        broken = f"'{{python}}', '{ROOT}/engines/broken.py'"
+        return f"{{name: {n}, command: [{broken}, '--mode', {argv}]}}"
+
+    second = {first.games[1].white, first.games[1].black}
+    cfg = write_config(tmp_path, engines=tuple(engine(n) for n in names), concurrency=2)
     proc = _popen(cfg)
     assert proc.stderr is not None
     before: list[str] = []
     for line in proc.stderr:
         before.append(line)
         if '"round paired"' in line:
-            # 1.2's engines are up well before 1.1's (5 s); under load give them 2 s.
-            time.sleep(2)
+            # Each engine was started once already, for the check before round 1: its
+            # game's process makes a second file.
+            def started(n: str) -> int:
+                return len(list(tmp_path.glob(f"{ready[n].name}.*")))
+
+            deadline = time.monotonic() + 60
+            while min(started(n) for n in second) < 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert all(started(n) == 2 for n in second), "1.2's engines never got ready"
+            # The premise: 1.1's slow engine is not ready yet (else the test proves nothing).
+            assert all(started(n) == 1 for n in late)
             proc.send_signal(signal.SIGTERM)
             break
     _, rest = proc.communicate(timeout=60)
@@ -113,6 +126,7 @@ def _catches(pid: int, sig: signal.Signals) -> bool:
     return bool(mask & (1 << (sig - 1)))
 
 
+@pytest.mark.solo  # "nothing logged yet" needs this test's polling to keep up with start-up
 def test_signal_during_start_up_exits_0(tmp_path: Path) -> None:
     """A SIGTERM while tcecd is still starting up (importing, loading the config, before
     the daemon's own handlers exist) stops the event before its first game: exit 0, as

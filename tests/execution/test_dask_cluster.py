@@ -419,6 +419,8 @@ def _daemon(cfg: Path, *args: str) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
+# solo: "gone within 5 s" (stopped, not played out) is a timing assertion.
+@pytest.mark.solo
 def test_a_daemon_killed_mid_event_leaves_no_engine_and_resumes_identically(
     cluster: Cluster, slow_reference: Reference, tmp_path: Path
 ) -> None:

@@ -220,9 +220,10 @@ def test_double_round_games_must_be_reversed(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--players", "0", "--rounds", "1"], "--players must be at least 1"),
+        (["--players", "0", "--rounds", "1"], "at least two players, not 0"),
         (["--players", "4", "--rounds", "1", "--draw-rate", "1.5"], "--draw-rate"),
         (["--players", "8", "--rounds", "1", "--groups", "3"], "even number of groups"),
+        (["--players", "1", "--rounds", "2"], "at least two players, not 1"),
     ],
 )
 def test_simulate_rejects_bad_arguments(
@@ -234,11 +235,8 @@ def test_simulate_rejects_bad_arguments(
 
 
 def test_simulate_tiny_fields(capsys: pytest.CaptureFixture[str]) -> None:
-    # One player: a BYE every round (a win each). Two players: they meet every
-    # round, each time after the previous round is removed from the history.
-    doc = _simulate(capsys, "--players", "1", "--rounds", "2")
-    assert [r["bye"] for r in doc["rounds"]] == ["P01", "P01"]
-    assert doc["standings"][0]["score"] == 2.0
+    # Two players: they meet every round, each time after the previous round is
+    # removed from the history. (One player is refused: see above.)
     doc = _simulate(capsys, "--players", "2", "--rounds", "3")
     assert [r["removed_history_rounds"] for r in doc["rounds"]] == [[], [1], [2]]
     # Tiebreak values are always floats in the document (0.0, never 0).

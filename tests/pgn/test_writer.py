@@ -392,3 +392,26 @@ def test_clock_annotation_keeps_tenths_that_python_chess_reads(
     game = chess.pgn.read_game(io.StringIO(f"1. e4 {{[%clk {text}]}} *"))
     assert game is not None
     assert game.next().clock() == pytest.approx(seconds)  # type: ignore[union-attr]
+
+
+def test_event_tags_for_replay_are_read_back_and_accepted(tmp_path: Path) -> None:
+    """``PairingSystem``, ``EventRounds``, ``WhiteSeed``/``BlackSeed`` (tcecd.pgn.event_tags):
+    python-chess and pgn-extract read the game with them, an earlier value is replaced,
+    and :class:`EventTags` gathers them back (a game that contradicts one is an error)."""
+    from tcecd.pgn.event_tags import EventTags, with_event_tags
+
+    record = dataclasses.replace(mate_record(), extra_tags=(("PairingSystem", "old"),))
+    seeds = {record.white: 4, record.black: 1}
+    tagged = with_event_tags(record, "dutch-2017", 9, seeds)
+    text = game_pgn(tagged)
+    headers = read(text).headers
+    assert (headers["PairingSystem"], headers["EventRounds"]) == ("dutch-2017", "9")
+    assert (headers["WhiteSeed"], headers["BlackSeed"]) == ("4", "1")
+    assert text.count("[PairingSystem ") == 1
+    pgn_extract_accepts(tmp_path, text)
+    tags = EventTags("event.pgn")
+    tags.add(1, dict(headers), record.white, record.black)
+    assert (tags.system, tags.rounds, tags.seeds) == ("dutch-2017", 9, seeds)
+    assert tags.seeded({record.white, record.black}) is False  # seeds 4 and 1 of 2 players
+    with pytest.raises(PgnError, match=r"game 2: WhiteSeed 2 for .* whose seed is 4"):
+        tags.add(2, {**headers, "WhiteSeed": "2"}, record.white, record.black)

@@ -44,7 +44,9 @@ def test_verify_reports_a_deviation_and_exits_1(
     assert out == [
         "round 2 game 2: rules give P1 (white) vs P4 (black); "
         "PGN has P4 (white) vs P1 (black) [colours swapped]",
-        "FAILED: 1 deviation from the TCEC Swiss rules",
+        # A hand-written PGN names no system: the verdict says what it assumed.
+        "FAILED: 1 deviation from the TCEC Swiss rules (assumed: the PGN does not name its "
+        "pairing system; give --system NAME or --config EVENT.yaml for another)",
     ]
 
 

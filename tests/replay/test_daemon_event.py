@@ -46,7 +46,7 @@ def test_daemon_event_replays_exactly(
     state = tmp_path / "state"
     pgn = state / "event.pgn"
 
-    # Seeds inferred from round 1 (no config) and from the config agree.
+    # Seeds from the PGN alone (its seed tags) and from the config agree.
     assert main(["replay", str(pgn), "--verify", "--quiet"]) == 0
     out_dir = tmp_path / "replayed"
     code = main(["replay", str(pgn), "--config", str(cfg), "--verify", "--out", str(out_dir)])

@@ -105,12 +105,27 @@ async def test_cancelling_new_game_leaves_no_error_behind(
     async with asyncio.timeout(30):
         await session.start()
         try:
+            # Told when python-chess has handled the engine's readyok (waited for, not
+            # slept: on a loaded machine 0.3 s was sometimes too short, proving nothing).
+            protocol = session._protocol
+            assert protocol is not None
+            handled = asyncio.Event()
+            line_received = protocol._line_received
+
+            def spy(line: str) -> None:
+                line_received(line)
+                if line.strip() == "readyok":
+                    handled.set()
+
+            protocol._line_received = spy  # type: ignore[method-assign]
             task = asyncio.create_task(session.new_game())
             await asyncio.sleep(0)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            await asyncio.sleep(0.3)  # the engine's readyok arrives meanwhile
+            await handled.wait()  # the engine's readyok arrived after the cancel
+            for _ in range(3):  # and whatever it scheduled has run
+                await asyncio.sleep(0)
         finally:
             await session.abort()
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

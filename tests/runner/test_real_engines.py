@@ -120,6 +120,8 @@ async def test_stockfish_game_records_engine_output(stockfish_config: EngineConf
         assert board.fen() == move.fen_after
 
 
+# solo: no time forfeit at 5+0.05 is a promise about an unloaded machine.
+@pytest.mark.solo
 async def test_xboard_engine_plays_a_legal_game(
     hoichess_config: EngineConfig, engine_config: ConfigFactory
 ) -> None:
@@ -147,6 +149,8 @@ async def test_xboard_engine_plays_a_legal_game(
     assert any(m.depth for m in white_moves)  # xboard "post" output was parsed
 
 
+# solo: no time forfeit at 5+0.05 is a promise about an unloaded machine.
+@pytest.mark.solo
 async def test_fairymax_plays_from_the_start_position(
     fairymax_config: EngineConfig, engine_config: ConfigFactory
 ) -> None:

@@ -252,3 +252,33 @@ def test_rule_lines_and_unknown_codes() -> None:
     assert context.points.describe() == "win 3, draw 1, loss 0"
     assert context.acceleration.virtual("2", 2) == context.points.units(Fraction(1))
     assert context.acceleration.virtual("1", 2) == 0
+
+
+def test_a_last_column_with_only_a_pairing_allocated_bye_is_a_finished_round() -> None:
+    """Round 2: players 1, 2 and 4 absent (no entries), 3 the pairing-allocated bye
+    ``U``: a round that was paired and is over (a bye is never requested as ``U``),
+    not the round to pair. bbpPairings v5.0.1 reads the file so too: it pairs round 3,
+    ``1 3`` and ``2 4`` (by hand: 3 leads on 2 points, 1 has 1, 2 and 4 none; 3-1 and
+    2-4 never met; 3 and 1 both had white last, the higher ranked 3 gets black; 2 and 4
+    both had black, the higher ranked 2 gets white). Reading it as unfinished passed
+    every test (issue 27)."""
+    lines = [
+        pl(1, "A", 2000, "2 w 1", ""),
+        pl(2, "B", 1900, "1 b 0", ""),
+        pl(3, "C", 1800, "4 w 1", "0000 - U"),
+        pl(4, "D", 1700, "3 b 0", ""),
+        "XXR 3",
+        "XXC white1",
+    ]
+    event = parse_trf("\n".join(lines) + "\n", "u.trf")
+    _r1, r2 = event.rounds
+    assert (r2.round, r2.bye, r2.games) == (2, "3", ())
+    assert r2.requested_byes == tuple(Bye(n, ByeKind.ZERO) for n in ("1", "2", "4"))
+    assert event.context.requested_byes == ()
+    from tcecd.pairing.registry import get_system
+
+    pairing = get_system("dutch-2017").pair(
+        event.players, event.rounds, double=False, context=event.context
+    )
+    assert pairing.round == 3
+    assert [(g.white, g.black) for g in pairing.games] == [("1", "3"), ("2", "4")]
