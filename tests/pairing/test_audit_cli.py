@@ -106,7 +106,8 @@ def test_pair_bad_input_is_one_line(
 
 @pytest.mark.parametrize(
     ("players", "rounds", "double"),
-    [(2, 3, False), (3, 1, False), (3, 5, False), (1, 2, False), (5, 3, True), (4, 9, False)],
+    # (A field of one is refused: tests/pairing/test_cli.py.)
+    [(2, 3, False), (3, 1, False), (3, 5, False), (5, 3, True), (4, 9, False)],
 )
 def test_simulate_edge_fields(
     capsys: pytest.CaptureFixture[str],
