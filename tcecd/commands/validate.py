@@ -152,7 +152,7 @@ def check_event_engines(config: EventConfig) -> tuple[EngineReport, ...]:
 
     reports = eventloop.run(check_engines(config.engines))
     where = [f"{config.source}: engines[{i}]: " for i in range(len(config.engines))]
-    lines = failures(reports, where=where)
+    lines = failures(reports, where=where, chess960=config.variant == "chess960")
     if lines:
         raise EngineCheckError(lines)
     return reports

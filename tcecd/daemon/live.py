@@ -23,15 +23,7 @@ from tcecd.domain import Color
 from tcecd.game.fen import fen
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.outputs.tcec_json import live_game_json, live_move_json
-from tcecd.pgn.writer import LivePgn
-
-
-def start_board(opening: Opening, book_plies: int = 0) -> chess.Board:
-    """The opening's start position, with its first ``book_plies`` book moves played."""
-    board = chess.Board(opening.fen) if opening.fen else chess.Board()
-    for uci in opening.moves[:book_plies]:
-        board.push_uci(uci)
-    return board
+from tcecd.pgn.writer import LivePgn, position_tags
 
 
 class LiveGame:
@@ -52,7 +44,7 @@ class LiveGame:
         self.records: list[MoveRecord] = []  # the plies of self.moves, as given to add()
         self._move_texts: list[str] = []  # json.dumps of self.moves[i], made when first needed
         self._last_fen: str | None = None
-        self._pgn = LivePgn(headers, white_options, black_options, opening.fen)
+        self._pgn = LivePgn(headers, white_options, black_options, opening)
         self._final_pgn: str | None = None
 
     def add(self, move: MoveRecord) -> None:
@@ -69,9 +61,9 @@ class LiveGame:
     def _add_json(self, move: MoveRecord) -> None:
         """Append one ply to the JSON moves only (a finished game has its PGN)."""
         if self._last_fen is None:
-            before = start_board(self.opening, move.ply - 1)
+            before = self.opening.start_board(move.ply - 1)
         else:
-            before = chess.Board(self._last_fen)
+            before = chess.Board(self._last_fen, chess960=self.opening.chess960)
         self.moves.append(live_move_json(before, move))
         self.records.append(move)
         self._last_fen = move.fen_after
@@ -132,7 +124,7 @@ class LiveGame:
 
 def _book_plies(opening: Opening, plies: int) -> list[MoveRecord]:
     """The opening's first ``plies`` book moves as records (for the live PGN)."""
-    board = chess.Board(opening.fen) if opening.fen else chess.Board()
+    board = opening.start_board()
     out: list[MoveRecord] = []
     for ply, uci in enumerate(opening.moves[:plies], start=1):
         move = chess.Move.from_uci(uci)
@@ -166,9 +158,7 @@ def live_headers(
         "TimeControl": time_control,
         "GameStartTime": start,
     }
-    if opening.fen:
-        h["FEN"] = opening.fen
-        h["SetUp"] = "1"
+    h.update(position_tags(opening))
     if opening.name:
         h["Opening"] = opening.name
     if opening.eco:

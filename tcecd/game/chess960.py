@@ -74,11 +74,11 @@ def numbered_opening(number: int, *, index: int | None = None) -> Opening:
     (``ValueError`` for another number). ``index``: its place in the event's
     list of positions."""
     if not 0 <= number < POSITIONS:
-        raise ValueError(f"invalid Chess960 position number {number!r} (expected 0-{POSITIONS - 1})")
+        raise ValueError(
+            f"invalid Chess960 position number {number!r} (expected 0-{POSITIONS - 1})"
+        )
     board = chess.Board.from_chess960_pos(number)
-    return Opening(
-        name=f"Chess960 #{number}", fen=board.fen(), index=index, chess960=True
-    )
+    return Opening(name=f"Chess960 #{number}", fen=board.fen(), index=index, chess960=True)
 
 
 def numbered_openings(numbers: Iterable[int]) -> tuple[Opening, ...]:

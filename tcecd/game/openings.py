@@ -237,7 +237,7 @@ def _parse_pgn(
     return tuple(openings)
 
 
-class _Chess960Builder(chess.pgn.GameBuilder):
+class _Chess960Builder(chess.pgn.GameBuilder[chess.pgn.Game]):
     """python-chess's game builder for the openings of a Chess960 event: a
     game without a ``Variant`` tag (or one naming standard chess) is read as
     Chess960, its castling rights and ``O-O`` moves by Chess960's rules

@@ -43,6 +43,7 @@ from tcecd.formats.match import (
     tallies_for,
 )
 from tcecd.game.adjudication import AdjudicationRules
+from tcecd.game.chess960 import Variant
 from tcecd.game.record import GameRecord, GameSummary, Opening
 from tcecd.game.rules import FaultPolicy, GameRules
 from tcecd.game.timecontrol import TimeControl
@@ -87,6 +88,8 @@ class MatchSpec:
     execution: Any = None
     #: Keep every finished game's record in :attr:`MatchResult.records` (``bench/``).
     keep_records: bool = False
+    #: Standard chess or Chess960 (the openings are then Chess960 positions).
+    variant: Variant = "standard"
 
     @property
     def total(self) -> int:
@@ -361,6 +364,7 @@ def match_settings(spec: MatchSpec, state_dir: Path, pgn_path: Path) -> Any:
         fault_policy=spec.fault_policy,
         tablebase_path=spec.tablebase_path,
         stall_timeout_ms=spec.stall_timeout_ms,
+        variant=spec.variant,
     )
     return RunSettings(
         event=spec.event,
@@ -386,7 +390,7 @@ def match_settings(spec: MatchSpec, state_dir: Path, pgn_path: Path) -> Any:
 
 def match_fingerprint(spec: MatchSpec) -> dict[str, object]:
     """What a resumed match must not change (it would rewrite its history)."""
-    return {
+    fingerprint: dict[str, object] = {
         "engines": [
             {"name": e.name, "command": list(e.command), "protocol": e.protocol,
              "options": dict(sorted(e.options.items())),
@@ -401,6 +405,10 @@ def match_fingerprint(spec: MatchSpec) -> dict[str, object]:
         "sprt": None if spec.sprt is None else [spec.sprt.elo0, spec.sprt.elo1,
                                                 spec.sprt.alpha, spec.sprt.beta],
     }  # fmt: skip
+    if spec.variant != "standard":
+        # Only when not standard, so a match stored before Chess960 still resumes.
+        fingerprint["variant"] = spec.variant
+    return fingerprint
 
 
 async def run_match(

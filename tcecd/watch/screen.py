@@ -30,6 +30,7 @@ from tcecd.watch.render import (
     clocks_now,
     count,
     move_number,
+    opening_text,
     rejected_note,
     result_text,
     standings_title,
@@ -80,7 +81,7 @@ def game_panel(view: EventView, g: GameView, now: float | None) -> RenderableTyp
     status = Text("playing", style="cyan") if running else Text(
         result_text(view, g.game), style=_result_style(g.result or ""))
     info.add_row(Text(f"Game {g.game}", style="bold"), Text(f"{white} - {black}"), status)
-    info.add_row("Opening", Text(g.opening or "-"), "")
+    info.add_row("Opening", Text(opening_text(g)), "")
     for label, name, ms, to_move in (("White", white, white_ms, white_moves),
                                      ("Black", black, black_ms, not white_moves)):
         low = ms is not None and ms < 60_000

@@ -39,6 +39,7 @@ from tcecd.domain import Color, GameId, PlayerId, Result, Termination
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
 from tcecd.outputs import tcec_json
 from tcecd.pairing.base import Pair, Player, RoundPairing, ScheduledGame, Standing
+from tcecd.pgn.writer import position_tags
 from tcecd.web.model import json_object
 
 JsonDict = dict[str, Any]
@@ -228,7 +229,8 @@ class TcecFeed:
         self.running[game_id] = start
         op = doc.get("opening") or {}
         opening = Opening(op.get("name"), doc.get("fen") or op.get("fen"),
-                          tuple(op.get("moves") or ()), op.get("eco"))
+                          tuple(op.get("moves") or ()), op.get("eco"),
+                          chess960=doc.get("variant") == "chess960")
         self._live = LiveGame(self._headers(gid, doc, opening, start), opening)
         self._built, self._pending, self._finished = [], [], None
         self.live_id = gid
@@ -277,8 +279,7 @@ class TcecFeed:
             p = self.players.get(PlayerId(pid))
             if p is not None and p.rating is not None:
                 h[tag] = str(p.rating)
-        if opening.fen:
-            h["FEN"], h["SetUp"] = opening.fen, "1"
+        h.update(position_tags(opening))
         if opening.name:
             h["Opening"] = opening.name
         if opening.eco:
