@@ -402,11 +402,11 @@ def _openings(args: argparse.Namespace, variant: str) -> tuple[Opening, ...]:
     (cutechess's -book/-bookdepth); each pair of games shares one. Chess960:
     --openings read as Chess960 positions, else the 960 start positions in the
     random order of --srand."""
-    from tcecd.game.openings import OpeningSet, load_openings, select_opening
+    from tcecd.game.openings import OpeningSet, load_openings
     from tcecd.game.polyglot import read_book
 
     if variant == "chess960":
-        from tcecd.game.chess960 import POSITIONS, all_openings
+        from tcecd.game.chess960 import all_openings
 
         if args.book is not None:
             raise ConfigError(
@@ -415,10 +415,7 @@ def _openings(args: argparse.Namespace, variant: str) -> tuple[Opening, ...]:
             )
         if args.openings:
             return load_openings(args.openings, plies=args.plies, chess960=True)
-        every = all_openings()
-        return tuple(
-            select_opening(every, i, order="random", seed=args.srand) for i in range(POSITIONS)
-        )
+        return all_openings()  # drawn in the seeded random order of --srand (MatchSpec)
     book = read_book(args.book, depth=args.book_depth) if args.book else None
     if args.openings:
         return load_openings(args.openings, plies=args.plies, book=book)
@@ -540,6 +537,9 @@ def run(args: argparse.Namespace) -> int:
         mqtt=_mqtt(args),
         execution=_execution(args),
         variant=variant,
+        # Chess960 without --openings: the 960 positions in --srand's random order.
+        openings_order="random" if variant == "chess960" and not args.openings else "sequential",
+        openings_seed=args.srand,
     )
     names = " vs ".join(e.name for e in engines)
     kind = {"gauntlet": "Gauntlet", "knockout": "Knockout"}.get(tournament, "Match")

@@ -90,6 +90,10 @@ class MatchSpec:
     keep_records: bool = False
     #: Standard chess or Chess960 (the openings are then Chess960 positions).
     variant: Variant = "standard"
+    #: The openings in their order, or in a random order seeded by ``openings_seed``
+    #: (``tcecd.game.openings.select_opening``).
+    openings_order: Literal["sequential", "random"] = "sequential"
+    openings_seed: int = 0
 
     @property
     def total(self) -> int:
@@ -375,6 +379,8 @@ def match_settings(spec: MatchSpec, state_dir: Path, pgn_path: Path) -> Any:
         state_dir=state_dir,
         pgn_path=pgn_path,
         json_dir=None,
+        openings_order=spec.openings_order,
+        openings_seed=spec.openings_seed,
         concurrency=spec.concurrency,
         # A match disqualifies no one (as fastchess and cutechess-cli): a fault
         # loses the game, or replays it at most MAX_REPLAYS times.
@@ -408,6 +414,8 @@ def match_fingerprint(spec: MatchSpec) -> dict[str, object]:
     if spec.variant != "standard":
         # Only when not standard, so a match stored before Chess960 still resumes.
         fingerprint["variant"] = spec.variant
+    if spec.openings_order != "sequential":
+        fingerprint["openings_order"] = [spec.openings_order, spec.openings_seed]
     return fingerprint
 
 

@@ -91,9 +91,9 @@ def test_result_and_updates_round_trip() -> None:
 
 def test_another_encoding_version_is_one_clear_error() -> None:
     d = job_to_dict(JOB)
-    d["v"] = 1  # the encoding before a job carried its rules as one value
-    with pytest.raises(ExecutionError, match=r"game job encoded as version 1; this tcecd reads "
-                       r"version 2 \(run the same tcecd version"):  # fmt: skip
+    d["v"] = 2  # the encoding before a job carried the variant (Chess960)
+    with pytest.raises(ExecutionError, match=r"game job encoded as version 2; this tcecd reads "
+                       r"version 3 \(run the same tcecd version"):  # fmt: skip
         job_from_dict(d)
 
 
