@@ -63,7 +63,8 @@ def _castlings(pgn: Path) -> list[tuple[str, str, str, str]]:
         while (game := chess.pgn.read_game(handle)) is not None:
             assert not game.errors
             board = game.board()
-            assert board.chess960 and game.headers["Variant"] == "fischerandom"
+            assert board.chess960
+            assert game.headers["Variant"] == "fischerandom"
             for move in game.mainline_moves():
                 if board.is_castling(move):
                     colour = "white" if board.turn == chess.WHITE else "black"

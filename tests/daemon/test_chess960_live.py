@@ -43,7 +43,9 @@ def _events() -> list[Any]:
 
 def _messages() -> list[tuple[str, bytes, Any]]:
     projection = Projection("tcecd/frc-test", "FRC test")
-    return [(m.topic, m.payload, m.json()) for e in _events() for m in projection.messages_for(e, TS)]
+    return [
+        (m.topic, m.payload, m.json()) for e in _events() for m in projection.messages_for(e, TS)
+    ]
 
 
 def test_live_json_and_pgn_show_the_start_and_the_castling() -> None:
@@ -52,7 +54,8 @@ def test_live_json_and_pgn_show_the_start_and_the_castling() -> None:
     for move in RECORD.moves[:2]:
         live.add(move)
     doc = live.document()
-    assert doc["Headers"]["FEN"] == DOUBLE.fen and doc["Headers"]["Variant"] == "fischerandom"
+    assert doc["Headers"]["FEN"] == DOUBLE.fen
+    assert doc["Headers"]["Variant"] == "fischerandom"
     # Castling as TCEC's cutechess writes it: from the king's square to the rook's.
     first, second = doc["Moves"]
     assert (first["m"], first["from"], first["to"]) == ("O-O-O", "d1", "c1")
@@ -61,7 +64,9 @@ def test_live_json_and_pgn_show_the_start_and_the_castling() -> None:
     # The PV's moves too (the second move's PV is the castling itself).
     assert second["pv"]["Moves"] == [{"m": "O-O", "fen": second["fen"], "from": "f8", "to": "g8"}]
     game = chess.pgn.read_game(io.StringIO(live.pgn()))
-    assert game is not None and not game.errors and game.board().chess960
+    assert game is not None
+    assert not game.errors
+    assert game.board().chess960
     # The finished game: the final PGN, its moves as the running game showed them.
     final = LiveGame.finished(RECORD, game_pgn(RECORD), known=live)
     assert final.document()["Moves"][:2] == doc["Moves"]
@@ -72,7 +77,8 @@ def test_mqtt_payloads_say_chess960_and_castle_king_takes_rook() -> None:
     docs = {topic: doc for topic, _, doc in _messages()}
     assert docs["tcecd/frc-test/event"]["variant"] == "chess960"
     start = docs["tcecd/frc-test/game/1.1/start"]
-    assert start["variant"] == "chess960" and start["opening"]["chess960"] is True
+    assert start["variant"] == "chess960"
+    assert start["opening"]["chess960"] is True
     assert start["fen"] == DOUBLE.fen
     moves = [doc for topic, _, doc in _messages() if topic.endswith("/move")]
     assert [(m["san"], m["uci"]) for m in moves] == [("O-O-O", "d1c1"), ("O-O", "f8g8")]
@@ -91,8 +97,10 @@ def test_watch_shows_a_chess960_game() -> None:
     assert view is not None
     game = view.current_game
     assert game is not None
-    assert game.chess960 and game.start_fen == DOUBLE.fen
-    assert game.moves == ["O-O-O", "O-O"] and game.fen == RECORD.moves[1].fen_after
+    assert game.chess960
+    assert game.start_fen == DOUBLE.fen
+    assert game.moves == ["O-O-O", "O-O"]
+    assert game.fen == RECORD.moves[1].fen_after
     assert opening_text(game) == "dfrc-1 (Chess960)"
 
 
@@ -102,10 +110,12 @@ def test_web_page_and_tcec_feed_of_a_chess960_game() -> None:
         page.apply(topic, payload)
         feed.apply(topic.split("/")[2:], payload)
     game = page.snapshot()["sections"]["game"]
-    assert game["chess960"] is True and game["start_fen"] == DOUBLE.fen
+    assert game["chess960"] is True
+    assert game["start_fen"] == DOUBLE.fen
     assert game["last"]["uci"] == "f8g8"
     live = feed.docs["pgn"]
-    assert live["Headers"]["Variant"] == "fischerandom" and live["Headers"]["FEN"] == DOUBLE.fen
+    assert live["Headers"]["Variant"] == "fischerandom"
+    assert live["Headers"]["FEN"] == DOUBLE.fen
     assert [(m["m"], m["from"], m["to"]) for m in live["Moves"]] == [
         ("O-O-O", "d1", "c1"), ("O-O", "f8", "g8")
     ]

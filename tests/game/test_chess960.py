@@ -52,7 +52,8 @@ def test_positions_by_number_follow_the_standard_numbering(number: int) -> None:
     rank = HAND_DECODED[number]
     opening = numbered_opening(number)
     assert opening.fen == f"{rank.lower()}/pppppppp/8/8/8/8/PPPPPPPP/{rank} w KQkq - 0 1"
-    assert opening.chess960 and opening.name == f"Chess960 #{number}"
+    assert opening.chess960
+    assert opening.name == f"Chess960 #{number}"
     assert opening.start_board().chess960
 
 
@@ -121,7 +122,8 @@ def test_epd_in_shredder_or_x_fen_castling(tmp_path: Path) -> None:
     assert first.fen == second.fen == numbered_opening(74).fen
     assert (first.name, second.name, double.name) == ("Chess960 #74", "Chess960 #74", "dfrc-1")
     assert double.fen == DOUBLE_FEN
-    assert first.chess960 and double.chess960
+    assert first.chess960
+    assert double.chess960
     bad = tmp_path / "bad.epd"
     # Black's castling rooks named on files where none stands.
     bad.write_text("qnbnrkrb/pppppppp/8/8/8/8/PPPPPPPP/NNRKBBQR w HCcg -\n", encoding="utf-8")
@@ -141,10 +143,11 @@ def test_pgn_book_moves_are_read_as_chess960(tmp_path: Path) -> None:
     queenside, kingside = load_openings(pgn, chess960=True)
     assert queenside.moves == ("d1c1", "d8c8")
     assert kingside.moves == ("f1g1", "f8g8")
-    assert queenside.chess960 and kingside.chess960
+    assert queenside.chess960
+    assert kingside.chess960
     board = queenside.start_board(2)
     assert board.board_fen() == "nnkrbbqr/pppppppp/8/8/8/8/PPPPPPPP/NNKRBBQR"
-    with pytest.raises(OpeningsError, match="a Chess960 game .* in a standard-chess event"):
+    with pytest.raises(OpeningsError, match=r"a Chess960 game .* in a standard-chess event"):
         load_openings(pgn)
 
 
@@ -160,7 +163,8 @@ def test_rules_carry_the_variant_to_the_game() -> None:
     assert GameRules.from_dict(rules.to_dict()) == rules
     # A standard opening played under Chess960 rules is a Chess960 opening.
     opening = game_opening(rules, Opening(name=None, fen=None))
-    assert opening.chess960 and opening.start_board().chess960
+    assert opening.chess960
+    assert opening.start_board().chess960
     standard = GameRules(time_control=TimeControl.parse("60+1"))
     assert GameRules.from_dict({**standard.to_dict(), "variant": "standard"}) == standard
     with pytest.raises(ValueError, match="invalid variant: 'atomic'"):

@@ -28,6 +28,7 @@ DOUBLE = Opening(
     fen="qnbnrkrb/pppppppp/8/8/8/8/PPPPPPPP/NNRKBBQR w KQkq - 0 1",
     chess960=True,
 )
+FIRST = GameId(1, 1)
 #: Both sides castle at once, then a few moves (checked with python-chess below).
 SANS = ["O-O-O", "O-O", "e4", "e5", "Nb3", "Nbc6"]
 
@@ -36,7 +37,7 @@ def chess960_record(
     opening: Opening = DOUBLE,
     sans: list[str] = SANS,
     *,
-    game_id: GameId = GameId(1, 1),
+    game_id: GameId = FIRST,
     white: str = "sf-a",
     black: str = "sf-b",
     result: Result = Result.DRAW,
@@ -76,7 +77,8 @@ def test_castling_is_king_takes_rook_in_uci() -> None:
 def test_tags_and_movetext() -> None:
     text = game_pgn(chess960_record())
     assert '[Variant "fischerandom"]' in text
-    assert f'[FEN "{DOUBLE.fen}"]' in text and '[SetUp "1"]' in text
+    assert f'[FEN "{DOUBLE.fen}"]' in text
+    assert '[SetUp "1"]' in text
     assert '[Opening "dfrc-1"]' in text
     lines = text.splitlines()
     first = lines.index("{WhiteEngineOptions: Threads=1;, BlackEngineOptions: Threads=1;}") + 1
@@ -94,21 +96,25 @@ def test_the_standard_position_as_chess960_keeps_its_fen() -> None:
         opening=numbered_opening(518),
     ))  # fmt: skip
     assert tags["Variant"] == "fischerandom"
-    assert tags["FEN"] == chess.STARTING_FEN and tags["SetUp"] == "1"
+    assert tags["FEN"] == chess.STARTING_FEN
+    assert tags["SetUp"] == "1"
     standard = dict(start_tags(
         event="e", site="s", game_id=GameId(1, 1), white="a", black="b",
         start_time="2026-11-27T10:00:00.000Z", time_control="60+1",
         opening=Opening(name=None, fen=None),
     ))  # fmt: skip
-    assert "Variant" not in standard and "FEN" not in standard
+    assert "Variant" not in standard
+    assert "FEN" not in standard
 
 
 def test_python_chess_and_the_replay_read_it_back_as_chess960() -> None:
     record = chess960_record()
     game = chess.pgn.read_game(io.StringIO(game_pgn(record)))
-    assert game is not None and not game.errors
+    assert game is not None
+    assert not game.errors
     board = game.board()
-    assert board.chess960 and game.headers.is_chess960()
+    assert board.chess960
+    assert game.headers.is_chess960()
     assert [board.uci(m) for m in game.mainline_moves()][:2] == ["d1c1", "f8g8"]
     assert game.end().board().fen() == record.moves[-1].fen_after
     # The replay rebuilds exactly the record the daemon wrote.
@@ -125,7 +131,9 @@ def test_live_pgn_of_a_running_chess960_game() -> None:
     for move in record.moves[:2]:
         live.add(move)
     game = chess.pgn.read_game(io.StringIO(live.text()))
-    assert game is not None and not game.errors and game.board().chess960
+    assert game is not None
+    assert not game.errors
+    assert game.board().chess960
     assert [m.uci() for m in game.mainline_moves()] == ["d1c1", "f8g8"]
 
 

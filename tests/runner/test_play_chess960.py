@@ -85,7 +85,8 @@ def test_play_chess960_writes_what_cutechess_writes(tmp_path: Path) -> None:
     for mine, cute in zip(ours, theirs, strict=True):
         for tag in ("Variant", "FEN", "SetUp"):
             assert mine.headers[tag] == cute.headers[tag], tag
-        assert mine.board().chess960 and cute.board().chess960
+        assert mine.board().chess960
+        assert cute.board().chess960
         # The same castling, written the same way, the first move of each game.
         assert castlings(mine)[:1] == castlings(cute)[:1]
     assert castlings(ours[0])[:2] == [(1, "O-O-O", "d1c1"), (2, "O-O-O", "d8c8")]
