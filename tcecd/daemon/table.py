@@ -18,17 +18,11 @@ def standings_table(
     """The shared standings table (with wins, draws, losses and performance when
     ``records`` are given), under a title naming the event."""
     double = settings.format.double if settings is not None else False
-    n_records = len(records) if records is not None else 0
-    if settings is not None and settings.format.system == "knockout":
-        # A cup's round is encounters of any number of games (tiebreaks), which
-        # the wins/draws/losses columns (counted from rounds of one game, or two
-        # against one opponent) cannot hold: its table shows its standings only.
-        records = None
     table = _table(standings, players, records=records, double=double)
     if settings is None:
         return table
     n = settings.format.rounds
     if n is None:
-        n = n_records
+        n = len(records) if records is not None else 0
     rounds = f"{n} round{'s' if n != 1 else ''}"
     return f"Final standings: {settings.event} ({rounds})\n{table}"

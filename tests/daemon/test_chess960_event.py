@@ -3,19 +3,22 @@
 Real engines, real subprocesses: ``tcecd run`` of a double round-robin from
 Chess960 positions given by number (74: the king beside its rook c1, so O-O-O
 is legal at once; 7: beside its rook g1, O-O at once: tests/game/test_chess960.py
-checks both by hand), and of a knockout from a double-Chess960 EPD (White's back
-rank of 74, Black's of 7). Stockfish castles at once in these positions (a
-node-limited search with one thread is deterministic); the tests check that it
-did, both ways and with both colours, and what crossed the UCI pipe
-(``UCI_Chess960``, king-takes-rook castling both ways), from Stockfish's own
-``Debug Log File``. Then every reader: python-chess and pgn-extract read the PGN
-as Chess960, ``replay --verify`` (a cup: its verifier) finds the rules kept,
-``run --from-pgn`` rebuilds the state from it.
+checks both by hand), and ``tcecd play --tournament knockout`` (the same runner
+and knockout format) from a double-Chess960 EPD (White's back rank of 74,
+Black's of 7). Stockfish castles at once in these positions (a node-limited
+search with one thread is deterministic); the tests check that it did, both
+ways and with both colours, and what crossed the UCI pipe (``UCI_Chess960``,
+king-takes-rook castling both ways), from Stockfish's own ``Debug Log File``.
+Then every reader: python-chess and pgn-extract read the PGN as Chess960,
+``replay --verify`` (the cup: its verifier) finds the rules kept, ``run
+--from-pgn`` rebuilds the state from it.
 """
 
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import chess
@@ -28,7 +31,7 @@ from tcecd.formats.knockout import KnockoutSettings, games_from_headers, verify_
 from tcecd.game.chess960 import numbered_opening
 from tcecd.pgn.reader import iter_checked_headers
 from tcecd.store.sqlite import EventStore
-from tests.daemon.helpers import pgn_rounds, run_tcecd
+from tests.daemon.helpers import pgn_rounds, run_env, run_tcecd
 from tests.pgn.helpers import pgn_extract_accepts
 
 pytestmark = [
@@ -143,37 +146,41 @@ def test_chess960_round_robin_killed_resumed_verified(tmp_path: Path) -> None:
 
 
 def test_double_chess960_knockout_killed_resumed_verified(tmp_path: Path) -> None:
+    """A cup (``tcecd play --tournament knockout``: the event runner and the
+    knockout format of ``tcecd run``) from a double-Chess960 EPD, killed in its
+    first game and resumed with the same command."""
     epd = tmp_path / "dfrc.epd"
     # The same position in Shredder-FEN (TCEC's FRC books) and X-FEN castling: the
-    # first encounter plays the first line (a second only if its games end level).
+    # encounter plays the first line (a second only if its games ended level).
     epd.write_text(
         'qnbnrkrb/pppppppp/8/8/8/8/PPPPPPPP/NNRKBBQR w HCge - id "dfrc-1";\n'
         f"{DOUBLE_FEN}\n",
         encoding="utf-8",
     )
-    cfg = _write(tmp_path, "\n".join([
-        "event: {name: DFRC test, site: tests}",
-        "variant: fischerandom",
-        "pairing: {system: knockout, games: 2}",
-        "engines:",
-        _engine("sf-a"),
-        # A depth-1 Stockfish: the encounter is decided in its two games.
-        _engine("sf-b").replace("restart:", "depth: 1, restart:"),
-        "time_control: {nodes: 2000}",
-        "adjudication: {draw: null, win: {score: 3.0, moves: 2}, max_moves: 60}",
-        f"openings: {{file: {epd}}}",
-        "",
-    ]))  # fmt: skip
-    _kill_then_resume(cfg, "mid-game:1.1:ply=3")
-    pgn = tmp_path / "state" / "event.pgn"
+    # A depth-1 Stockfish as the second seed: the encounter is decided in its two games.
+    argv = [
+        sys.executable, "-m", "tcecd", "play", "stockfish", "stockfish", "depth=1",
+        "--tournament", "knockout", "--games", "2", "--variant", "chess960",
+        "--openings", str(epd), "--nodes", "2000", "--resign", "movecount=2", "score=300",
+        "--maxmoves", "60", "--each", "restart=off", "--state", "state", "--pgn", "cup.pgn",
+        "--quiet",
+    ]  # fmt: skip
+    killed = subprocess.run(argv, cwd=tmp_path, env=run_env("mid-game:1.1:ply=3"),
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    resumed = subprocess.run(argv, cwd=tmp_path, env=run_env(), capture_output=True, text=True,
+                             timeout=120, check=False)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "(resumed)" in resumed.stdout
+    pgn = tmp_path / "cup.pgn"
     headers = list(iter_checked_headers(pgn))  # each game played on a Chess960 board
     assert [e.problem for e in headers] == [None, None]
     assert [e.headers["FEN"] for e in headers] == [DOUBLE_FEN, DOUBLE_FEN]
     assert [e.headers["Opening"] for e in headers] == ["dfrc-1", "dfrc-1"]
     games, problems = games_from_headers(e.headers for e in headers)
     assert problems == []
-    assert verify_cup(["sf-a", "sf-b"], games, KnockoutSettings(games=2)) == []
+    assert verify_cup(["stockfish", "stockfish-2"], games, KnockoutSettings(games=2)) == []
     castled = _castlings(pgn)
-    # Game 1.1: White (sf-a) castles queenside, Black (sf-b) kingside, at once.
+    # Game 1.1: White (the full Stockfish) castles queenside, Black kingside, at once.
     assert ("1.1", "white", "O-O-O", "d1c1") in castled
     assert ("1.1", "black", "O-O", "f8g8") in castled

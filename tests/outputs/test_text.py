@@ -68,32 +68,7 @@ def test_final_title_says_1_round_not_1_rounds() -> None:
     from tcecd.daemon.table import standings_table as final_table
 
     rows = (Standing(rank=1, id="a", score_half=2, byes=0, games=1, tiebreaks=()),)
-    one: Any = SimpleNamespace(event="Ev", format=SimpleNamespace(rounds=1, double=False,
-                                                                  system="tcec-swiss"))
-    seven: Any = SimpleNamespace(event="Ev", format=SimpleNamespace(rounds=7, double=False,
-                                                                    system="tcec-swiss"))
+    one: Any = SimpleNamespace(event="Ev", format=SimpleNamespace(rounds=1, double=False))
+    seven: Any = SimpleNamespace(event="Ev", format=SimpleNamespace(rounds=7, double=False))
     assert final_table(rows, one).splitlines()[0] == "Final standings: Ev (1 round)"
     assert final_table(rows, seven).splitlines()[0] == "Final standings: Ev (7 rounds)"
-
-
-def test_a_cups_final_table_has_no_wins_draws_losses() -> None:
-    """A knockout's round is an encounter of two games or more (tiebreaks): the
-    W/D/L columns, counted per round of one game, would refuse it (every ``tcecd
-    run`` of a cup ended in "round 1: 'b' is paired more than once", exit 2)."""
-    from types import SimpleNamespace
-    from typing import Any
-
-    from tcecd.daemon.table import standings_table as final_table
-    from tcecd.domain import Result
-    from tcecd.pairing.base import PlayedGame, RoundRecord
-
-    field = (Player("a", "Alpha", 1, 3000), Player("b", "Beta", 2, 2900))
-    encounter = [RoundRecord(1, None, (), (PlayedGame("a", "b", Result.DRAW),
-                                           PlayedGame("b", "a", Result.BLACK_WINS)))]
-    rows = (Standing(rank=1, id="a", score_half=3, byes=0, games=2, tiebreaks=()),
-            Standing(rank=2, id="b", score_half=1, byes=0, games=2, tiebreaks=()))
-    cup: Any = SimpleNamespace(event="Cup", format=SimpleNamespace(rounds=1, double=False,
-                                                                   system="knockout"))
-    lines = final_table(rows, cup, field, encounter).splitlines()
-    assert lines[0] == "Final standings: Cup (1 round)"
-    assert lines[1].split() == ["Rank", "Player", "Seed", "Score", "BYEs", "Games"]
