@@ -27,6 +27,8 @@ class EventStarted:
     rounds: int
     time_control: str
     players: tuple[Player, ...]
+    #: "standard" or "chess960" (tcecd.game.chess960.Variant).
+    variant: str = "standard"
 
 
 @dataclass(frozen=True, slots=True)

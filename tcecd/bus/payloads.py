@@ -107,7 +107,7 @@ def _score(score: Score | None) -> dict[str, Any] | None:
 
 def _opening(op: Opening) -> dict[str, Any]:
     return {"name": op.name, "eco": op.eco, "fen": op.fen, "moves": list(op.moves),
-            "index": op.index}
+            "index": op.index, "chess960": op.chess960}
 
 
 def _move(m: MoveRecord) -> dict[str, Any]:
@@ -327,7 +327,7 @@ class Projection:
             doc = self._doc(
                 "event", ts, name=event.event, site=event.site, system=event.system,
                 double=event.double, rounds=event.rounds, time_control=event.time_control,
-                run_id=self.run_id,
+                variant=event.variant, run_id=self.run_id,
                 players=[{"id": p.id, "name": p.name, "seed": p.seed, "rating": p.rating}
                          for p in event.players],
             )
@@ -354,6 +354,7 @@ class Projection:
             start = {"game": gid, "round": event.game_id.round, "number": event.game_id.number,
                      "white": event.white, "black": event.black,
                      "opening": _opening(event.opening), "fen": event.opening.fen,
+                     "variant": "chess960" if event.opening.chess960 else "standard",
                      "time_control": event.time_control, "start_time": event.start_time,
                      "white_clock_ms": event.white_clock_ms,
                      "black_clock_ms": event.black_clock_ms,

@@ -5,6 +5,7 @@
                [--rounds N] [--games G] [--tc 40/7200|60+0.6] [--nodes N]
                [--depth D] [--movetime MS] [--each KEY=VALUE ...]
                [--openings FILE] [--plies N] [--book BIN] [--book-depth N]
+               [--variant standard|chess960] [--srand N]
                [--concurrency M] [--option NAME=VALUE ...]
                [--draw movenumber=N movecount=M score=CP] [--resign movecount=M score=CP]
                [--maxmoves N] [--tb PATH] [--tbpieces N]
@@ -90,6 +91,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--openings", type=Path, metavar="FILE", help="EPD or PGN openings (or a Polyglot .bin)"
+    )
+    parser.add_argument(
+        "--variant",
+        default="standard",
+        metavar="NAME",
+        help="standard (the default) or chess960 (fischerandom, as cutechess-cli and "
+        "fastchess name it): Chess960 start positions from --openings (EPD or PGN, "
+        "Shredder-FEN or X-FEN castling), else the 960 positions in a random order (--srand)",
+    )
+    parser.add_argument(
+        "--srand",
+        type=int,
+        default=0,
+        metavar="N",
+        help="seed of the random order of the Chess960 positions without --openings "
+        "(default 0: the same order every time)",
     )
     parser.add_argument("--plies", type=int, help="book plies to take from PGN openings")
     parser.add_argument(
@@ -380,12 +397,25 @@ def _with_limits(ref: str, words: dict[str, str]) -> EngineConfig:
     return engine.model_copy(update=limits)
 
 
-def _openings(args: argparse.Namespace) -> tuple[Opening, ...]:
+def _openings(args: argparse.Namespace, variant: str) -> tuple[Opening, ...]:
     """The match's openings: --openings, extended by the --book line if given
-    (cutechess's -book/-bookdepth); each pair of games shares one."""
+    (cutechess's -book/-bookdepth); each pair of games shares one. Chess960:
+    --openings read as Chess960 positions, else the 960 start positions in the
+    random order of --srand."""
     from tcecd.game.openings import OpeningSet, load_openings
     from tcecd.game.polyglot import read_book
 
+    if variant == "chess960":
+        from tcecd.game.chess960 import all_openings
+
+        if args.book is not None:
+            raise ConfigError(
+                "--book: a Polyglot book holds standard-chess positions; --variant chess960 "
+                "takes EPD or PGN --openings"
+            )
+        if args.openings:
+            return load_openings(args.openings, plies=args.plies, chess960=True)
+        return all_openings()  # drawn in the seeded random order of --srand (MatchSpec)
     book = read_book(args.book, depth=args.book_depth) if args.book else None
     if args.openings:
         return load_openings(args.openings, plies=args.plies, book=book)
@@ -396,11 +426,16 @@ def _openings(args: argparse.Namespace) -> tuple[Opening, ...]:
 
 def run(args: argparse.Namespace) -> int:
     """Load the engines and openings, play the match, print the summary."""
+    from tcecd.game.chess960 import parse_variant
     from tcecd.game.timecontrol import TimeControl
     from tcecd.runner.check import EngineCheckError, check_engines, failures
     from tcecd.runner.match import MatchSpec, run_match, unique_names
     from tcecd.runner.stats import Sprt, parse_sprt
 
+    try:
+        variant = parse_variant(args.variant)
+    except ValueError as exc:
+        raise ConfigError(f"--variant: {exc}") from None
     specs = engine_words(args.engines)
     if len(specs) < 2:
         raise ConfigError(f"tcecd play: need at least two engines, got {args.engines!r}")
@@ -454,7 +489,7 @@ def run(args: argparse.Namespace) -> int:
             args.pgn.write_text("", encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"--pgn: cannot write {str(args.pgn)!r}: {exc.strerror}") from None
-    openings = _openings(args)
+    openings = _openings(args, variant)
     options = dict(parse_option(text) for text in args.option)
     if args.tb is not None:
         from tcecd.game.tablebase import open_probe
@@ -469,7 +504,7 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("chess.engine").setLevel(logging.ERROR)
     # Every engine once, before any game: a bad option is one line per engine.
     reports = eventloop.run(check_engines(engines, soft_options=options))
-    problems = failures(reports, soft_options=options)
+    problems = failures(reports, soft_options=options, chess960=variant == "chess960")
     if problems:
         raise EngineCheckError(problems)
     # --option NAME=VALUE goes to every engine that has the option (as
@@ -501,6 +536,10 @@ def run(args: argparse.Namespace) -> int:
         state_dir=args.state,
         mqtt=_mqtt(args),
         execution=_execution(args),
+        variant=variant,
+        # Chess960 without --openings: the 960 positions in --srand's random order.
+        openings_order="random" if variant == "chess960" and not args.openings else "sequential",
+        openings_seed=args.srand,
     )
     names = " vs ".join(e.name for e in engines)
     kind = {"gauntlet": "Gauntlet", "knockout": "Knockout"}.get(tournament, "Match")
@@ -509,6 +548,7 @@ def run(args: argparse.Namespace) -> int:
         + (f"{args.games} games per encounter" if tournament == "knockout"
            else f"{args.rounds} round(s) of {args.games} games per pairing")
         + f", tc {tc.describe()}"
+        + (", Chess960" if variant == "chess960" else "")
         + (" (resumed)" if resuming else ""),
         flush=True,
     )  # fmt: skip

@@ -65,6 +65,8 @@ def _check_openings(config: EventConfig) -> str | None:
     from tcecd.game.polyglot import read_book
 
     o = config.openings
+    if o.file is None:  # Chess960 positions by number: checked when the config loaded
+        return None
     polyglot = None
     if o.book is not None:
         key = f"{config.source}: openings.book.file"
@@ -77,7 +79,13 @@ def _check_openings(config: EventConfig) -> str | None:
         except OpeningsError as exc:
             raise ConfigError(f"{key}: {exc}") from None
     try:
-        openings = load_openings(o.file, fmt=o.format, plies=o.plies, book=polyglot)
+        openings = load_openings(
+            o.file,
+            fmt=o.format,
+            plies=o.plies,
+            book=polyglot,
+            chess960=config.variant == "chess960",
+        )
     except OpeningsError as exc:
         raise ConfigError(f"{config.source}: openings.file: {exc}") from None
     if openings.book is not None and o.format == "polyglot":
@@ -148,7 +156,7 @@ def check_event_engines(config: EventConfig) -> tuple[EngineReport, ...]:
     with engine_chatter_off():
         reports = eventloop.run(check_engines(config.engines))
     where = [f"{config.source}: engines[{i}]: " for i in range(len(config.engines))]
-    lines = failures(reports, where=where)
+    lines = failures(reports, where=where, chess960=config.variant == "chess960")
     if lines:
         raise EngineCheckError(lines)
     return reports

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictFloat,
@@ -89,6 +90,16 @@ class _Section(Frozen):
     docstring becomes its description in the JSON Schema (editor hovers)."""
 
     model_config = ConfigDict(use_attribute_docstrings=True)
+
+
+def _variant_name(value: object) -> object:
+    """``variant``: a name of :data:`tcecd.game.chess960.VARIANT_NAMES`
+    (``fischerandom`` reads as ``chess960``), any case."""
+    if isinstance(value, str):
+        from tcecd.game.chess960 import VARIANT_NAMES
+
+        return VARIANT_NAMES.get(value.strip().lower(), value)
+    return value
 
 
 class EventInfo(_Section):
@@ -384,11 +395,44 @@ class OpeningsBookConfig(_Section):
 
 
 
+def _positions(value: object) -> object:
+    """``positions``: ``all`` (the 960 Chess960 start positions), or a non-empty
+    list of position numbers 0-959 (checked here, so a bad one is named)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value.strip().lower() == "all":
+            return "all"
+        raise ValueError(
+            f"{value!r}: expected 'all' or a list of Chess960 position numbers (0-959)"
+        )
+    if isinstance(value, list | tuple):
+        if not value:
+            raise ValueError("an empty list; expected Chess960 position numbers (0-959)")
+        for i, number in enumerate(value):
+            if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 959:
+                raise ValueError(
+                    f"item {i}: {number!r} is not a Chess960 position number (0-959)"
+                )
+        return tuple(value)
+    raise ValueError(
+        f"{value!r}: expected 'all' or a list of Chess960 position numbers (0-959)"
+    )
+
+
 class OpeningsConfig(_Section):
     """The openings book: each pair (both games of a double round) gets one."""
 
-    file: ConfigPath
-    """The book: an EPD or PGN file, or a Polyglot .bin book, relative to the config file."""
+    file: ConfigPath | None = None
+    """The book: an EPD or PGN file, or a Polyglot .bin book, relative to the config file.
+    Chess960 (variant chess960): EPD or PGN start positions, castling rights in Shredder-FEN
+    (HAha) or X-FEN (KQkq), double Chess960 (each side its own back rank) included."""
+    positions: Annotated[Literal["all"] | tuple[int, ...] | None, BeforeValidator(_positions)] = (
+        None
+    )
+    """Chess960 only, instead of a file: start positions by their number (0-959, 518 is the
+    standard position), a list played in its order, or 'all' for the 960 positions in
+    number order; with order: random (and a seed) they are drawn in a seeded random order."""
     format: Literal["epd", "pgn", "polyglot"] | None = None
     """epd, pgn or polyglot (null: from the file's suffix: .epd, .pgn, .bin)."""
     order: Literal["sequential", "random"] = "sequential"
@@ -405,7 +449,7 @@ class OpeningsConfig(_Section):
     @model_validator(mode="before")
     @classmethod
     def _format_from_suffix(cls, data: object) -> object:
-        if isinstance(data, dict) and data.get("format") is None and "file" in data:
+        if isinstance(data, dict) and data.get("format") is None and data.get("file") is not None:
             suffix = Path(str(data["file"])).suffix.lower().lstrip(".")
             formats = {"epd": "epd", "pgn": "pgn", "bin": "polyglot"}
             if suffix not in formats:
@@ -416,6 +460,22 @@ class OpeningsConfig(_Section):
                 )
             data = {**data, "format": formats[suffix]}
         return data
+
+    @model_validator(mode="after")
+    def _file_or_positions(self) -> OpeningsConfig:
+        if (self.file is None) == (self.positions is None):
+            raise ValueError(
+                "give either file (an EPD, PGN or Polyglot book) or positions (Chess960 "
+                "position numbers, or 'all'), not both"
+                if self.file is not None
+                else "missing 'file' (an EPD, PGN or Polyglot book) or, in a Chess960 event, "
+                "'positions'"
+            )
+        if self.positions is not None:
+            for key in ("format", "plies", "book"):
+                if getattr(self, key) is not None:
+                    raise ValueError(f"{key}: only an openings file has it (positions are given)")
+        return self
 
     @model_validator(mode="after")
     def _seed_needs_random(self) -> OpeningsConfig:
@@ -700,6 +760,12 @@ class EventConfig(_Section):
     source: Path = Field(default=Path("<memory>"), exclude=True)
     event: EventInfo
     """What the event is called and where."""
+    variant: Annotated[Literal["standard", "chess960"], BeforeValidator(_variant_name)] = (
+        "standard"
+    )
+    """standard, or chess960 (Fischer Random; fischerandom, cutechess-cli's and fastchess's
+    name, is accepted): every game from a Chess960 position of openings (a file, or positions
+    by number), the engines told (UCI_Chess960, xboard variant fischerandom)."""
     pairing: PairingConfig
     """The pairing system and its parameters."""
     engines: tuple[EngineConfig, ...]
@@ -779,6 +845,7 @@ class EventConfig(_Section):
         if self.forecast is not None and self.forecast.top > count:
             raise _at("forecast.top", f"{self.forecast.top!r} for {count} engines; expected at "
                       "most the number of engines")
+        self._variant_fits_openings()
         if seeding.groups is not None and seeding.groups > count:
             raise _at(
                 "pairing.seeding.groups",
@@ -843,6 +910,28 @@ class EventConfig(_Section):
             reason = unsupported_rule(pairing.system, (key,))
             if reason is not None:
                 raise _at(f"pairing.{key}", reason)
+
+    def _variant_fits_openings(self) -> None:
+        openings = self.openings
+        if self.variant == "chess960":
+            if openings is None:
+                raise _at(
+                    "openings",
+                    "variant 'chess960' needs its start positions: openings.file (EPD or PGN "
+                    "Chess960 positions) or openings.positions (numbers 0-959, or 'all')",
+                )
+            if openings.format == "polyglot" or openings.book is not None:
+                key = "openings.book" if openings.book is not None else "openings.file"
+                raise _at(
+                    key,
+                    "a Polyglot book holds standard-chess positions; variant 'chess960' takes "
+                    "EPD or PGN openings, or openings.positions",
+                )
+        elif openings is not None and openings.positions is not None:
+            raise _at(
+                "openings.positions",
+                "Chess960 position numbers need variant: chess960 (the variant is 'standard')",
+            )
 
     # -- derived values -----------------------------------------------------
 

@@ -3,7 +3,8 @@
 On resume the daemon compares the fingerprint stored in the event state with
 the current config's. Engines (names, commands, options, protocol, own limits), pairing
 (rounds, single/double, seeding including its RNG seed, tiebreaks), the time
-control, adjudication and the openings (file, order, seed, plies, and the Polyglot
+control, adjudication, the variant (standard or Chess960) and the openings
+(file or Chess960 position numbers, order, seed, plies, and the Polyglot
 book's file, depth, selection and seed) would rewrite the
 event's history if they changed: the daemon refuses and prints
 :func:`diff_fingerprints`' lines. Operational settings (MQTT, logging, outputs,
@@ -28,12 +29,16 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
     openings: dict[str, object] | None = None
     if config.openings is not None:
         openings = {
-            "file": str(config.openings.file),
+            "file": None if config.openings.file is None else str(config.openings.file),
             "format": config.openings.format,
             "order": config.openings.order,
             "seed": config.openings.seed,
             "plies": config.openings.plies,
         }
+        positions = config.openings.positions
+        if positions is not None:
+            # Only when set, so an event stored before Chess960 still resumes.
+            openings["positions"] = positions if positions == "all" else list(positions)
         book = config.openings.book
         if book is not None:
             # Only when set, so an event stored before books existed still resumes.
@@ -60,7 +65,7 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
                 "movetime_ms": e.movetime_ms,
             }
         engines.append(engine)
-    return {
+    fingerprint: dict[str, object] = {
         "engines": engines,
         "pairing": {
             "system": pairing.system,
@@ -103,6 +108,10 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
         },
         "openings": openings,
     }
+    if config.variant != "standard":
+        # Only when not standard, so an event stored before Chess960 still resumes.
+        fingerprint["variant"] = config.variant
+    return fingerprint
 
 
 _ABSENT = object()

@@ -591,7 +591,9 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
             if not any(directory.glob("*.rtbw")):
                 raise ConfigError(f"{key}: no Syzygy tables (*.rtbw) in {str(directory)!r}")
     if config.openings is not None:
-        files: list[tuple[tuple[str, ...], Path]] = [(("openings", "file"), config.openings.file)]
+        files: list[tuple[tuple[str, ...], Path]] = []
+        if config.openings.file is not None:
+            files.append((("openings", "file"), config.openings.file))
         if config.openings.book is not None:
             files.append((("openings", "book", "file"), config.openings.book.file))
         for keys, path in files:

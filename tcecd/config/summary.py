@@ -45,7 +45,8 @@ def describe_event(config: EventConfig) -> list[str]:
     kind = "double" if pairing.double else "single"
     tc = config.time_control_value()
     lines = [
-        f"event:        {config.event.name} @ {config.event.site}",
+        f"event:        {config.event.name} @ {config.event.site}"
+        + (" (Chess960)" if config.variant == "chess960" else ""),
         f"pairing:      {pairing.system}, {config.rounds} {kind} round"
         f"{'s' if config.rounds != 1 else ''}, seeding {seed_text}",
         f"tiebreaks:    {', '.join((*pairing.tiebreaks, 'seed'))}",
@@ -88,7 +89,13 @@ def describe_event(config: EventConfig) -> list[str]:
         o = config.openings
         order = o.order + (f", seed {o.seed}" if o.seed is not None else "")
         book = "" if o.book is None else f" + Polyglot book {o.book.file}"
-        lines.append(f"openings:     {o.file} ({o.format}, {order}){book}")
+        if o.positions == "all":
+            lines.append(f"openings:     the 960 Chess960 positions ({order})")
+        elif o.positions is not None:
+            numbers = ", ".join(str(n) for n in o.positions)
+            lines.append(f"openings:     Chess960 positions {numbers} ({order})")
+        else:
+            lines.append(f"openings:     {o.file} ({o.format}, {order}){book}")
     else:
         lines.append("openings:     none (start position)")
     lines.append(

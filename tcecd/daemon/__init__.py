@@ -232,6 +232,7 @@ def _event_started(settings: RunSettings, fmt: EventFormat, state: EventState) -
         rounds=fmt.total_rounds(state) or 0,
         time_control=settings.rules.time_control.pgn_tag(),
         players=state.players,
+        variant=settings.rules.variant,
     )
 
 

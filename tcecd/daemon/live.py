@@ -24,14 +24,6 @@ from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.outputs.tcec_json import live_game_json, live_move_json
 
 
-def start_board(opening: Opening, book_plies: int = 0) -> chess.Board:
-    """The opening's start position, with its first ``book_plies`` book moves played."""
-    board = chess.Board(opening.fen) if opening.fen else chess.Board()
-    for uci in opening.moves[:book_plies]:
-        board.push_uci(uci)
-    return board
-
-
 class LiveGame:
     """Headers, engine options and moves of one game, in TCEC live JSON form."""
 
@@ -56,9 +48,9 @@ class LiveGame:
         book moves: the ply number says how many plies from the opening's start
         precede the first one added."""
         if self._last_fen is None:
-            before = start_board(self.opening, move.ply - 1)
+            before = self.opening.start_board(move.ply - 1)
         else:
-            before = chess.Board(self._last_fen)
+            before = chess.Board(self._last_fen, chess960=self.opening.chess960)
         self.moves.append(live_move_json(before, move))
         self.records.append(move)
         self._last_fen = move.fen_after
@@ -111,35 +103,3 @@ class LiveGame:
             live.add(move)
         return live
 
-
-def live_headers(
-    *,
-    event: str,
-    site: str,
-    game_id: object,
-    white: str,
-    black: str,
-    time_control: str,
-    opening: Opening,
-    start: str,
-) -> dict[str, str]:
-    """The PGN tags of a game in progress (``live.pgn``/``live.json``)."""
-    h = {
-        "Event": event,
-        "Site": site,
-        "Date": start[:10].replace("-", "."),
-        "Round": str(game_id),
-        "White": white,
-        "Black": black,
-        "Result": "*",
-        "TimeControl": time_control,
-        "GameStartTime": start,
-    }
-    if opening.fen:
-        h["FEN"] = opening.fen
-        h["SetUp"] = "1"
-    if opening.name:
-        h["Opening"] = opening.name
-    if opening.eco:
-        h["ECO"] = opening.eco
-    return h

@@ -56,7 +56,7 @@ from tcecd.execution.job import (
 from tcecd.formats.base import Done, EventFormat, Schedule
 from tcecd.game.openings import select_opening
 from tcecd.game.record import GameRecord, Opening
-from tcecd.game.rules import game_clock, side_time_control_tags
+from tcecd.game.rules import game_clock, game_opening, side_time_control_tags
 from tcecd.pairing.base import Standing
 from tcecd.pgn.event_tags import with_event_tags
 from tcecd.pgn.writer import game_pgn, start_tags
@@ -195,12 +195,15 @@ class EventRunner:
     # -- one game ------------------------------------------------------------------------
 
     def _opening(self, gid: GameId) -> Opening:
+        """Game ``gid``'s opening, as its rules play it (Chess960 castling in a
+        Chess960 event: the start tags, a forfeit's record and the game agree)."""
         if not self.openings:
-            return Opening(name=None, fen=None)
+            return game_opening(self.s.rules, Opening(name=None, fen=None))
         index = self.fmt.opening_index(self.recorder.state, gid)
-        return select_opening(
+        opening = select_opening(
             self.openings, index, order=self.s.openings_order, seed=self.s.openings_seed
         )
+        return game_opening(self.s.rules, opening)
 
     def _forfeit(self, slot: Slot, out: set[PlayerId]) -> GameRecord:
         game = slot.game

@@ -56,6 +56,8 @@ class RunSettings:
     seeding_groups: int | None = None
     seeding_seed: int | None = None
     openings_file: Path | None = None
+    #: Chess960 start positions by number instead of a file ("all": 0..959).
+    openings_positions: tuple[int, ...] | Literal["all"] | None = None
     openings_format: Literal["epd", "pgn", "polyglot"] | None = None
     openings_order: Literal["sequential", "random"] = "sequential"
     openings_seed: int = 0
@@ -113,6 +115,7 @@ def from_config(config: EventConfig) -> RunSettings:
             ),
             stall_grace_ms=config.time_control.stall_grace_ms,
             stall_timeout_ms=config.time_control.stall_timeout_ms,
+            variant=config.variant,
         ),
         state_dir=config.state_dir,
         pgn_path=config.pgn_path,
@@ -122,6 +125,7 @@ def from_config(config: EventConfig) -> RunSettings:
         seeding_groups=seeding.groups,
         seeding_seed=seeding.seed,
         openings_file=None if openings is None else openings.file,
+        openings_positions=None if openings is None else openings.positions,
         openings_format=None if openings is None else openings.format,
         openings_order="sequential" if openings is None else openings.order,
         openings_seed=0 if openings is None or openings.seed is None else openings.seed,

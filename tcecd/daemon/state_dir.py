@@ -50,7 +50,15 @@ class OpenedEvent:
 
 
 def load_openings(s: RunSettings) -> tuple[Opening, ...]:
-    """The event's openings (with the Polyglot book's moves), or none."""
+    """The event's openings (with the Polyglot book's moves; Chess960 positions
+    by number), or none."""
+    chess960 = s.rules.variant == "chess960"
+    if s.openings_positions is not None:
+        from tcecd.game.chess960 import all_openings, numbered_openings
+
+        if s.openings_positions == "all":
+            return all_openings()
+        return numbered_openings(s.openings_positions)
     if s.openings_file is None:
         return ()
     from tcecd.game.openings import load_openings as load
@@ -64,7 +72,13 @@ def load_openings(s: RunSettings) -> tuple[Opening, ...]:
             selection=s.openings_book_selection,
             seed=s.openings_book_seed,
         )
-    return load(s.openings_file, fmt=s.openings_format, plies=s.openings_plies, book=polyglot)
+    return load(
+        s.openings_file,
+        fmt=s.openings_format,
+        plies=s.openings_plies,
+        book=polyglot,
+        chess960=chess960,
+    )
 
 
 def seed(s: RunSettings) -> tuple[tuple[Player, ...], int | None]:

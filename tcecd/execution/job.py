@@ -41,9 +41,12 @@ from tcecd.store.codec import (
     record_to_dict,
 )
 
-#: The encoding's version: bumped when a field changes meaning or goes away
-#: (2: the game's rules travel as one value, ``rules``).
-VERSION = 2
+#: The encoding's version: bumped when a field changes meaning or goes away, or
+#: when one an older reader would ignore must not be ignored (2: the game's
+#: rules travel as one value, ``rules``; 3: the rules' ``variant`` and the
+#: opening's ``chess960``: a worker that ignored them would play a Chess960
+#: game as standard chess).
+VERSION = 3
 
 JsonDict = dict[str, Any]
 #: (engine, kind, detail) of one engine fault (as the daemon's store keeps it).

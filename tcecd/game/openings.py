@@ -29,6 +29,7 @@ import chess
 import chess.pgn
 
 from tcecd.errors import OpeningsError
+from tcecd.game.chess960 import position_name
 from tcecd.game.polyglot import PolyglotBook, book_line, is_finished, read_book
 from tcecd.game.record import Opening
 
@@ -60,6 +61,7 @@ def load_openings(
     fmt: Literal["epd", "pgn", "polyglot"] | None = None,
     plies: int | None = None,
     book: PolyglotBook | None = None,
+    chess960: bool = False,
 ) -> OpeningSet:
     """Read every opening of an EPD or PGN file, or a Polyglot book.
 
@@ -71,6 +73,14 @@ def load_openings(
     every EPD/PGN opening. ``Opening.index`` is the opening's 0-based position
     in the file. Raises :class:`OpeningsError` naming ``file:line`` (EPD) or
     ``file: game N`` (PGN) and what is wrong, without quoting the file's text.
+
+    ``chess960``: the openings of a Chess960 event: each position is read
+    with Chess960 castling rights (Shredder-FEN ``HAha`` or X-FEN ``KQkq``,
+    as TCEC's FRC books and fastchess write them), PGN book moves (castling
+    included) as Chess960 moves, and each opening is marked
+    :attr:`~tcecd.game.record.Opening.chess960`. An EPD position with no name
+    opcode that is a Chess960 start position is named after its number
+    (``Chess960 #518``). A Polyglot book holds standard-chess positions only.
     """
     if plies is not None and plies < 0:
         raise OpeningsError(f"{path}: invalid opening ply limit {plies!r}")
@@ -82,6 +92,11 @@ def load_openings(
                 " (use .epd, .pgn or .bin, or set the format)"
             )
         fmt = "epd" if suffix == "epd" else "pgn" if suffix == "pgn" else "polyglot"
+    if chess960 and (fmt == "polyglot" or book is not None):
+        raise OpeningsError(
+            f"{path}: a Polyglot book holds standard-chess positions; a Chess960 event "
+            "takes EPD or PGN openings"
+        )
     if fmt == "polyglot":
         if book is not None:
             raise OpeningsError(f"{path}: a Polyglot openings file cannot take another book")
@@ -96,7 +111,10 @@ def load_openings(
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise OpeningsError(f"{path}:{line}: not UTF-8 text") from None
-    openings = _parse_epd(path, text) if fmt == "epd" else _parse_pgn(path, text, plies)
+    if fmt == "epd":
+        openings = _parse_epd(path, text, chess960)
+    else:
+        openings = _parse_pgn(path, text, plies, chess960)
     if not openings:
         raise OpeningsError(f"{path}: no openings in file")
     return OpeningSet(openings, book)
@@ -118,7 +136,7 @@ def split_fen_counters(line: str) -> tuple[str, tuple[int, int] | None]:
     return line, None
 
 
-def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
+def _parse_epd(path: Path, text: str, chess960: bool) -> tuple[Opening, ...]:
     openings: list[Opening] = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -126,7 +144,7 @@ def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
             continue
         epd, counters = split_fen_counters(line)
         try:
-            board, ops = chess.Board.from_epd(epd)
+            board, ops = chess.Board.from_epd(epd, chess960=chess960)
         except ValueError:
             # python-chess's message quotes the line's fields: not repeated here.
             raise OpeningsError(
@@ -145,6 +163,8 @@ def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
             if isinstance(value, str) and value:
                 name = value
                 break
+        if name is None and chess960:
+            name = position_name(board)
         eco = ops.get("eco")
         openings.append(
             Opening(
@@ -153,18 +173,22 @@ def _parse_epd(path: Path, text: str) -> tuple[Opening, ...]:
                 moves=(),
                 eco=eco if isinstance(eco, str) and eco else None,
                 index=len(openings),
+                chess960=chess960,
             )
         )
     return tuple(openings)
 
 
-def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
+def _parse_pgn(
+    path: Path, text: str, plies: int | None, chess960: bool
+) -> tuple[Opening, ...]:
     openings: list[Opening] = []
     handle = io.StringIO(text)
     number = 0
+    builder = _Chess960Builder if chess960 else chess.pgn.GameBuilder
     while True:
         try:
-            game = chess.pgn.read_game(handle)
+            game = chess.pgn.read_game(handle, Visitor=builder)
         except ValueError as exc:  # pragma: no cover - read_game collects errors instead
             raise OpeningsError(f"{path}: game {number + 1}: {exc}") from None
         if game is None:
@@ -178,6 +202,11 @@ def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
         if not board.is_valid():
             raise OpeningsError(
                 f"{path}: game {number}: illegal start position ({_status(board)})"
+            )
+        if board.chess960 and not chess960:
+            raise OpeningsError(
+                f"{path}: game {number}: a Chess960 game (its Variant tag or castling rights) "
+                "in a standard-chess event; set variant: chess960"
             )
         if game.errors:
             raise OpeningsError(f"{path}: game {number}: {_pgn_error(game)}")
@@ -202,9 +231,23 @@ def _parse_pgn(path: Path, text: str, plies: int | None) -> tuple[Opening, ...]:
                 moves=tuple(moves),
                 eco=eco if eco and eco != "?" else None,
                 index=len(openings),
+                chess960=chess960,
             )
         )
     return tuple(openings)
+
+
+class _Chess960Builder(chess.pgn.GameBuilder[chess.pgn.Game]):
+    """python-chess's game builder for the openings of a Chess960 event: a
+    game without a ``Variant`` tag (or one naming standard chess) is read as
+    Chess960, its castling rights and ``O-O`` moves by Chess960's rules
+    (python-chess's reader makes the board from the tags once they are read)."""
+
+    def end_headers(self) -> None:
+        headers = self.game.headers
+        variant = headers.get("Variant", "").strip().lower()
+        if variant in ("", "standard", "chess", "normal"):
+            headers["Variant"] = "Chess960"
 
 
 def _status(board: chess.Board) -> str:
@@ -269,9 +312,7 @@ def select_opening(
 def extend_with_book(opening: Opening, book: PolyglotBook, *, seed: int, slot: int) -> Opening:
     """``opening`` with the Polyglot book line from its end position appended
     to its moves (see :func:`tcecd.game.polyglot.book_line`)."""
-    board = chess.Board(opening.fen) if opening.fen else chess.Board()
-    for uci in opening.moves:
-        board.push_uci(uci)
+    board = opening.start_board(len(opening.moves))
     line = book_line(book, board, seed=seed, slot=slot)
     if not line:
         return opening

@@ -8,8 +8,12 @@ are from White's point of view.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tcecd.domain import Color, GameId, PlayerId, Result, Termination
+
+if TYPE_CHECKING:
+    import chess
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,13 +69,32 @@ class MoveRecord:
 
 @dataclass(frozen=True, slots=True)
 class Opening:
-    """A start position and the book moves played from it (UCI)."""
+    """A start position and the book moves played from it (UCI).
+
+    ``chess960``: the game is played under Chess960 castling rules (an event
+    with ``variant: chess960``): the castling rights of ``fen`` name the
+    castling rooks wherever they stand (X-FEN or Shredder-FEN), castling moves
+    are written king-takes-rook in UCI (``e1h1``, as ``UCI_Chess960`` engines
+    write them) and ``O-O``/``O-O-O`` in SAN. Every board of the game is made
+    by :meth:`start_board`, so the flag reaches each reader of the opening.
+    """
 
     name: str | None
     fen: str | None  # None: the standard start position
     moves: tuple[str, ...] = ()
     eco: str | None = None
     index: int | None = None  # position in the openings file, for the record
+    chess960: bool = False
+
+    def start_board(self, plies: int = 0) -> chess.Board:
+        """The start position (a Chess960 board when :attr:`chess960`), with
+        its first ``plies`` book moves played."""
+        import chess
+
+        board = chess.Board(self.fen or chess.STARTING_FEN, chess960=self.chess960)
+        for uci in self.moves[:plies]:
+            board.push_uci(uci)
+        return board
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +160,7 @@ class GameSummary:
         if record.moves:
             final = record.moves[-1].fen_after
         else:
-            import chess
-
-            board = chess.Board(record.opening.fen) if record.opening.fen else chess.Board()
-            for uci in record.opening.moves:
-                board.push_uci(uci)
-            final = fen(board)
+            final = fen(record.opening.start_board(len(record.opening.moves)))
         return cls(
             game_id=record.game_id,
             white=record.white,

@@ -3,7 +3,8 @@
 :class:`GameRules` is everything that decides how a game is played and judged
 besides who plays it and from which position: the time control and its
 margin, the adjudication rules, what an engine fault does, the tablebases'
-location, and how long a silent engine is waited for. An event config
+location, how long a silent engine is waited for, and the variant (standard
+chess or Chess960). An event config
 (:func:`tcecd.daemon.settings.from_config`) and ``tcecd play`` build one; the
 game job carries it unchanged to wherever the game is played (this process
 or a Dask worker: :mod:`tcecd.execution.job` encodes it), and the game loop
@@ -29,6 +30,8 @@ from tcecd.game.timecontrol import TimeControl
 
 if TYPE_CHECKING:
     from tcecd.config.engines import EngineConfig
+    from tcecd.game.chess960 import Variant
+    from tcecd.game.record import Opening
 
 #: What an engine fault (crash, stall, illegal or malformed move, failed start)
 #: does: the offender loses, or the game is played again.
@@ -53,6 +56,11 @@ class GameRules:
     tablebase_path: str | None = None
     stall_grace_ms: int = STALL_GRACE_MS
     stall_timeout_ms: int = STALL_TIMEOUT_MS
+    #: Standard chess or Chess960: a Chess960 game is played from a Chess960
+    #: opening (:func:`game_opening`), and the engines are told (UCI
+    #: ``UCI_Chess960``, xboard ``variant fischerandom``: python-chess sets both
+    #: from the board, tcecd.runner.session).
+    variant: Variant = "standard"
 
     def with_time_control(self, tc: TimeControl) -> GameRules:
         """The same rules under another time control (a cup's tiebreak games)."""
@@ -68,6 +76,7 @@ class GameRules:
             "tablebase_path": self.tablebase_path,
             "stall_grace_ms": self.stall_grace_ms,
             "stall_timeout_ms": self.stall_timeout_ms,
+            "variant": self.variant,
         }
 
     @classmethod
@@ -79,6 +88,9 @@ class GameRules:
         policy = d["fault_policy"]
         if policy not in ("lose", "replay"):
             raise ValueError(f"invalid fault policy: {policy!r}")
+        variant = d.get("variant", "standard")
+        if variant not in ("standard", "chess960"):
+            raise ValueError(f"invalid variant: {variant!r}")
         return cls(
             time_control=TimeControl.parse(d["time_control"]),
             margin_ms=int(d["margin_ms"]),
@@ -92,7 +104,17 @@ class GameRules:
             tablebase_path=d.get("tablebase_path"),
             stall_grace_ms=int(d.get("stall_grace_ms", STALL_GRACE_MS)),
             stall_timeout_ms=int(d.get("stall_timeout_ms", STALL_TIMEOUT_MS)),
+            variant=variant,
         )
+
+
+def game_opening(rules: GameRules, opening: Opening) -> Opening:
+    """The opening as a game under ``rules`` plays it: a Chess960 game's start
+    position has Chess960 castling (the openings of a Chess960 event are loaded
+    so; this is the one place a game makes sure of it)."""
+    if rules.variant == "chess960" and not opening.chess960:
+        return dataclasses.replace(opening, chess960=True)
+    return opening
 
 
 def game_clock(rules: GameRules, white: EngineConfig, black: EngineConfig) -> Clock:

@@ -19,7 +19,6 @@ from typing import Any
 import chess
 
 from tcecd.config.engines import OptionValue
-from tcecd.daemon.live import start_board
 from tcecd.domain import GameId
 from tcecd.events import GameStarted, KibitzerReport, MovePlayed
 from tcecd.game.fen import fen
@@ -46,7 +45,7 @@ class Position:
     def board(self) -> chess.Board:
         """The position, with its moves on the board's stack (an engine is sent
         the start position and the moves, and sees repetitions)."""
-        board = start_board(self.opening)
+        board = self.opening.start_board()
         for uci in self.moves:
             board.push_uci(uci)
         return board

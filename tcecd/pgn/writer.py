@@ -156,6 +156,24 @@ def _options_text(label: str, options: Sequence[tuple[str, str]]) -> str:
     return f"{label}:{body}"
 
 
+def position_tags(opening: Opening) -> dict[str, str]:
+    """The tags that say where a game starts: ``FEN`` and ``SetUp`` for a start
+    other than the standard position, and ``Variant`` for a Chess960 game,
+    which always has its ``FEN`` (as cutechess writes it: its reader, and TCEC's
+    viewer, know a Chess960 start position only from the tag)."""
+    from tcecd.game.chess960 import PGN_VARIANT
+
+    tags: dict[str, str] = {}
+    fen = opening.fen
+    if opening.chess960:
+        tags["Variant"] = PGN_VARIANT
+        fen = fen or chess.STARTING_FEN
+    if fen is not None and (opening.chess960 or fen != chess.STARTING_FEN):
+        tags["FEN"] = fen
+        tags["SetUp"] = "1"
+    return tags
+
+
 def start_tags(
     *,
     event: str,
@@ -187,10 +205,8 @@ def start_tags(
     other: dict[str, str] = {
         "GameStartTime": _utc(start_time),
         "TimeControl": time_control,
+        **position_tags(opening),
     }
-    if opening.fen is not None and opening.fen != chess.STARTING_FEN:
-        other["FEN"] = opening.fen
-        other["SetUp"] = "1"
     if opening.name:
         other["Opening"] = opening.name
     if opening.eco:
@@ -279,8 +295,8 @@ class _Movetext:
     record's) and its TCEC comment with the standard ``[%eval]``/``[%clk]``
     annotations."""
 
-    def __init__(self, start_fen: str | None, label: object) -> None:
-        self.board = chess.Board(start_fen) if start_fen else chess.Board()
+    def __init__(self, opening: Opening, label: object) -> None:
+        self.board = opening.start_board()
         self.label = label
         self.lines: list[str] = []
         self._stats = _PonderStats()
@@ -345,7 +361,7 @@ def game_pgn(record: GameRecord) -> str:
     lines.append(_options_comment(record.white_options, record.black_options))
 
     description = result_description(record.result, record.termination, record.termination_detail)
-    movetext = _Movetext(record.opening.fen, record.game_id)
+    movetext = _Movetext(record.opening, record.game_id)
     last = len(record.moves) - 1
     for index, move in enumerate(record.moves):
         movetext.add(move, description if index == last else "")
@@ -378,11 +394,11 @@ class LivePgn:
         headers: Mapping[str, str],
         white_options: Sequence[tuple[str, str]],
         black_options: Sequence[tuple[str, str]],
-        start_fen: str | None,
+        opening: Opening,
     ) -> None:
         self._head = [f'[{name} "{_escape_tag(value)}"]' for name, value in headers.items()]
         self._head += ["", _options_comment(white_options, black_options)]
-        self._moves = _Movetext(start_fen, headers.get("Round", "?"))
+        self._moves = _Movetext(opening, headers.get("Round", "?"))
 
     def add(self, move: MoveRecord) -> None:
         self._moves.add(move)

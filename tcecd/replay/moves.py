@@ -300,15 +300,21 @@ def game_record(game: chess.pgn.Game, game_id: GameId) -> GameRecord:
     h = game.headers
     moves = move_records(game)
     fen = h.get("FEN")
+    # A Chess960 game (its Variant tag, or Chess960 castling rights: python-chess's
+    # reading, which made the moves above) starts from a Chess960 opening.
+    chess960 = game.board().chess960
     opening = Opening(
         name=h.get("Opening"),
         fen=fen,
         moves=tuple(m.uci for m in moves if m.book),
         eco=h.get("ECO"),
+        chess960=chess960,
     )
     white_opts, black_opts = parse_engine_options(game.comment)
     time_control = h.get("TimeControl") or h.get("WhiteTimeControl") or "-"
-    extra = tuple((k, v) for k, v in h.items() if k not in _KNOWN_TAGS)
+    # A Chess960 game's Variant tag is the opening's to write (pgn.writer.position_tags).
+    known = _KNOWN_TAGS | {"Variant"} if chess960 else _KNOWN_TAGS
+    extra = tuple((k, v) for k, v in h.items() if k not in known)
     return GameRecord(
         game_id=game_id,
         event=h.get("Event", "?"),

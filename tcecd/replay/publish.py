@@ -95,6 +95,7 @@ def replay_events(
                     rounds=rounds_total,
                     time_control=first_tc,
                     players=replayed.players,
+                    variant="chess960" if record.opening.chess960 else "standard",
                 )
                 yield 0, StandingsUpdated(0, standings_of(()))
                 started = True

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from tcecd.config.engines import EngineConfig, OptionValue
 from tcecd.errors import ConfigError
 from tcecd.runner.options import option_problems
-from tcecd.runner.session import EngineFault, EngineSession
+from tcecd.runner.session import EngineFault, EngineSession, chess960_problem
 
 #: Engines started at the same time (a game runs two).
 PARALLEL = 2
@@ -45,6 +45,8 @@ class EngineReport:
     startup_ms: int
     problem: str | None = None
     declared: frozenset[str] = frozenset()
+    #: Whether the engine plays Chess960 (UCI_Chess960, or xboard's fischerandom).
+    chess960: bool = False
 
     def describe(self) -> str:
         """``sf: Stockfish 16 (uci), ready in 412 ms``."""
@@ -75,6 +77,7 @@ async def check_engine(
                 id_name=session.engine_id,
                 startup_ms=ready_ms,
                 declared=frozenset(n.lower() for n in session.declared_options),
+                chess960=session.offers_chess960,
             )
     except EngineFault as fault:
         return EngineReport(
@@ -104,13 +107,16 @@ def failures(
     *,
     where: Sequence[str] | None = None,
     soft_options: Mapping[str, OptionValue] | None = None,
+    chess960: bool = False,
 ) -> list[str]:
     """One line per engine that failed, ``{where}engine 'sf': {problem}``
     (``where[i]`` names the i-th engine's place, e.g. ``event.yaml: engines[1]: ``).
 
     ``soft_options`` (``tcecd play --option``) are set on the engines that
     declare them; one that no engine declares is a typo, reported on every
-    engine's line."""
+    engine's line. ``chess960``: the event plays Chess960, and an engine that
+    does not offer it (no ``UCI_Chess960``; xboard: no ``fischerandom`` among
+    its ``variants``) fails."""
     soft = dict(soft_options or {})
     healthy = [r for r in reports if r.problem is None]
     orphans = {n: v for n, v in soft.items() if not any(n.lower() in r.declared for r in healthy)}
@@ -119,7 +125,9 @@ def failures(
     lines: list[str] = []
     for i, report in enumerate(reports):
         prefix = where[i] if where is not None else ""
-        problems = [report.problem] if report.problem is not None else orphan_problems
+        problems = [report.problem] if report.problem is not None else list(orphan_problems)
+        if chess960 and report.problem is None and not report.chess960:
+            problems.append(chess960_problem(report.protocol))
         if problems:
             lines.append(f"{prefix}engine {report.name!r}: {'; '.join(problems)}")
     return lines

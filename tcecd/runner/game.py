@@ -35,7 +35,13 @@ from tcecd.domain import Color, GameId, Result, Termination
 from tcecd.game.adjudication import Adjudicator, Verdict, rules_verdict
 from tcecd.game.fen import fen
 from tcecd.game.record import GameRecord, MoveRecord, Opening, Score
-from tcecd.game.rules import FaultPolicy, GameRules, game_clock, side_time_control_tags
+from tcecd.game.rules import (
+    FaultPolicy,
+    GameRules,
+    game_clock,
+    game_opening,
+    side_time_control_tags,
+)
 from tcecd.runner.pv import pv_line, pv_san
 from tcecd.runner.session import EngineFault, EngineSession, FaultKind, ThinkResult
 from tcecd.wallclock import utc_now
@@ -149,8 +155,9 @@ class _Game:
         self.setup = setup
         self.engines = {Color.WHITE: white, Color.BLACK: black}
         self.on_move = on_move
-        opening = setup.opening
-        self.board = chess.Board(opening.fen) if opening.fen else chess.Board()
+        #: The opening as this game plays it (Chess960 castling in a Chess960 game).
+        self.opening = game_opening(setup.rules, setup.opening)
+        self.board = self.opening.start_board()
         self.clock = game_clock(setup.rules, white.config, black.config)
         self.adjudicator = Adjudicator(setup.rules.adjudication, setup.probe)
         self.moves: list[MoveRecord] = []
@@ -171,7 +178,7 @@ class _Game:
 
     def push_book(self) -> Verdict | None:
         """Play the opening's book moves (validated by the openings loader)."""
-        for uci in self.setup.opening.moves:
+        for uci in self.opening.moves:
             mover = _color_of(self.board)
             move = chess.Move.from_uci(uci)
             san = self.board.san_and_push(move)
@@ -294,7 +301,7 @@ class _Game:
             end_time=utc_now(),
             duration_ms=(time.monotonic_ns() - self.start_ns) // 1_000_000,
             time_control=setup.rules.time_control.pgn_tag(),
-            opening=setup.opening,
+            opening=self.opening,
             moves=tuple(self.moves),
             white_options=white.options,
             black_options=black.options,
@@ -388,7 +395,7 @@ def startup_outcome(
         end_time=now,
         duration_ms=0,
         time_control=setup.rules.time_control.pgn_tag(),
-        opening=setup.opening,
+        opening=game_opening(setup.rules, setup.opening),
         moves=(),
         white_elo=white.rating,
         black_elo=black.rating,

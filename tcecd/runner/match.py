@@ -44,6 +44,7 @@ from tcecd.formats.match import (
     tallies_for,
 )
 from tcecd.game.adjudication import AdjudicationRules
+from tcecd.game.chess960 import Variant
 from tcecd.game.record import GameRecord, GameSummary, Opening
 from tcecd.game.rules import FaultPolicy, GameRules
 from tcecd.game.timecontrol import TimeControl
@@ -89,6 +90,12 @@ class MatchSpec:
     execution: Any = None
     #: Keep every finished game's record in :attr:`MatchResult.records` (``bench/``).
     keep_records: bool = False
+    #: Standard chess or Chess960 (the openings are then Chess960 positions).
+    variant: Variant = "standard"
+    #: The openings in their order, or in a random order seeded by ``openings_seed``
+    #: (``tcecd.game.openings.select_opening``).
+    openings_order: Literal["sequential", "random"] = "sequential"
+    openings_seed: int = 0
 
     @property
     def total(self) -> int:
@@ -350,6 +357,7 @@ def match_settings(spec: MatchSpec, state_dir: Path, pgn_path: Path) -> Any:
         fault_policy=spec.fault_policy,
         tablebase_path=spec.tablebase_path,
         stall_timeout_ms=spec.stall_timeout_ms,
+        variant=spec.variant,
     )
     return RunSettings(
         event=spec.event,
@@ -360,6 +368,8 @@ def match_settings(spec: MatchSpec, state_dir: Path, pgn_path: Path) -> Any:
         state_dir=state_dir,
         pgn_path=pgn_path,
         json_dir=None,
+        openings_order=spec.openings_order,
+        openings_seed=spec.openings_seed,
         concurrency=spec.concurrency,
         # A match disqualifies no one (as fastchess and cutechess-cli): a fault
         # loses the game, or replays it at most MAX_REPLAYS times.
@@ -377,7 +387,7 @@ def match_settings(spec: MatchSpec, state_dir: Path, pgn_path: Path) -> Any:
 
 def match_fingerprint(spec: MatchSpec) -> dict[str, object]:
     """What a resumed match must not change (it would rewrite its history)."""
-    return {
+    fingerprint: dict[str, object] = {
         "engines": [
             {"name": e.name, "command": list(e.command), "protocol": e.protocol,
              "options": dict(sorted(e.options.items())),
@@ -392,6 +402,12 @@ def match_fingerprint(spec: MatchSpec) -> dict[str, object]:
         "sprt": None if spec.sprt is None else [spec.sprt.elo0, spec.sprt.elo1,
                                                 spec.sprt.alpha, spec.sprt.beta],
     }  # fmt: skip
+    if spec.variant != "standard":
+        # Only when not standard, so a match stored before Chess960 still resumes.
+        fingerprint["variant"] = spec.variant
+    if spec.openings_order != "sequential":
+        fingerprint["openings_order"] = [spec.openings_order, spec.openings_seed]
+    return fingerprint
 
 
 async def run_match(

@@ -260,6 +260,20 @@ class EngineSession:
         return {} if protocol is None else protocol.options
 
     @property
+    def offers_chess960(self) -> bool:
+        """Whether the engine plays Chess960: a UCI engine declares the option
+        ``UCI_Chess960``, an xboard engine names ``fischerandom`` in its
+        ``variants`` feature (python-chess sets the option, or sends ``variant
+        fischerandom``, for a Chess960 board). False before the engine started."""
+        protocol = self._protocol
+        if isinstance(protocol, chess.engine.UciProtocol):
+            return "UCI_Chess960" in protocol.options  # case-insensitive, as UCI's names
+        if isinstance(protocol, chess.engine.XBoardProtocol):
+            variants = str(protocol.features.get("variants", "")).split(",")
+            return "fischerandom" in (v.strip() for v in variants)
+        return False
+
+    @property
     def startup_timeout_s(self) -> float:
         return self.config.startup_timeout_ms / 1000
 
@@ -452,13 +466,18 @@ class EngineSession:
         if (
             isinstance(protocol, _XBoardProtocol)
             and protocol.lacks_setboard
-            and board.root().fen() != chess.STARTING_FEN
+            # A Chess960 game is always set up with setboard (python-chess's _new).
+            and (board.chess960 or board.root().fen() != chess.STARTING_FEN)
         ):
             raise self._fault(
                 FaultKind.STARTUP,
                 "cannot set up a position (no xboard 'setboard'): "
                 "use openings given as moves from the start position",
             )
+        if board.chess960 and not self.offers_chess960:
+            # validate --engines and run refuse such an engine up front
+            # (tcecd.runner.check.chess960_problem); this is the game's own guard.
+            raise self._fault(FaultKind.STARTUP, chess960_problem(self.config.protocol))
         if (
             isinstance(protocol, chess.engine.XBoardProtocol)
             and limits.nodes is not None
@@ -522,6 +541,13 @@ class EngineSession:
     async def abort(self) -> None:
         """Kill a faulted (or any) engine at once: no ``quit``, group killed, reaped."""
         await self.close(graceful=False)
+
+
+def chess960_problem(protocol: str) -> str:
+    """What an engine that does not offer Chess960 lacks, in one phrase."""
+    if protocol == "xboard":
+        return "does not offer Chess960 (no 'fischerandom' in its xboard 'variants' feature)"
+    return "does not offer Chess960 (no UCI_Chess960 option)"
 
 
 def _option_text(value: OptionValue) -> str:

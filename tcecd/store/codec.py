@@ -107,7 +107,14 @@ def move_from_dict(d: JsonDict) -> MoveRecord:
 
 
 def opening_to_dict(o: Opening) -> JsonDict:
-    return {"name": o.name, "fen": o.fen, "moves": list(o.moves), "eco": o.eco, "index": o.index}
+    d: JsonDict = {
+        "name": o.name, "fen": o.fen, "moves": list(o.moves), "eco": o.eco, "index": o.index,
+    }  # fmt: skip
+    if o.chess960:
+        # Only when set (added within schema version 1): a standard game's
+        # record reads as it did before Chess960 existed.
+        d["chess960"] = True
+    return d
 
 
 def opening_from_dict(d: JsonDict) -> Opening:
@@ -117,6 +124,7 @@ def opening_from_dict(d: JsonDict) -> Opening:
         moves=tuple(d.get("moves", ())),
         eco=d.get("eco"),
         index=d.get("index"),
+        chess960=d.get("chess960", False) is True,
     )
 
 

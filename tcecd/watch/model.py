@@ -64,6 +64,8 @@ class GameView:
     white_clock_ms: int | None = None
     black_clock_ms: int | None = None
     opening: str | None = None
+    #: A Chess960 game (its ``start`` payload's ``variant``).
+    chess960: bool = False
     result: str | None = None
     termination: str | None = None
     seq: int = 0  # arrival order of the latest update, to pick the current game
@@ -336,6 +338,7 @@ class EventView:
             g.fen = g.fen if g.moves else start.get("fen")
             opening = start.get("opening") or {}
             g.opening = opening.get("name") or g.opening
+            g.chess960 = start.get("variant") == "chess960"
             if g.white_clock_ms is None:
                 g.white_clock_ms = start.get("white_clock_ms")
                 g.black_clock_ms = start.get("black_clock_ms")

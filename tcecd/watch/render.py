@@ -166,6 +166,15 @@ def clocks_now(view: EventView, g: GameView, now: float | None) -> tuple[int | N
     return ticking_clocks(g, now if view.status == "online" else None)
 
 
+def opening_text(g: GameView) -> str:
+    """The game's opening, and ``(Chess960)`` for a Chess960 game whose
+    opening's name does not say so."""
+    text = g.opening or "-"
+    if g.chess960 and "960" not in text:
+        text += " (Chess960)"
+    return text
+
+
 def game_lines(view: EventView, g: GameView, now: float | None = None) -> list[str]:
     """Board on the left; players, clocks, evaluation, PV and moves on the right.
     ``now`` (epoch seconds): count the side to move's clock down."""
@@ -175,7 +184,7 @@ def game_lines(view: EventView, g: GameView, now: float | None = None) -> list[s
     white_ms, black_ms = clocks_now(view, g, now)
     info = [
         f"Game {g.game}: {white} - {black}  [{status}]",
-        f"Opening: {g.opening or '-'}",
+        f"Opening: {opening_text(g)}",
         f"White {white:<16} {clock(white_ms)}",
         f"Black {black:<16} {clock(black_ms)}",
     ]

@@ -36,6 +36,7 @@ from tcecd.watch.render import (
     encounter_score,
     kibitzer_line,
     move_number,
+    opening_text,
     rejected_note,
     result_text,
     standings_title,
@@ -89,7 +90,7 @@ def game_panel(view: EventView, g: GameView, now: float | None) -> RenderableTyp
         result_text(view, g.game), style=_result_style(g.result or ""))
     # The players have rows of their own (at 80 columns the pair here was cut in two).
     info.add_row(Text(f"Game {g.game}", style="bold"), "", status)
-    info.add_row("Opening", Text(g.opening or "-"), "")
+    info.add_row("Opening", Text(opening_text(g)), "")
     for label, name, ms, to_move in (("White", white, white_ms, white_moves),
                                      ("Black", black, black_ms, not white_moves)):
         low = ms is not None and ms < 60_000

@@ -296,6 +296,7 @@ class PageModel:
             "white": {"id": g.white, "name": v.player_name(g.white)},
             "black": {"id": g.black, "name": v.player_name(g.black)},
             "opening": g.opening, "start_fen": g.start_fen, "fen": g.fen,
+            "chess960": g.chess960,
             "turn": _turn(g.fen, len(g.moves)),
             "white_clock_ms": g.white_clock_ms, "black_clock_ms": g.black_clock_ms,
             "clock_ts": extra.clock_ts.get(g.game) or None,

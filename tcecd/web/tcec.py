@@ -318,7 +318,8 @@ class TcecFeed:
         self.running[game_id] = start
         op = doc.get("opening") or {}
         opening = Opening(op.get("name"), doc.get("fen") or op.get("fen"),
-                          tuple(op.get("moves") or ()), op.get("eco"))
+                          tuple(op.get("moves") or ()), op.get("eco"),
+                          chess960=doc.get("variant") == "chess960")
         self._live = LiveGame(self._headers(game_id, doc, opening, start), opening)
         self._built, self._pending, self._finished = [], [], None
         self.live_id = gid

@@ -35,7 +35,7 @@ ROWS = [
     Row(
         "unknown-top-level-key",
         "pairng: {rounds: 3}",
-        "event.yaml: unknown key 'pairng' (expected one of: event, pairing, engines, "
+        "event.yaml: unknown key 'pairng' (expected one of: event, variant, pairing, engines, "
         "engines_dir, kibitzers, time_control, adjudication, openings, concurrency, execution, "
         "strikes, outputs, mqtt, logging, shutdown, forecast)",
     ),
@@ -321,6 +321,46 @@ ROWS = [
         "openings-seed-without-random",
         "openings: {file: book.epd, seed: 7}",
         "event.yaml: openings.seed: 7 is only used with order 'random'",
+    ),
+    Row(
+        "unknown-variant",
+        "variant: atomic",
+        "event.yaml: variant: expected 'standard' or 'chess960', got 'atomic'",
+    ),
+    Row(
+        "chess960-without-positions",
+        "variant: chess960",
+        "event.yaml: openings: variant 'chess960' needs its start positions: openings.file (EPD "
+        "or PGN Chess960 positions) or openings.positions (numbers 0-959, or 'all')",
+    ),
+    Row(
+        "chess960-position-out-of-range",
+        "{variant: fischerandom, openings: {positions: [518, 960]}}",
+        "event.yaml: openings.positions: item 1: 960 is not a Chess960 position number (0-959)",
+    ),
+    Row(
+        "chess960-positions-random",
+        "{variant: chess960, openings: {positions: random}}",
+        "event.yaml: openings.positions: 'random': expected 'all' or a list of Chess960 "
+        "position numbers (0-959)",
+    ),
+    Row(
+        "positions-in-a-standard-event",
+        "openings: {positions: all}",
+        "event.yaml: openings.positions: Chess960 position numbers need variant: chess960 (the "
+        "variant is 'standard')",
+    ),
+    Row(
+        "chess960-polyglot-book",
+        "{variant: chess960, openings: {file: book.bin}}",
+        "event.yaml: openings.file: a Polyglot book holds standard-chess positions; variant "
+        "'chess960' takes EPD or PGN openings, or openings.positions",
+    ),
+    Row(
+        "openings-file-and-positions",
+        "{variant: chess960, openings: {file: frc.epd, positions: all}}",
+        "event.yaml: openings: give either file (an EPD, PGN or Polyglot book) or positions "
+        "(Chess960 position numbers, or 'all'), not both",
     ),
     Row(
         "zero-concurrency",

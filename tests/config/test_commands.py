@@ -122,6 +122,7 @@ def test_schema_is_a_valid_draft_2020_12_schema(capsys: pytest.CaptureFixture[st
     assert isinstance(properties, dict)
     assert list(properties) == [
         "event",
+        "variant",
         "pairing",
         "engines",
         "engines_dir",

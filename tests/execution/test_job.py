@@ -89,11 +89,27 @@ def test_result_and_updates_round_trip() -> None:
         assert update_from_dict(_wire(update_to_dict(update))) == update
 
 
+def test_a_chess960_job_round_trips() -> None:
+    """The variant and the opening's Chess960 castling cross the network: a worker
+    that lost them would play the game as standard chess."""
+    import dataclasses
+
+    from tcecd.game.chess960 import numbered_opening
+
+    job = dataclasses.replace(
+        JOB, opening=numbered_opening(74), rules=dataclasses.replace(JOB.rules, variant="chess960")
+    )
+    d = _wire(job_to_dict(job))
+    assert d["rules"]["variant"] == "chess960"  # type: ignore[index]
+    assert d["opening"]["chess960"] is True  # type: ignore[index]
+    assert job_from_dict(d) == job
+
+
 def test_another_encoding_version_is_one_clear_error() -> None:
     d = job_to_dict(JOB)
-    d["v"] = 1  # the encoding before a job carried its rules as one value
-    with pytest.raises(ExecutionError, match=r"game job encoded as version 1; this tcecd reads "
-                       r"version 2 \(run the same tcecd version"):  # fmt: skip
+    d["v"] = 2  # the encoding before a job carried the variant (Chess960)
+    with pytest.raises(ExecutionError, match=r"game job encoded as version 2; this tcecd reads "
+                       r"version 3 \(run the same tcecd version"):  # fmt: skip
         job_from_dict(d)
 
 

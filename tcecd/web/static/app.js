@@ -218,7 +218,11 @@ function renderGame(append = false) {
   setText('white-name', g ? g.white.name : 'White');
   setText('black-name', g ? g.black.name : 'Black');
   setText('game-id', g ? `Game ${g.id}` : '');
-  setText('opening', g?.opening || '');
+  // A Chess960 game: the board is drawn from each FEN, so castling needs no move
+  // logic here (chessground 9 has no chess960 option; its autoCastle, unused by a
+  // view-only board, takes king-takes-rook too); lastMove is the king's and the
+  // rook's square, as the uci of Chess960 castling says (e1h1).
+  setText('opening', g?.opening || (g?.chess960 ? 'Chess960' : ''));
   setText('game-result', g?.result ? `${g.result}${g.termination ? ' (' + g.termination + ')' : ''}` : '');
   const last = g?.last;
   const uci = typeof last?.uci === 'string' ? last.uci : null;
