@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "replay": "rebuild, verify and re-stream an event from its PGN",
     "watch": "watch a live event over MQTT in the terminal",
     "web": "serve a live web page of an event (and TCEC's viewer's socket.io events)",
+    "ctl": "send a command to a running event (the operator's console)",
 }
 
 

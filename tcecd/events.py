@@ -188,6 +188,103 @@ class EventFinished:
     standings: tuple[Standing, ...]
 
 
+# -- the operator's console (tcecd.control; docs/events.md, "The console") --------------
+
+
+@dataclass(frozen=True, slots=True)
+class ControlEntry:
+    """One command as the audit log keeps it: accepted or refused.
+
+    ``id`` is the operator's command id (None for a payload without a usable
+    one); ``received`` the UTC ISO time it arrived; ``command`` and ``args``
+    as sent (``command`` "?" for a malformed payload); ``ok`` whether it was
+    applied; ``error`` why not, or ``effect`` what it did (JSON values)."""
+
+    seq: int
+    id: str | None
+    received: str
+    command: str
+    args: dict[str, object]
+    ok: bool
+    error: str | None = None
+    effect: dict[str, object] | None = None
+
+    def reply(self) -> dict[str, object]:
+        """The reply document's body (``control/reply/<id>``)."""
+        body: dict[str, object] = {"id": self.id, "ok": self.ok}
+        if self.ok:
+            body["effect"] = self.effect or {}
+        else:
+            body["error"] = self.error or "refused"
+        return body
+
+
+@dataclass(frozen=True, slots=True)
+class CommandAnswered:
+    """A console command was recorded (or, ``repeated``, its id came again and
+    the recorded answer is given again): its reply and the audit log's new
+    entry go out. The facts it changed come as their own events, after it."""
+
+    entry: ControlEntry
+    repeated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EventPaused:
+    """``pause`` (True) or ``resume`` (False): while paused no game starts."""
+
+    paused: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineWithdrawn:
+    """The operator withdrew an engine from round ``round`` on: it is not
+    paired again, or its remaining games are forfeits (docs/running.md)."""
+
+    engine: PlayerId
+    reason: str
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class EngineReplaced:
+    """From its next game on, ``engine`` is played by ``definition`` (an
+    engine definition as ``EngineConfig.model_dump(mode="json")`` gives it)."""
+
+    engine: PlayerId
+    definition: dict[str, object]
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ConcurrencyChanged:
+    """How many games may play at once, from now on."""
+
+    concurrency: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameRestartOrdered:
+    """The operator restarted game ``game_id``: it is played again from its
+    start. ``voided``: it had finished (by a fault) and its result is void
+    (kept in the record as an earlier attempt)."""
+
+    game_id: GameId
+    reason: str
+    voided: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GameAdjudicationOrdered:
+    """The operator ended running game ``game_id`` with ``result``; its record
+    is committed in its turn (and, after a crash, without playing it again)."""
+
+    game_id: GameId
+    result: Result
+    reason: str
+
+
 DomainEvent = (
     EventStarted
     | RoundPaired
@@ -202,4 +299,11 @@ DomainEvent = (
     | BracketUpdated
     | KibitzerReport
     | EventFinished
+    | CommandAnswered
+    | EventPaused
+    | EngineWithdrawn
+    | EngineReplaced
+    | ConcurrencyChanged
+    | GameRestartOrdered
+    | GameAdjudicationOrdered
 )

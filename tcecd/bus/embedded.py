@@ -41,6 +41,7 @@ import contextlib
 import dataclasses
 import errno
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -50,7 +51,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from tcecd.bus.payloads import slugify
 from tcecd.bus.settings import MqttSettings
+from tcecd.config.event import DAEMON_USER
 from tcecd.errors import BusError
 from tcecd.runner.reaper import EngineGroups, spawn_helper
 
@@ -67,6 +70,11 @@ AUTOSAVE_S = 30
 _SBIN = ("/usr/sbin", "/usr/local/sbin")
 #: Attempts with freshly picked ports when a free port was taken in the meantime.
 _PORT_TRIES = 3
+#: The largest MQTT packet the embedded Mosquitto accepts.
+MAX_PACKET_BYTES = 16 * 1024 * 1024
+#: The password file and ACL of the embedded Mosquitto, in its directory.
+PASSWORD_FILE = "passwd"
+ACL_FILE = "acl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,17 +120,28 @@ def find_mosquitto() -> str | None:
     return None
 
 
-def mosquitto_config(listeners: Listeners, workdir: Path, *, user: str | None) -> str:
+def mosquitto_config(
+    listeners: Listeners, workdir: Path, *, user: str | None, secured: bool = False
+) -> str:
     """The private broker's ``mosquitto.conf`` (Mosquitto 2.x). Pure.
 
     Anonymous access (the listeners bind to the configured host, 127.0.0.1 by
     default), persistence in ``workdir``, errors and warnings to a log file there.
     ``user``: the account to stay (Mosquitto started as root otherwise switches
-    to user ``mosquitto``, which cannot write the state directory)."""
+    to user ``mosquitto``, which cannot write the state directory). ``secured``:
+    the password file and ACL in ``workdir`` apply (:mod:`tcecd.control.acl`:
+    anonymous clients only read; one setting for every listener)."""
     lines = [
         "# Written by tcecd for `mqtt: embedded`; rewritten on every start.",
         "per_listener_settings false",
         "allow_anonymous true",
+    ]
+    if secured:
+        lines += [f"password_file {workdir / PASSWORD_FILE}", f"acl_file {workdir / ACL_FILE}"]
+    # What any client can make the broker (and the daemon's console) take at once;
+    # a game's `end` with its whole PGN is far below it.
+    lines.append(f"max_packet_size {MAX_PACKET_BYTES}")
+    lines += [
         f"listener {listeners.port} {listeners.host}",
         "protocol mqtt",
     ]
@@ -181,13 +200,20 @@ def _with_port(url: str, port: int) -> str:
 
 @contextlib.asynccontextmanager
 async def embedded_broker(
-    settings: MqttSettings, workdir: Path, *, log: Any, groups: EngineGroups | None = None
+    settings: MqttSettings,
+    workdir: Path,
+    *,
+    log: Any,
+    groups: EngineGroups | None = None,
+    event: str = "event",
 ) -> AsyncIterator[MqttSettings]:
     """Start the private broker for ``settings`` (``embedded`` must be set), yield
     the settings to publish with (the URL with the port chosen, ``embedded``
-    off), stop the broker on the way out. ``groups``: the event's process record
-    (:mod:`tcecd.runner.reaper`), where Mosquitto's group is kept while it runs.
-    See the module docstring."""
+    off; with Mosquitto, the daemon's own account), stop the broker on the way
+    out. ``groups``: the event's process record (:mod:`tcecd.runner.reaper`),
+    where Mosquitto's group is kept while it runs. ``event``: the event's name
+    (its topics are the ones the daemon's account publishes). See the module
+    docstring."""
     if settings.tls:
         raise BusError("mqtt: embedded: the embedded broker speaks plain mqtt:// only")
     host = settings.host
@@ -199,6 +225,11 @@ async def embedded_broker(
         # directory left would hold it, and the event would publish to it.
         await asyncio.to_thread(_stop_stale, workdir, log)
     if port and await asyncio.to_thread(_port_taken, host, port):
+        if settings.console:
+            # Whose ACL guards that broker's control topic is unknown: never run open.
+            raise BusError(f"embedded mqtt broker: port {port} is taken by another broker; "
+                           "with mqtt.operators tcecd must run its own (it sets who may "
+                           "publish): free the port or give another")
         log.warning("embedded mqtt broker not started; using the broker already there",
                     url=settings.redacted_url())
         yield dataclasses.replace(settings, embedded=False)
@@ -206,10 +237,24 @@ async def embedded_broker(
     if kind == "mosquitto" and binary is None:
         raise BusError("mqtt: embedded_broker: mosquitto, but the mosquitto binary is not "
                        "installed (apt-get install mosquitto)")
+    if binary is None and settings.console:
+        raise BusError("mqtt.operators needs Mosquitto as the embedded broker: amqtt cannot "
+                       "restrict who publishes, so anyone could send commands "
+                       "(apt-get install mosquitto; docs/operations.md)")
     await asyncio.to_thread(workdir.mkdir, parents=True, exist_ok=True)
-    broker: _Mosquitto | _Amqtt = (
-        _Mosquitto(binary, workdir, groups) if binary is not None else _Amqtt()
-    )
+    broker: _Mosquitto | _Amqtt
+    if binary is not None:
+        broker = _Mosquitto(binary, workdir, groups)
+        # Only tcecd publishes the event, only operators send commands: its own
+        # account's password is made now and known to this process only.
+        password = secrets.token_urlsafe(32)
+        root = f"{settings.topic_prefix}/{slugify(event)}"
+        await asyncio.to_thread(_write_security, workdir, settings, root, password)
+        settings = dataclasses.replace(settings, username=DAEMON_USER, password=password)
+    else:
+        log.warning("embedded mqtt broker is amqtt (mosquitto is not installed): any local "
+                    "client may publish on the event's topics (docs/operations.md)")
+        broker = _Amqtt()
     running = await _start(broker, host, port, settings.embedded_ws_port, log)
     try:
         await asyncio.to_thread((workdir / "url").write_text, running.url + "\n")
@@ -292,7 +337,7 @@ class _Mosquitto:
     async def start(self, listeners: Listeners) -> None:
         conf = self.workdir / "mosquitto.conf"
         user = _user_name() if os.geteuid() == 0 else None
-        text = mosquitto_config(listeners, self.workdir, user=user)
+        text = mosquitto_config(listeners, self.workdir, user=user, secured=True)
         err_path = self.workdir / "mosquitto.stderr"
 
         def prepare() -> Any:
@@ -343,6 +388,31 @@ class _Mosquitto:
         finally:
             if self.groups is not None:  # stopped and reaped: out of the record
                 await asyncio.to_thread(self.groups.ended, proc.pid, helper=True)
+
+
+def _write_security(workdir: Path, settings: MqttSettings, root: str, password: str) -> None:
+    """The password file (the daemon's account and the operators', hashed) and
+    the ACL, readable by this user only (:mod:`tcecd.control.acl`)."""
+    from tcecd.control.acl import acl_text, password_line
+
+    lines = [password_line(DAEMON_USER, password)]
+    for name, secret in settings.operators:
+        if secret is None:
+            raise BusError(f"mqtt.operators: {name!r} has no password (password_file)")
+        lines.append(password_line(name, secret))
+    _write_private(workdir / PASSWORD_FILE, "".join(lines))
+    text = acl_text(root, DAEMON_USER, [name for name, _ in settings.operators])
+    _write_private(workdir / ACL_FILE, text)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (mode 600 from the start), replacing it."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def _tail(path: Path, limit: int = 2000) -> str:

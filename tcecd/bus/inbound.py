@@ -477,6 +477,42 @@ class KibitzerDoc(_Doc):
     pv_uci: list[Str] = []
 
 
+class AuditEntry(_Part):
+    """One command of the console's audit log (docs/events.md, "The console")."""
+
+    seq: Int
+    id: Str | None = None
+    received: Str | None = None
+    command: Str
+    args: dict[Str, Any] = {}
+    ok: Bool
+    effect: dict[Str, Any] | None = None
+    error: Str | None = None
+
+
+class AuditDoc(_Doc):
+    type: Literal["audit"]
+    entries: Annotated[list[AuditEntry], Field(max_length=1000)]
+
+
+class Withdrawal(_Part):
+    round: Int | None = None
+    reason: Str | None = None
+
+
+class Replacement(_Part):
+    command: list[Str] | None = None
+    options: dict[Str, Str | Num | Bool] | None = None
+
+
+class ConsoleDoc(_Doc):
+    type: Literal["console"]
+    paused: Bool
+    concurrency: Int | None = None
+    withdrawn: dict[Str, Withdrawal] = {}
+    replaced: dict[Str, Replacement] = {}
+
+
 class FinishedDoc(_Doc):
     type: Literal["finished"]
     winner: Str | None = None
@@ -502,10 +538,12 @@ MODELS: dict[str, type[_Doc]] = {
     "forecast": ForecastDoc,
     "kibitzer": KibitzerDoc,
     "finished": FinishedDoc,
+    "audit": AuditDoc,
+    "console": ConsoleDoc,
 }
 
 _SINGLE = ("status", "event", "schedule", "standings", "bracket", "crosstable", "forecast",
-           "finished")
+           "finished", "audit", "console")
 
 
 def document_type(levels: Sequence[str]) -> str | None:

@@ -23,14 +23,21 @@ from typing import Any
 from tcecd.domain import Color, GameId, Result
 from tcecd.events import (
     BracketUpdated,
+    CommandAnswered,
+    ConcurrencyChanged,
     DomainEvent,
     EngineDisqualified,
     EngineFault,
+    EngineReplaced,
+    EngineWithdrawn,
     EventFinished,
+    EventPaused,
     EventStarted,
     ForecastUpdated,
+    GameAdjudicationOrdered,
     GameFinished,
     GameReplayed,
+    GameRestartOrdered,
     GameStarted,
     KibitzerReport,
     MovePlayed,
@@ -40,6 +47,12 @@ from tcecd.events import (
 from tcecd.forecast.forecast import Forecast
 from tcecd.game.record import GameRecord, GameSummary, MoveRecord, Opening, Score
 from tcecd.pairing.base import Standing
+
+#: The operator's console's events (tcecd.control).
+_CONSOLE_EVENTS = (
+    CommandAnswered, EventPaused, EngineWithdrawn, EngineReplaced, ConcurrencyChanged,
+    GameAdjudicationOrdered,
+)
 
 #: Payload schema version, carried as ``"schema"`` in every payload.
 SCHEMA = 1
@@ -379,6 +392,20 @@ class Projection:
                 live.black_clock_ms = event.black_clock_ms
                 out.append(self._live_message(gid, ts))
             return out
+        if isinstance(event, GameRestartOrdered):
+            # The operator restarted the game: a finished one's result is void
+            # (its retained end goes), a running one starts again.
+            gid = str(event.game_id)
+            cleared: list[Message] = []
+            if event.voided:
+                self.results = [r for r in self.results if r[0] != gid]
+                entry = self.schedule.get(gid)
+                if entry is not None:
+                    entry.update(result=None, termination=None)
+                cleared += [self._msg(("game", gid, "end"), None), self.schedule_message(ts)]
+            if self.live.pop(gid, None) is not None:
+                cleared.append(self._msg(("game", gid, "live"), None, kind=Kind.SNAPSHOT))
+            return cleared
         if isinstance(event, GameFinished):
             rec = event.record
             gid = str(rec.game_id)
@@ -443,6 +470,10 @@ class Projection:
             if not self.external_crosstable:
                 out.append(self.crosstable_message(event.standings, ts))
             return out
+        if isinstance(event, _CONSOLE_EVENTS):
+            # The console's documents (reply, audit, console state) are the MQTT
+            # sink's (tcecd.daemon.sinks.mqtt): they read the event state.
+            return []
         raise TypeError(f"not a domain event: {event!r}")
 
 

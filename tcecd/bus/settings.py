@@ -93,6 +93,15 @@ class MqttSettings:
     embedded_ws_port: int | None = 0
     embedded_broker: str = "auto"
     embedded_public: bool = False
+    #: The console's operators: (user name, password or None). Not empty: the
+    #: daemon listens for commands (tcecd.control), and an embedded broker
+    #: makes these accounts (tcecd.control.acl).
+    operators: tuple[tuple[str, str | None], ...] = ()
+
+    @property
+    def console(self) -> bool:
+        """True when the console is on (operators are configured)."""
+        return bool(self.operators)
 
     def __post_init__(self) -> None:
         _parse(self.url)  # raises BusError on a bad URL
@@ -147,6 +156,8 @@ class MqttSettings:
                 value = redact_url(value)
             elif f.name == "password" and value is not None:
                 value = HIDDEN
+            elif f.name == "operators":
+                value = tuple((u, None if p is None else HIDDEN) for u, p in value)
             shown.append(f"{f.name}={value!r}")
         return f"MqttSettings({', '.join(shown)})"
 

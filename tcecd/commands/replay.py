@@ -146,6 +146,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(context.describe(replayed), file=out)
     if args.verify:
+        # What the operator's console did is part of the record, not a deviation.
+        for note in replayed.operator_notes:
+            print(f"accepted as recorded: {note}", file=out)
         for deviation in replayed.deviations:
             print(deviation, file=out)
     standings = context.standings(replayed, replayed.rounds)
@@ -179,8 +182,9 @@ def run(args: argparse.Namespace) -> int:
     if args.publish:
         _publish(args, context, replayed)
     if args.verify:
-        print(_verdict(replayed.deviations, len(replayed.games), replayed.system,
-                       replayed.system_from), file=out)  # fmt: skip
+        verdict = _verdict(replayed.deviations, len(replayed.games), replayed.system,
+                           replayed.system_from)  # fmt: skip
+        print(verdict + _accepted(replayed.operator_notes), file=out)
         return 1 if replayed.deviations else 0
     return 0
 
@@ -208,9 +212,12 @@ def _replay_cup(args: argparse.Namespace, context: object, pgn: Path) -> int:
     if not args.quiet:
         print(cup_report(replayed, context.players), file=out)
     if args.verify:
+        for note in replayed.operator_notes:
+            print(f"accepted as recorded: {note}", file=out)
         for deviation in replayed.deviations:
             print(deviation, file=out)
-        print(_verdict(replayed.deviations, len(replayed.games), "knockout", "given"), file=out)
+        verdict = _verdict(replayed.deviations, len(replayed.games), "knockout", "given")
+        print(verdict + _accepted(replayed.operator_notes), file=out)
         return 1 if replayed.deviations else 0
     return 0
 
@@ -222,6 +229,11 @@ _SYSTEM_FROM = {
     "default": " (assumed: the PGN does not name its pairing system; give --system NAME or "
     "--config EVENT.yaml for another)",
 }
+
+
+def _accepted(notes: Sequence[str]) -> str:
+    n = len(notes)
+    return f" ({n} operator decision{'s' if n != 1 else ''} accepted as recorded)" if n else ""
 
 
 def _verdict(deviations: Sequence[object], games: int, system: str, source: str) -> str:

@@ -536,6 +536,23 @@ class TlsConfig(_Section):
 
 
 
+#: The MQTT account tcecd makes for itself on its embedded broker (the only one
+#: that may publish the event's topics: tcecd.control.acl).
+DAEMON_USER = "tcecd-daemon"
+
+
+class OperatorConfig(_Section):
+    """An operator of the console (``tcecd ctl``): an MQTT account that may
+    publish commands on the event's ``control`` topic (docs/operations.md)."""
+
+    username: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$")]
+    """The operator's MQTT user name (letters, digits, _ . @ -)."""
+    password_file: ConfigPath | None = None
+    """File holding the operator's password (its first line; mode 600), relative to the config
+    file. Required with embedded (tcecd makes the account on its broker); an external broker's
+    accounts are the broker's (docs/operations.md)."""
+
+
 class MqttConfig(_Section):
     """The MQTT broker to publish to. ``mqtt: embedded`` starts a private broker
     (Mosquitto, else amqtt) on a free port; ``mqtt: "mqtt://host"`` is short for
@@ -572,6 +589,10 @@ class MqttConfig(_Section):
     delivery_timeout_s: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 30.0
     """Seconds tcecd run waits at its end for the broker to acknowledge the results,
     pairings and standings still queued (then warns; they are re-sent on the next start)."""
+    operators: tuple[OperatorConfig, ...] = ()
+    """Who may send console commands (tcecd ctl): turns the console on. With embedded, tcecd makes
+    these accounts on its Mosquitto and lets nobody else publish; with another broker, its ACL
+    must (docs/operations.md, "Running a public broadcast")."""
 
 
     def __repr_args__(self) -> Any:
@@ -585,6 +606,16 @@ class MqttConfig(_Section):
     def _valid_settings(self) -> MqttConfig:
         if self.password is not None and self.password_file is not None:
             raise ValueError("give either password or password_file, not both")
+        seen: set[str] = set()
+        for op in self.operators:
+            if op.username in seen:
+                raise ValueError(f"operators: {op.username!r} is given twice")
+            if op.username == DAEMON_USER:
+                raise ValueError(f"operators: {DAEMON_USER!r} is tcecd's own account")
+            if self.embedded and op.password_file is None:
+                raise ValueError(f"operators: {op.username!r} needs a password_file with "
+                                 "embedded (tcecd makes the account on its broker)")
+            seen.add(op.username)
         self.settings()  # checks the URL, topic prefix and TLS combination
         return self
 
@@ -595,9 +626,12 @@ class MqttConfig(_Section):
             return self.url
         return "mqtt://127.0.0.1:0" if self.embedded else "mqtt://127.0.0.1:1883"
 
-    def settings(self, password: str | None = None) -> MqttSettings:
+    def settings(
+        self, password: str | None = None, operator_passwords: dict[str, str] | None = None
+    ) -> MqttSettings:
         """The bus layer's settings (``ValueError`` on a bad URL or prefix).
-        ``password`` is the content of ``password_file`` when it was read."""
+        ``password`` is the content of ``password_file`` when it was read;
+        ``operator_passwords`` the operators' (by user name), when read."""
         from tcecd.bus.settings import MqttSettings
         from tcecd.errors import BusError
 
@@ -610,6 +644,10 @@ class MqttConfig(_Section):
             "embedded_broker": self.embedded_broker,
             "embedded_public": self.embedded_public,
             "delivery_timeout_s": self.delivery_timeout_s,
+            "operators": tuple(
+                (op.username, (operator_passwords or {}).get(op.username))
+                for op in self.operators
+            ),
         }
         if self.username is not None:
             overrides["username"] = self.username
@@ -792,6 +830,10 @@ class EventConfig(_Section):
     """The MQTT broker: a mapping, 'embedded', a URL, or null for no MQTT."""
     # The content of mqtt.password_file, read by load_event (never printed).
     mqtt_password: str | None = Field(default=None, repr=False, exclude=True)
+    # The operators' passwords (mqtt.operators[].password_file), by user name.
+    mqtt_operator_passwords: dict[str, str] | None = Field(
+        default=None, repr=False, exclude=True
+    )
     logging: LoggingConfig = LoggingConfig()
     """Logging."""
     shutdown: ShutdownConfig = ShutdownConfig()
@@ -1043,7 +1085,7 @@ class EventConfig(_Section):
         if self.mqtt is None:
             return None
         try:
-            return self.mqtt.settings(self.mqtt_password)
+            return self.mqtt.settings(self.mqtt_password, self.mqtt_operator_passwords)
         except ValueError as exc:
             raise ConfigError(f"{self.source}: mqtt: {exc}") from None
 

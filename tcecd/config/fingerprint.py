@@ -17,7 +17,9 @@ None) so the store can keep it as is. Pure: no I/O.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
+from tcecd.config.engines import EngineConfig
 from tcecd.config.event import EventConfig
 
 
@@ -48,23 +50,7 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
                 "selection": book.selection,
                 "seed": book.seed,
             }
-    engines: list[dict[str, object]] = []
-    for e in config.engines:
-        engine: dict[str, object] = {
-            "name": e.name,
-            "command": list(e.command),
-            "protocol": e.protocol,
-            "options": dict(sorted(e.options.items())),
-        }
-        if e.has_own_limits:
-            # Only when set, so an event stored before per-engine limits still resumes.
-            engine["limits"] = {
-                "tc": e.tc,
-                "nodes": e.nodes,
-                "depth": e.depth,
-                "movetime_ms": e.movetime_ms,
-            }
-        engines.append(engine)
+    engines = [engine_fingerprint(e) for e in config.engines]
     fingerprint: dict[str, object] = {
         "engines": engines,
         "pairing": {
@@ -112,6 +98,54 @@ def config_fingerprint(config: EventConfig) -> dict[str, object]:
         # Only when not standard, so an event stored before Chess960 still resumes.
         fingerprint["variant"] = config.variant
     return fingerprint
+
+
+def engine_fingerprint(e: EngineConfig) -> dict[str, object]:
+    """The history-defining parts of one engine definition."""
+    engine: dict[str, object] = {
+        "name": e.name,
+        "command": list(e.command),
+        "protocol": e.protocol,
+        "options": dict(sorted(e.options.items())),
+    }
+    if e.has_own_limits:
+        # Only when set, so an event stored before per-engine limits still resumes.
+        engine["limits"] = {
+            "tc": e.tc,
+            "nodes": e.nodes,
+            "depth": e.depth,
+            "movetime_ms": e.movetime_ms,
+        }
+    return engine
+
+
+def accept_replacements(
+    stored: dict[str, object], new: dict[str, object], replaced: Mapping[str, EngineConfig]
+) -> dict[str, object]:
+    """``new`` with every engine that the config now defines as the console
+    replaced it (``replaced``: engine -> its definition since ``replace``)
+    counted as unchanged: an event whose operator replaced an engine resumes
+    whether its config still has the engine's first definition or has been
+    updated to the replacement (docs/running.md, "The console")."""
+    if not replaced:
+        return new
+    stored_engines = stored.get("engines")
+    new_engines = new.get("engines")
+    if not isinstance(stored_engines, list) or not isinstance(new_engines, list):
+        return new
+    before = {e.get("name"): e for e in stored_engines if isinstance(e, dict)}
+    engines = []
+    for entry in new_engines:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if (
+            isinstance(name, str)
+            and name in replaced
+            and name in before
+            and entry == engine_fingerprint(replaced[name])
+        ):
+            entry = before[name]
+        engines.append(entry)
+    return {**new, "engines": engines}
 
 
 _ABSENT = object()

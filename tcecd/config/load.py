@@ -602,18 +602,26 @@ def _check_files(config: EventConfig, source: str) -> EventConfig:
                 raise ConfigError(f"{key}: {str(path)!r} does not exist or is not a file")
             if not os.access(path, os.R_OK):
                 raise ConfigError(f"{key}: {str(path)!r} is not readable")
-    if config.mqtt is not None:
-        if config.mqtt.tls is not None:
+    mqtt_config = config.mqtt
+    if mqtt_config is not None:
+        if mqtt_config.tls is not None:
             for name in ("ca", "cert", "key"):
-                tls_file: Path | None = getattr(config.mqtt.tls, name)
+                tls_file: Path | None = getattr(mqtt_config.tls, name)
                 if tls_file is not None and not tls_file.is_file():
                     raise ConfigError(
                         f"{where(source, ('mqtt', 'tls', name))}: {str(tls_file)!r} does not exist"
                     )
-        if config.mqtt.password_file is not None:
+        if mqtt_config.password_file is not None:
             key = where(source, ("mqtt", "password_file"))
-            secret = read_password_file(config.mqtt.password_file, key)
+            secret = read_password_file(mqtt_config.password_file, key)
             config = config.model_copy(update={"mqtt_password": secret})
+        secrets: dict[str, str] = {}
+        for i, op in enumerate(mqtt_config.operators):
+            if op.password_file is not None:
+                key = where(source, ("mqtt", "operators", i, "password_file"))
+                secrets[op.username] = read_password_file(op.password_file, key)
+        if secrets:
+            config = config.model_copy(update={"mqtt_operator_passwords": secrets})
     return config
 
 
@@ -679,7 +687,7 @@ def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping of event keys, got {short_repr(data)}")
     raw: dict[str, object] = {str(k): v for k, v in data.items()}
-    for internal in ("source", "mqtt_password"):
+    for internal in ("source", "mqtt_password", "mqtt_operator_passwords"):
         if internal in raw:
             raise ConfigError(
                 f"{source}: unknown key {internal!r} (expected one of: {', '.join(event_keys())})"

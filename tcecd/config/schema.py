@@ -18,7 +18,7 @@ from tcecd.config.event import EventConfig
 from tcecd.config.load import EngineRef
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-_INTERNAL = ("source", "mqtt_password")
+_INTERNAL = ("source", "mqtt_password", "mqtt_operator_passwords")
 #: An engine entry's own limits (a kibitzer's entry takes none).
 _LIMITS = ("tc", "nodes", "depth", "movetime_ms")
 

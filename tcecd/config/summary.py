@@ -127,6 +127,9 @@ def describe_event(config: EventConfig) -> list[str]:
             f"mqtt:         {where}, "
             f"topics {settings.topic_prefix}/..., qos {settings.qos}"
         )
+        if settings.operators:
+            names = ", ".join(name for name, _ in settings.operators)
+            lines.append(f"console:      on, operators {names} (tcecd ctl)")
     f = config.forecast
     if f is None:
         lines.append("forecast:     off")

@@ -39,6 +39,7 @@ from tcecd.daemon.sinks.log import LogSink
 from tcecd.daemon.state_dir import open_event
 from tcecd.daemon.stream import EventStream, Sink
 from tcecd.daemon.table import standings_table
+from tcecd.errors import StateError
 from tcecd.event.state import EventState
 from tcecd.events import EventStarted
 from tcecd.execution import GamePlayer, open_player
@@ -85,6 +86,13 @@ async def run_event_async(
     try:
         fmt = fmt if fmt is not None else get_format(settings.format)
         opened = open_event(settings, log=log, openings=openings)
+        state = opened.state
+        if state.paused and not state.finished and not (settings.mqtt and settings.mqtt.console):
+            opened.close()
+            raise StateError(
+                f"{settings.state_dir}: the event was paused from its console, and the config "
+                "has no mqtt.operators to resume it: add them, run, and send `tcecd ctl resume`"
+            )
     except BaseException:
         await player.aclose()
         raise
@@ -120,21 +128,27 @@ async def run_event_async(
         log.warning("shutdown grace period over: aborting", grace_s=settings.shutdown_grace_s)
         abort_now()
 
+    def first_stop(what: str, **why: str) -> None:
+        # The first SIGINT/SIGTERM, or the console's `stop`.
+        abort = settings.on_signal == "abort"
+        log.warning(f"{what}: stopping " + ("now" if abort else "after the current game"),
+                    **why)
+        runner.request_stop(abort=abort)
+        if not abort and settings.shutdown_grace_s is not None:
+            grace_timer.append(loop.call_later(settings.shutdown_grace_s, on_grace_over))
+
     def on_signal(signum: int) -> None:
         signals_seen[0] += 1
         name = signal.Signals(signum).name
         if signals_seen[0] == 1:
-            abort = settings.on_signal == "abort"
-            log.warning(
-                "signal received: stopping " + ("now" if abort else "after the current game"),
-                signal=name,
-            )
-            runner.request_stop(abort=abort)
-            if not abort and settings.shutdown_grace_s is not None:
-                grace_timer.append(loop.call_later(settings.shutdown_grace_s, on_grace_over))
+            first_stop("signal received", signal=name)
         else:
             log.warning("second signal: aborting at once", signal=name)
             abort_now()
+
+    def console_stop() -> None:
+        if signals_seen[0] == 0 and not runner.stop_requested():
+            first_stop("console command")
 
     installed: list[int] = []
     if install_signals:
@@ -160,7 +174,7 @@ async def run_event_async(
                 # goodbye (the stack unwinds in reverse); its files under the state.
                 mqtt = await stack.enter_async_context(
                     embedded_broker(mqtt, settings.state_dir / "mqtt", log=log,
-                                    groups=opened.engine_groups)
+                                    groups=opened.engine_groups, event=settings.event)
                 )
             if mqtt is not None:
                 from tcecd.bus.publisher import Publisher
@@ -191,7 +205,18 @@ async def run_event_async(
                 stream.add(sink)
             try:
                 await runner.start(_event_started(settings, fmt, recorder.state))
-                complete = await runner.run()
+                async with contextlib.AsyncExitStack() as console:
+                    if mqtt is not None and mqtt.console:
+                        # The console listens while the event runs (its answers go
+                        # out through the publisher, as part of the event stream).
+                        from tcecd.control.console import Console
+                        from tcecd.control.listener import control_listener
+
+                        await console.enter_async_context(control_listener(
+                            mqtt, pub.root, Console(runner, stop=console_stop, log=log),
+                            log=log,
+                        ))  # fmt: skip
+                    complete = await runner.run()
             finally:
                 await _close(runner, stream, complete, opened.engine_groups, log)
             if pub is not None and settings.mqtt is not None:

@@ -20,7 +20,8 @@ awaited in order, one step at a time; the event loop only folds and emits.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator, Sequence
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from tcecd.bus.outbox import OutboxEntry
@@ -30,6 +31,8 @@ from tcecd.domain import GameId, PlayerId
 from tcecd.event.state import EventState, apply
 from tcecd.event.strikes import FaultTuple, charge
 from tcecd.events import (
+    CommandAnswered,
+    ControlEntry,
     DomainEvent,
     EngineDisqualified,
     EngineFault,
@@ -43,6 +46,7 @@ from tcecd.game.record import GameRecord
 from tcecd.outputs.files import PgnFile
 from tcecd.pairing.base import RoundPairing, Standing
 from tcecd.store import EventStore
+from tcecd.store.console import StoredAttempt
 
 
 class Recorder:
@@ -156,6 +160,40 @@ class Recorder:
         rows = await asyncio.to_thread(self.store.mark_finished, outbox=self._outbox(event))
         self._emit(event, self._kept(rows))
 
+    async def command(
+        self,
+        entry: ControlEntry,
+        *,
+        attempt: StoredAttempt | None = None,
+        void: GameId | None = None,
+        then: Callable[[], None] | None = None,
+    ) -> ControlEntry:
+        """Record a console command (accepted or refused) with what it does to
+        a game (:meth:`~tcecd.store.EventStore.record_command`: one transaction),
+        then do ``then`` (apply it to the run: it is durable now), then emit it
+        (its reply and the audit log) and the facts it decided
+        (:func:`~tcecd.control.facts.facts_of`). Returns the entry as recorded
+        (with its ``seq``)."""
+        from tcecd.control.facts import facts_of
+
+        seq = await asyncio.to_thread(
+            self.store.record_command, entry, attempt=attempt, void=void
+        )
+        if void is not None:
+            self.outbox_keys.discard(f"end {void}")
+        recorded = dataclasses.replace(entry, seq=seq)
+        self.crash.hit(f"after-command:{entry.command}")
+        if then is not None:
+            then()
+        self._emit(CommandAnswered(recorded))
+        for fact in facts_of(recorded):
+            self._emit(fact)
+        return recorded
+
+    def answer_again(self, entry: ControlEntry) -> None:
+        """A command id that came again: its recorded answer goes out again."""
+        self._emit(CommandAnswered(entry, repeated=True))
+
     async def _kept_event(self, event: DomainEvent) -> None:
         """Commit ``event``'s must-deliver messages on their own (those not in
         the outbox yet), then emit it."""
@@ -195,8 +233,19 @@ def load_state(store: EventStore) -> EventState:
 def stored_events(store: EventStore) -> Iterator[DomainEvent]:
     """The recorded events of a store, one at a time (each finished game's
     record is read when its event is made, and can go once it is folded):
-    every round's schedule, every game, the faults with the strikes after
-    each, the disqualifications, and the end."""
+    what the console decided (the facts of every accepted command, in order,
+    then the latest commands for the audit log), every round's schedule,
+    every game, the faults with the strikes after each, the
+    disqualifications, and the end. (The console's facts come first: a game
+    whose result the operator voided is not in the store's games any more,
+    and the game played again after it must not be voided by the fold.)"""
+    from tcecd.control.facts import facts_of
+    from tcecd.event.state import AUDIT_TAIL
+
+    for entry in store.commands(accepted=True):
+        yield from facts_of(entry)
+    for entry in store.commands(last=AUDIT_TAIL):
+        yield CommandAnswered(entry)
     for pairing in store.pairings():
         yield RoundPaired(pairing)
     for game in store.iter_games():

@@ -31,7 +31,7 @@ from tcecd.daemon.recorder import Recorder, outbox_events
 from tcecd.daemon.scheduler import Scheduler, Slot
 from tcecd.daemon.settings import RunSettings
 from tcecd.daemon.stream import OutboxRow
-from tcecd.domain import GameId, PlayerId
+from tcecd.domain import GameId, PlayerId, Result, Termination
 from tcecd.errors import EngineError, first_leaf
 from tcecd.event.strikes import FaultTuple, forfeit_record
 from tcecd.events import (
@@ -55,12 +55,63 @@ from tcecd.execution.job import (
 )
 from tcecd.formats.base import Done, EventFormat, Schedule
 from tcecd.game.openings import select_opening
-from tcecd.game.record import GameRecord, Opening
+from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.game.rules import game_clock, game_opening, side_time_control_tags
 from tcecd.pairing.base import Standing
 from tcecd.pgn.event_tags import with_event_tags
 from tcecd.pgn.writer import game_pgn, start_tags
 from tcecd.wallclock import utc_now
+
+
+def _ms_between(start: str, end: str) -> int:
+    """Milliseconds from one ISO 8601 UTC time to another (0 if unreadable)."""
+    from datetime import datetime
+
+    try:
+        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
+    except ValueError:
+        return 0
+    return max(0, int((b - a).total_seconds() * 1000))
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """What the operator's console decided about a game being played: play
+    it again from its start (``restart``), end it now with ``record``
+    (``adjudicate``), or stop it because an engine was withdrawn (its game is
+    then a forfeit: ``withdraw``)."""
+
+    kind: str
+    record: GameRecord | None = None
+
+
+class Interrupted(Exception):
+    """A game's attempt was stopped by the console (:class:`Interrupt`)."""
+
+    def __init__(self, interrupt: Interrupt) -> None:
+        super().__init__(interrupt.kind)
+        self.interrupt = interrupt
+
+
+@dataclass
+class GameHandle:
+    """A game being played, as the console sees it: its job, the attempt's
+    task, its start and its moves so far (the record an adjudication or an
+    aborted attempt keeps), and what the console decided about it."""
+
+    job: GameJob
+    task: asyncio.Future[GameResult] | None = None
+    began: GameBegan | None = None
+    moves: list[MoveRecord] = dataclasses.field(default_factory=list)
+    interrupt: Interrupt | None = None
+
+    def stop(self, interrupt: Interrupt) -> None:
+        """Stop the attempt (its engines are stopped and reaped by the player)."""
+        if self.interrupt is None:
+            self.interrupt = interrupt
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,17 +145,29 @@ class EventRunner:
         self.openings = openings
         self.log = log
         self.crash = crash or CrashPoints()
-        self.engines: dict[PlayerId, EngineConfig] = {e.name: e for e in settings.engines}
+        #: The engines as configured, and as they play now (the console's
+        #: ``replace`` changes the second from an engine's next game on).
+        self.configured: dict[PlayerId, EngineConfig] = {e.name: e for e in settings.engines}
+        self.engines: dict[PlayerId, EngineConfig] = dict(self.configured)
+        state = recorder.state
+        for name, definition in state.replaced.items():
+            if name in self.engines:
+                self.engines[name] = EngineConfig.model_validate(definition)
         self.scheduler = Scheduler(
-            settings.concurrency,
+            state.concurrency or settings.concurrency,
             plan=self._plan,
             pending=self._pending,
             play=self._produce,
             commit=self._commit,
             log=log,
         )
-        #: One durable step at a time (a schedule, a commit, a strike).
-        self._step = asyncio.Lock()
+        self.scheduler.set_paused(state.paused and not state.finished)
+        #: One durable step at a time (a schedule, a commit, a strike, a command).
+        self.step = asyncio.Lock()
+        #: The games being played (an attempt in progress), for the console.
+        self.running: dict[GameId, GameHandle] = {}
+        #: Games played and not yet recorded (waiting for an earlier one).
+        self.ended: set[GameId] = set()
         self.complete = False
         self.final_standings: tuple[Standing, ...] = ()
 
@@ -143,7 +206,7 @@ class EventRunner:
         self._bracket()
 
         def sync() -> bool:
-            return rec.pgn.sync([g.pgn for g in rec.store.iter_games()])
+            return rec.pgn.sync(rec.store.ledger())
 
         if await asyncio.to_thread(sync):
             self.log.warning("pgn file repaired from the event state", path=str(self.s.pgn_path))
@@ -163,7 +226,7 @@ class EventRunner:
             return False
         final = self.fmt.standings(self.recorder.state)
         self.final_standings = final
-        async with self._step:
+        async with self.step:
             await self.recorder.finish(final)
         await self.recorder.stream.flush()
         self.complete = True
@@ -171,7 +234,7 @@ class EventRunner:
 
     async def _plan(self) -> bool:
         """Record what the format schedules; False once the event is over."""
-        async with self._step:
+        async with self.step:
             while True:
                 plan = await asyncio.to_thread(self.fmt.plan, self.recorder.state)
                 if isinstance(plan, Schedule):
@@ -189,8 +252,51 @@ class EventRunner:
             self.recorder.live(BracketUpdated(bracket))
 
     def _out(self) -> set[PlayerId]:
-        """The engines that play no more games (their games are forfeited)."""
-        return set(self.recorder.state.disqualified)
+        """The engines that play no more games (their games are forfeited):
+        disqualified, or withdrawn by the operator."""
+        state = self.recorder.state
+        return set(state.disqualified) | set(state.withdrawn)
+
+    # -- the console (tcecd.control.console) -------------------------------------------
+
+    def partial_record(
+        self, handle: GameHandle, result: Result, termination: Termination, detail: str,
+        extra: tuple[tuple[str, str], ...] = (),
+    ) -> GameRecord:
+        """The record of a game being played, as it stands (its moves so far),
+        ended with ``result``: what an operator's adjudication commits, or
+        (``*``) what an aborted attempt keeps."""
+        job, began = handle.job, handle.began
+        assert began is not None
+        clock = game_clock(job.rules, job.white, job.black)
+        now = utc_now()
+        return GameRecord(
+            game_id=job.game_id,
+            event=job.event,
+            site=job.site,
+            white=job.white.name,
+            black=job.black.name,
+            result=result,
+            termination=termination,
+            termination_detail=detail,
+            start_time=began.start_time,
+            end_time=now,
+            duration_ms=_ms_between(began.start_time, now),
+            time_control=job.rules.time_control.pgn_tag(),
+            opening=job.opening,
+            moves=tuple(handle.moves),
+            white_options=began.white_options,
+            black_options=began.black_options,
+            white_elo=job.white.rating,
+            black_elo=job.black.rating,
+            extra_tags=side_time_control_tags(clock, job.rules.time_control)
+            + self._operator_tags(job)
+            + extra,
+        )
+
+    def replace_engine(self, engine: EngineConfig) -> None:
+        """From ``engine.name``'s next game on, ``engine`` plays it."""
+        self.engines[engine.name] = engine
 
     # -- one game ------------------------------------------------------------------------
 
@@ -215,6 +321,7 @@ class EventRunner:
             white=game.white,
             black=game.black,
             out=out,
+            withdrawn=set(self.recorder.state.withdrawn),
             opening=self._opening(slot.game_id),
             time_control=self.s.rules.time_control.pgn_tag(),
             now=utc_now(),
@@ -237,10 +344,20 @@ class EventRunner:
         )
 
     async def _produce(self, slot: Slot, gate: StartGate) -> Outcome:
-        """Play the game (again after a fault, when so configured) or forfeit it."""
+        """Play the game (again after a fault, when so configured, or when the
+        operator restarts it), forfeit it, or give the operator's result."""
         gid = slot.game_id
         attempts = 0
         while True:
+            if self.stop_requested():
+                raise StoppedBeforeStart(str(gid))
+            decided = await self._adjudicated(gid)
+            if decided is not None:
+                # Adjudicated by the operator, and the daemon was stopped or
+                # killed before it was recorded: recorded now, never played again.
+                gate.decided()
+                return Outcome(decided)
+            await self.scheduler.wait_unpaused()
             if self.stop_requested():
                 raise StoppedBeforeStart(str(gid))
             attempts += 1
@@ -258,25 +375,84 @@ class EventRunner:
                 job = dataclasses.replace(
                     job, rules=dataclasses.replace(job.rules, fault_policy="lose")
                 )
-            result = await self._play(job, gate)
+            try:
+                result = await self._play(job, gate)
+            except Interrupted as stopped:
+                interrupt = stopped.interrupt
+                if interrupt.kind == "adjudicate" and interrupt.record is not None:
+                    return Outcome(interrupt.record)
+                attempts -= 1  # not a fault: no replay counted
+                continue
             faults = tuple((PlayerId(e), k, d) for e, k, d in result.faults)
             if not result.replay:
                 if result.record is None:
                     raise EngineError(f"game {gid}: the game player returned no record")
-                return Outcome(result.record, faults)
+                record = result.record
+                tags = self._operator_tags(job)
+                if tags:
+                    record = dataclasses.replace(record, extra_tags=record.extra_tags + tags)
+                return Outcome(record, faults)
             # Replay policy: the faults count now (durably), then the game starts again.
-            async with self._step:
+            async with self.step:
                 for engine, kind, detail in faults:
                     await self.recorder.fault(engine, gid, kind, detail)
             detail = "; ".join(d for _, _, d in faults) or "no fault named"
             self.recorder.live(GameReplayed(gid, slot.game.white, slot.game.black, detail))
             self.log.warning("game will be replayed after a fault", game=str(gid))
 
+    async def _adjudicated(self, gid: GameId) -> GameRecord | None:
+        """The operator's record of ``gid`` when it was adjudicated and is not
+        recorded yet (the daemon stopped in between), else None."""
+        state = self.recorder.state
+        if gid not in state.adjudicated or gid in state.results:
+            return None
+        return await asyncio.to_thread(self.recorder.store.adjudicated_record, gid)
+
+    def _operator_tags(self, job: GameJob) -> tuple[tuple[str, str], ...]:
+        """PGN tags of what the console changed about this game: the program
+        that played a replaced engine (``WhiteEngine``, ``BlackEngine``), and
+        why the game was played again from its start (``Restarted``)."""
+        import shlex
+
+        tags: list[tuple[str, str]] = []
+        for side, engine in (("White", job.white), ("Black", job.black)):
+            if engine != self.configured.get(engine.name, engine):
+                options = ", ".join(f"{k}={v}" for k, v in sorted(engine.options.items()))
+                text = shlex.join(engine.command) + (f"; {options}" if options else "")
+                tags.append((f"{side}Engine", text))
+        reason = self.recorder.state.restarted.get(job.game_id)
+        if reason is not None:
+            tags.append(("Restarted", reason))
+        return tuple(tags)
+
     async def _play(self, job: GameJob, gate: StartGate) -> GameResult:
         """Have the player play ``job`` while its updates go into the event
         stream as they come (handled at once, in the player's own call: no task
-        switch a move), so a game's moves never follow its result."""
-        return await self.player.play(job, _Follow(self, job), gate)
+        switch a move), so a game's moves never follow its result. The console
+        may stop the attempt (:class:`Interrupted`): the game is played in a
+        task of its own (one a game), which the console cancels."""
+        handle = GameHandle(job)
+        self.running[job.game_id] = handle
+        handle.task = asyncio.ensure_future(self.player.play(job, _Follow(self, handle), gate))
+        try:
+            try:
+                result = await handle.task
+            except BaseException:
+                current = asyncio.current_task()
+                mine = current is None or not current.cancelling()
+                if handle.interrupt is not None and mine and handle.task.cancelled():
+                    raise Interrupted(handle.interrupt) from None
+                raise
+            if handle.interrupt is not None:
+                # The game ended by itself as the console decided about it: the
+                # operator's decision was acknowledged (and recorded), so it holds.
+                raise Interrupted(handle.interrupt)
+            if result.record is not None and not result.replay:
+                self.ended.add(job.game_id)
+            return result
+        finally:
+            if self.running.get(job.game_id) is handle:
+                del self.running[job.game_id]
 
     def _update(self, job: GameJob, update: GameUpdate, began: bool) -> bool:
         """One update of ``job``'s game into the stream; whether it has begun."""
@@ -305,7 +481,7 @@ class EventRunner:
             event=job.event, site=job.site, game_id=job.game_id, white=job.white.name,
             black=job.black.name, start_time=update.start_time, time_control=tc.pgn_tag(),
             opening=job.opening, white_elo=job.white.rating, black_elo=job.black.rating,
-            extra_tags=side_time_control_tags(clock, tc),
+            extra_tags=side_time_control_tags(clock, tc) + self._operator_tags(job),
         )  # fmt: skip
         return GameStarted(
             game_id=job.game_id,
@@ -331,9 +507,14 @@ class EventRunner:
         round's standings, the bracket."""
         gid = slot.game_id
         record, faults = outcome.record, outcome.faults
-        async with self._step:
-            out = self._out()
-            if outcome.played and (record.white in out or record.black in out):
+        async with self.step:
+            self.ended.discard(gid)
+            # (An engine withdrawn by the operator is not counted here: its games
+            # being played were stopped and forfeited when it was withdrawn, and
+            # a game it finished before that stands.)
+            out = set(self.recorder.state.disqualified)
+            manual = gid in self.recorder.state.adjudicated
+            if outcome.played and not manual and (record.white in out or record.black in out):
                 # Only with concurrency > 1: an engine was put out by an earlier
                 # game while this one was running. Forfeit it, as a sequential run
                 # would; its faults go too (a sequential run never played it).
@@ -361,10 +542,22 @@ class _Follow:
     """A game's updates, handed to the runner as they come (the game player's
     ``updates``: :class:`~tcecd.execution.Updates`)."""
 
-    def __init__(self, runner: EventRunner, job: GameJob) -> None:
+    def __init__(self, runner: EventRunner, handle: GameHandle) -> None:
         self.runner = runner
-        self.job = job
+        self.handle = handle
+        self.job = handle.job
         self.began = False  # this attempt's game began once already
 
     def put_nowait(self, item: GameUpdate, /) -> None:
+        handle = self.handle
+        if handle.interrupt is not None:
+            return  # the console stopped this attempt: what it still says is void
+        # The console's view of the game: its start and its moves so far.
+        if isinstance(item, MoveMade):
+            handle.moves.append(item.move)
+        elif isinstance(item, GameBegan):
+            handle.began = item
+            handle.moves.clear()
+        elif isinstance(item, GameRestarted):
+            handle.moves.clear()
         self.began = self.runner._update(self.job, item, self.began)

@@ -49,28 +49,45 @@ class Permits:
     yet recorded keeps its permit until it is recorded. The window bounds
     how many finished games can wait: each is held in memory and, if the
     daemon is killed, played again on resume (it was not recorded).
+
+    The limits can change while games play (:meth:`resize`: the console's
+    ``concurrency``): a larger one lets the next games start at once, a
+    smaller one lets no game start until enough have ended.
     """
 
     def __init__(self, playing: int, window: int) -> None:
-        self._playing = asyncio.Semaphore(playing)
-        self._window = asyncio.Semaphore(max(playing, window))
+        self.limit = playing
+        self.window = max(playing, window)
+        self.playing = 0
+        self.held = 0
+        self._changed = asyncio.Event()
+
+    def _free(self) -> bool:
+        return self.held < self.window and self.playing < self.limit
 
     async def acquire(self) -> None:
-        """Before a game starts: a place in the window, then a playing permit."""
-        await self._window.acquire()
-        try:
-            await self._playing.acquire()
-        except BaseException:
-            self._window.release()
-            raise
+        """Before a game starts: a place in the window and a playing permit."""
+        while not self._free():
+            self._changed.clear()
+            await self._changed.wait()
+        self.held += 1
+        self.playing += 1
 
     def finished(self) -> None:
         """The game is no longer playing (played, or not started)."""
-        self._playing.release()
+        self.playing -= 1
+        self._changed.set()
 
     def committed(self) -> None:
         """The game is recorded (or will not be): its place in the window is free."""
-        self._window.release()
+        self.held -= 1
+        self._changed.set()
+
+    def resize(self, playing: int, window: int) -> None:
+        """New limits, from now on (games playing go on)."""
+        self.limit = playing
+        self.window = max(playing, window)
+        self._changed.set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +128,17 @@ class Scheduler:
         self._commit = commit
         self.log = log
         self.stopping = False
+        #: No game starts while paused (the console's ``pause``).
+        self.paused = False
+        self._resumed = asyncio.Event()
+        self._resumed.set()
         #: Set when a game commits or gives up its turn (the plan may change).
         self._changed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._broken = False  # a slot ended without committing: later ones must not
         self.permits = Permits(self.concurrency, COMMIT_WINDOW * self.concurrency)
+        #: Games started in this run (a game played again is forgotten first).
+        self._started: set[GameId] = set()
 
     def stop_requested(self) -> bool:
         """True once a stop was requested (a method, so that type checkers do
@@ -127,14 +150,41 @@ class Scheduler:
         (they are played again from their start on resume)."""
         self.stopping = True
         self._changed.set()
+        self._resumed.set()  # a paused run stops too
         if abort:
             for task in list(self._tasks):
                 task.cancel()
 
+    def set_paused(self, paused: bool) -> None:
+        """Pause (no game starts, nothing new is scheduled; the games playing
+        finish) or resume."""
+        self.paused = paused
+        if paused:
+            self._resumed.clear()
+        else:
+            self._resumed.set()
+        self._changed.set()
+
+    async def wait_unpaused(self) -> None:
+        """Until the run is not paused (or is stopping)."""
+        while self.paused and not self.stopping:
+            await self._resumed.wait()
+
+    def set_concurrency(self, concurrency: int) -> None:
+        """How many games may play at once, from now on."""
+        self.concurrency = max(1, concurrency)
+        self.permits.resize(self.concurrency, COMMIT_WINDOW * self.concurrency)
+
+    def forget(self, game: GameId) -> None:
+        """``game`` is to be played again (its result was voided): the run
+        starts it again when its turn comes."""
+        self._started.discard(game)
+        self._changed.set()
+
     async def run(self) -> bool:
         """Play until the format says the event is done (True) or a stop was
         requested (False)."""
-        started: set[GameId] = set()
+        started = self._started
         previous: asyncio.Event | None = None
         turn: StartTurn | None = None
         async with asyncio.TaskGroup() as tg:
@@ -143,6 +193,10 @@ class Scheduler:
                 # waits for a commit, which may change what is next (an SPRT
                 # decided, a cup's encounter over).
                 await self.permits.acquire()
+                if self.paused:
+                    # Nothing new is scheduled either: an operator may still
+                    # void a result the next round would be paired from.
+                    await self.wait_unpaused()
                 if self.stop_requested() or self._broken:
                     self._unused_permit()
                     break
@@ -194,7 +248,8 @@ class Scheduler:
         )
         try:
             try:
-                outcome = await self._play(slot, StartGate(turn, self.stop_requested))
+                gate = StartGate(turn, self.stop_requested, self.wait_unpaused)
+                outcome = await self._play(slot, gate)
                 if previous is not None and not previous.is_set():
                     # Played, and waiting for an earlier game: the next game may
                     # start meanwhile (see Permits). The oldest game keeps its

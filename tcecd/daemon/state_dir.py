@@ -22,7 +22,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from tcecd.config.fingerprint import diff_fingerprints
+from tcecd.config.engines import EngineConfig
+from tcecd.config.fingerprint import accept_replacements, diff_fingerprints
 from tcecd.daemon.ledger import check_new_event, check_resumed_event
 from tcecd.daemon.recorder import load_state
 from tcecd.daemon.settings import RunSettings
@@ -115,14 +116,16 @@ def open_event(
         pgn = PgnFile(s.pgn_path)
         resumed = store.initialised
         if resumed:
-            changes = diff_fingerprints(store.fingerprint() or {}, s.fingerprint)
+            stored = store.fingerprint() or {}
+            new = accept_replacements(stored, s.fingerprint, replaced_engines(store))
+            changes = diff_fingerprints(stored, new)
             if changes:
                 raise StateError(
                     f"{s.state_dir}: the config changed in a way that would rewrite the "
                     f"event's history; refusing to resume: {'; '.join(changes)}"
                 )
             # The ledger: the PGN holds nothing the store does not record.
-            check_resumed_event(pgn, [g.pgn for g in store.iter_games()], store.path)
+            check_resumed_event(pgn, store.ledger(), store.path)
         else:
             check_new_event(pgn, s.json_dir, store.path)
             players, rng_seed = seed(s)
@@ -139,6 +142,21 @@ def open_event(
         store.close()
         raise
     return OpenedEvent(store, state, openings, groups, resumed)
+
+
+def replaced_engines(store: EventStore) -> dict[str, EngineConfig]:
+    """Each engine the console replaced, with its latest definition."""
+    out: dict[str, EngineConfig] = {}
+    for entry in store.commands(accepted=True):
+        if entry.command == "replace" and entry.effect is not None:
+            definition = entry.effect.get("definition")
+            if isinstance(definition, dict):
+                try:
+                    out[str(entry.args.get("engine"))] = EngineConfig.model_validate(definition)
+                except ValueError as exc:
+                    raise StateError(f"{store.path}: console command {entry.seq}: the "
+                                     f"engine definition is damaged: {exc}") from None
+    return out
 
 
 def verify(state: EventState, where: object) -> None:

@@ -23,14 +23,22 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from tcecd.domain import GameId, PlayerId
+from tcecd.domain import GameId, PlayerId, Result
 from tcecd.events import (
+    CommandAnswered,
+    ConcurrencyChanged,
+    ControlEntry,
     DomainEvent,
     EngineDisqualified,
     EngineFault,
+    EngineReplaced,
+    EngineWithdrawn,
     EventFinished,
+    EventPaused,
     EventStarted,
+    GameAdjudicationOrdered,
     GameFinished,
+    GameRestartOrdered,
     RoundPaired,
 )
 from tcecd.game.record import GameSummary
@@ -60,6 +68,24 @@ class EventState:
     #: The first round with a game not finished (None: every scheduled game is):
     #: where :meth:`pending` starts, so a long match's finished rounds cost nothing.
     first_open: int | None = None
+
+    # What the operator's console decided (tcecd.control): facts of the record,
+    # rebuilt by the same fold on resume (docs/running.md, "The console").
+
+    #: ``pause``d: no game starts until ``resume``.
+    paused: bool = False
+    #: engine -> (round, reason): withdrawn by the operator.
+    withdrawn: Mapping[PlayerId, tuple[int, str]] = field(default_factory=dict)
+    #: engine -> the definition that plays its games from now on (JSON data).
+    replaced: Mapping[PlayerId, Mapping[str, object]] = field(default_factory=dict)
+    #: Games at once, as the operator set it (None: the config's).
+    concurrency: int | None = None
+    #: game -> why the operator restarted it (its record then says so).
+    restarted: Mapping[GameId, str] = field(default_factory=dict)
+    #: game -> (result, reason) the operator adjudicated it with.
+    adjudicated: Mapping[GameId, tuple[Result, str]] = field(default_factory=dict)
+    #: The latest commands, accepted or refused, oldest first (at most AUDIT_TAIL).
+    audit: tuple[ControlEntry, ...] = ()
 
     # -- reading ----------------------------------------------------------------------
 
@@ -144,6 +170,10 @@ class EventState:
         return None
 
 
+#: Commands the state keeps for the audit log's readers (the whole log is in the store).
+AUDIT_TAIL = 50
+
+
 def apply(state: EventState, event: DomainEvent) -> EventState:
     """The state after one committed event (a new value; ``state`` is left as
     it was). Events that do not change the record (a move, a start, a
@@ -177,6 +207,46 @@ def apply(state: EventState, event: DomainEvent) -> EventState:
         return dataclasses.replace(state, disqualified=disqualified)
     if isinstance(event, EventFinished):
         return dataclasses.replace(state, finished=True)
+    return _apply_control(state, event)
+
+
+def _apply_control(state: EventState, event: DomainEvent) -> EventState:
+    """The console's facts (see :class:`EventState`)."""
+    if isinstance(event, CommandAnswered):
+        if event.repeated:
+            return state
+        return dataclasses.replace(state, audit=(*state.audit, event.entry)[-AUDIT_TAIL:])
+    if isinstance(event, EventPaused):
+        return dataclasses.replace(state, paused=event.paused)
+    if isinstance(event, EngineWithdrawn):
+        if event.engine in state.withdrawn:
+            return state
+        withdrawn = dict(state.withdrawn)
+        withdrawn[event.engine] = (event.round, event.reason)
+        return dataclasses.replace(state, withdrawn=withdrawn)
+    if isinstance(event, EngineReplaced):
+        replaced = dict(state.replaced)
+        replaced[event.engine] = dict(event.definition)
+        return dataclasses.replace(state, replaced=replaced)
+    if isinstance(event, ConcurrencyChanged):
+        return dataclasses.replace(state, concurrency=event.concurrency)
+    if isinstance(event, GameRestartOrdered):
+        restarted = dict(state.restarted)
+        restarted[event.game_id] = event.reason
+        adjudicated = {g: v for g, v in state.adjudicated.items() if g != event.game_id}
+        new = dataclasses.replace(state, restarted=restarted, adjudicated=adjudicated)
+        if event.voided and event.game_id in state.results:
+            results = {g: s for g, s in state.results.items() if g != event.game_id}
+            first = state.first_open
+            r = event.game_id.round
+            if first is None or r < first:
+                first = _first_open(state.schedule, results, r)
+            new = dataclasses.replace(new, results=results, first_open=first)
+        return new
+    if isinstance(event, GameAdjudicationOrdered):
+        adjudicated = dict(state.adjudicated)
+        adjudicated[event.game_id] = (event.result, event.reason)
+        return dataclasses.replace(state, adjudicated=adjudicated)
     return state
 
 

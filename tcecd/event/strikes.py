@@ -62,16 +62,26 @@ def charge(
 
 
 def forfeit_winner(
-    white: PlayerId, black: PlayerId, out: Collection[PlayerId]
+    white: PlayerId,
+    black: PlayerId,
+    out: Collection[PlayerId],
+    withdrawn: Collection[PlayerId] = (),
 ) -> tuple[Result, str]:
     """The result and detail of a game not played because ``out`` (the
-    engines disqualified or withdrawn) holds one or both of its players."""
+    engines disqualified or withdrawn) holds one or both of its players
+    (``withdrawn``: those of them the operator withdrew)."""
     w_out, b_out = white in out, black in out
+
+    def why(engine: PlayerId) -> str:
+        return f"{engine} withdrew" if engine in withdrawn else f"{engine} disqualified"
+
     if w_out and b_out:
+        if white in withdrawn or black in withdrawn:
+            return Result.DRAW, f"{why(white)}; {why(black)}"
         return Result.DRAW, "both engines disqualified"
     if w_out:
-        return Result.BLACK_WINS, f"{white} disqualified"
-    return Result.WHITE_WINS, f"{black} disqualified"
+        return Result.BLACK_WINS, why(white)
+    return Result.WHITE_WINS, why(black)
 
 
 def forfeit_record(
@@ -87,11 +97,12 @@ def forfeit_record(
     now: str,
     white_elo: int | None = None,
     black_elo: int | None = None,
+    withdrawn: Collection[PlayerId] = (),
 ) -> GameRecord:
     """The record of a game forfeited because an engine is out (see
     :func:`forfeit_winner`): no moves, ``Termination "forfeit"``, stamped
     ``now`` (the caller reads the clock)."""
-    result, detail = forfeit_winner(white, black, out)
+    result, detail = forfeit_winner(white, black, out, withdrawn)
     return GameRecord(
         game_id=game_id,
         event=event,

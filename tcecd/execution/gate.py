@@ -15,7 +15,7 @@ The daemon hands each game's player a :class:`StartGate`; the player awaits
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 
 class StoppedBeforeStart(Exception):
@@ -45,17 +45,27 @@ class StartTurn:
 
 
 class StartGate:
-    """What a game player asks before starting a game: its turn, then whether
-    the daemon is stopping."""
+    """What a game player asks before starting a game: its turn, then (while
+    the event is paused: the console's ``pause``) for the event to resume,
+    then whether the daemon is stopping."""
 
-    def __init__(self, turn: StartTurn | None, stopping: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        turn: StartTurn | None,
+        stopping: Callable[[], bool],
+        unpaused: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self._turn = turn
         self._stopping = stopping
+        self._unpaused = unpaused
 
     async def may_start(self) -> bool:
-        """Wait for the game's turn; False when it must not start (stopping)."""
+        """Wait for the game's turn (and the end of a pause); False when it
+        must not start (stopping)."""
         if self._turn is not None:
             await self._turn.wait()
+        if self._unpaused is not None:
+            await self._unpaused()
         return not self._stopping()
 
     def decided(self) -> None:

@@ -11,15 +11,19 @@ in a worker thread).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from tcecd.domain import GameId
+from tcecd.domain import GameId, PlayerId
 from tcecd.errors import StateError
 from tcecd.event.state import EventState
 from tcecd.formats.base import Done, FormatSettings, Plan, Play, Schedule
 from tcecd.game.record import GameRecord
 from tcecd.game.rules import GameRules
-from tcecd.pairing.base import RoundContext, Standing
+from tcecd.pairing.base import Bye, ByeKind, RoundContext, Standing
+
+#: The systems under which a withdrawn engine is no longer paired (:meth:`RoundsFormat.absent`).
+ABSENT_WHEN_WITHDRAWN = frozenset({"dutch-2017", "dutch-2012", "dubov", "integer-program"})
 
 
 class RoundsFormat:
@@ -60,19 +64,42 @@ class RoundsFormat:
         return Schedule(pairing)
 
     def context(self, state: EventState) -> RoundContext:
-        """What every round is paired with: the rounds, and the event's pairing
-        rules (forbidden pairs, point system, virtual points) when it has any."""
+        """What every round is paired with: the rounds, the event's pairing
+        rules (forbidden pairs, point system, virtual points) when it has any,
+        and the engines the operator withdrew (:meth:`absent`)."""
         rounds = self.total_rounds(state)
         assert rounds is not None
         rules = self.settings.extra.get("rules")
         if not rules:
-            return RoundContext(total_rounds=rounds)
-        from tcecd.pairing.points import event_context
+            context = RoundContext(total_rounds=rounds)
+        else:
+            from tcecd.pairing.points import event_context
 
-        return event_context(
-            state.players, rounds, rules["forbidden_pairs"], rules["points"],
-            rules["acceleration"],
-        )  # fmt: skip
+            context = event_context(
+                state.players, rounds, rules["forbidden_pairs"], rules["points"],
+                rules["acceleration"],
+            )  # fmt: skip
+        absent = self.absent(state)
+        if absent:
+            byes = tuple(Bye(engine, ByeKind.ZERO) for engine in absent)
+            context = dataclasses.replace(
+                context, requested_byes=(*context.requested_byes, *byes)
+            )
+        return context
+
+    def absent(self, state: EventState) -> tuple[PlayerId, ...]:
+        """The engines a round leaves out because the operator withdrew them:
+        under the FIDE Swiss systems and the integer program a player who
+        withdraws "will no longer be paired" (FIDE Dutch rules, 2012 text:
+        ../shared/seeds/fide-dutch-system-2012.txt; FIDE Tournament Rules: the
+        points scored stand), a zero-point absence every later round. TCEC
+        Swiss and the round-robin know no absent player (every engine plays
+        every round, the Berger table fixes the games): they pair a withdrawn
+        engine and its games are forfeits, as after a disqualification
+        (docs/running.md, "Withdrawing an engine")."""
+        if self.name not in ABSENT_WHEN_WITHDRAWN:
+            return ()
+        return tuple(sorted(state.withdrawn))
 
     def round_over(self, state: EventState, round_no: int) -> bool:
         return state.round_done(round_no)
@@ -118,7 +145,13 @@ class RoundsFormat:
         return None
 
     def record_tags(self, state: EventState, record: GameRecord) -> tuple[tuple[str, str], ...]:
-        return ()
+        """A round paired without withdrawn engines says which
+        (``[Withdrawn "A, B"]``): ``tcecd replay --verify`` pairs it so."""
+        pairing = state.schedule.get(record.game_id.round)
+        if pairing is None:
+            return ()
+        gone = [b.player for b in pairing.requested_byes if b.player in state.withdrawn]
+        return (("Withdrawn", ", ".join(gone)),) if gone else ()
 
     def viewer_files(self, state: EventState, event: str, slug: str) -> dict[str, Any]:
         from tcecd.outputs.tcec_json import tournament_json

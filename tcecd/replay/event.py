@@ -31,14 +31,16 @@ PGN cannot show them) and every difference becomes a
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tcecd.domain import GameId, PlayerId, Result, Termination
 from tcecd.errors import PairingError, PgnError
 from tcecd.pairing.base import (
+    Bye,
+    ByeKind,
     Pair,
     PairingSystem,
     PlayedGame,
@@ -84,6 +86,69 @@ class ReplayedGame:
         return PlayedGame(self.white, self.black, self.result, self.played)
 
 
+@dataclass
+class OperatorFacts:
+    """What the operator's console did, as the PGN records it (tags written
+    by the daemon: docs/running.md, "The console"), for ``--verify`` to accept
+    as facts instead of deviations: ``notes`` say each one; ``absent`` maps a
+    round to the engines withdrawn from it (``[Withdrawn "A, B"]``: under the
+    FIDE Swiss systems a withdrawn engine is no longer paired)."""
+
+    notes: list[str] = field(default_factory=list)
+    absent: dict[int, tuple[PlayerId, ...]] = field(default_factory=dict)
+
+    def read(self, game: ReplayedGame, headers: Mapping[str, str], known: Collection[str],
+             *, replaces: ReplayedGame | None) -> None:
+        """Note what ``game``'s tags say the operator did."""
+        gid = game.game_id
+        reason = headers.get("ManualAdjudication")
+        if reason is not None:
+            self.notes.append(f"game {gid}: {game.result.value} by manual adjudication "
+                              f"(the operator: {reason.strip()})")  # fmt: skip
+        reason = headers.get("Restarted")
+        if reason is not None:
+            if replaces is not None:
+                self.notes.append(
+                    f"game {gid}: restarted by the operator ({reason.strip()}); its earlier "
+                    f"result {replaces.result.value} ({replaces.detail or replaces.termination}) "
+                    "is void"
+                )
+            else:
+                self.notes.append(f"game {gid}: restarted by the operator ({reason.strip()})")
+        for side in ("White", "Black"):
+            command = headers.get(f"{side}Engine")
+            if command is not None:
+                who = game.white if side == "White" else game.black
+                self.notes.append(f"game {gid}: {who} played by {command.strip()} "
+                                  "(replaced by the operator)")  # fmt: skip
+        if game.termination.strip().lower() == Termination.FORFEIT.value and \
+                game.detail.strip().endswith(" withdrew"):
+            self.notes.append(f"game {gid}: forfeit, {game.detail.strip()} (the operator)")
+        gone = headers.get("Withdrawn")
+        if gone is not None and gid.round not in self.absent:
+            names = _names(gone, known)
+            self.absent[gid.round] = names
+            self.notes.append(f"round {gid.round}: {', '.join(names)} withdrawn by the "
+                              "operator, not paired")  # fmt: skip
+
+
+def _names(text: str, known: Collection[str]) -> tuple[PlayerId, ...]:
+    """The engine names of a ``Withdrawn`` tag (``", "``-separated; a name may
+    itself hold ", ": the longest known name is taken first)."""
+    out: list[PlayerId] = []
+    rest = text.strip()
+    while rest:
+        match = max((k for k in known if rest == k or rest.startswith(k + ", ")),
+                    key=len, default=None)  # fmt: skip
+        if match is None:
+            head, _, rest = rest.partition(", ")
+            out.append(head)
+            continue
+        out.append(match)
+        rest = rest[len(match) + 2:]
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class PartialRound:
     """The last round when the PGN stops in the middle of it."""
@@ -124,6 +189,8 @@ class ReplayedEvent:
     seeds_from: str = "config"
     #: The event's number of rounds, as given or as the games' EventRounds tag says.
     total_rounds: int | None = None
+    #: What the operator's console did, as the PGN says (accepted as facts).
+    operator_notes: tuple[str, ...] = ()
 
     def pairings(self) -> tuple[RoundPairing, ...]:
         """Every round as the PGN played it (see :func:`played_pairing`);
@@ -224,12 +291,18 @@ def read_rounds(
     *,
     progress: ProgressCallback | None = None,
     tags: EventTags | None = None,
+    facts: OperatorFacts | None = None,
+    known: Collection[str] = (),
 ) -> tuple[str, str, list[list[ReplayedGame]]]:
     """Stream the PGN's tags into rounds of games: ``(event, site, rounds)``;
     ``tags`` gathers what the games say of their event (:mod:`tcecd.pgn.event_tags`).
 
     Checks the Round tags run ``1.1, 1.2, ..., 2.1, ...`` with no gap, and
     that only the very last game may be unfinished (``*``; it is dropped).
+    A game of the current round that comes again with a ``Restarted`` tag is
+    the operator's replay of it: it takes the earlier one's place (whose
+    result the operator voided). ``facts`` collects what the operator did
+    (``known``: the players' names, to read a ``Withdrawn`` tag).
     """
     p = Path(path)
     names: dict[str, str] = {}
@@ -251,8 +324,18 @@ def read_rounds(
             event = entry.headers.get("Event", "?")
             site = entry.headers.get("Site", "?")
         gid = game.game_id
+        earlier = _restarted_place(rounds, game, entry.headers)
+        if facts is not None:
+            facts.read(game, entry.headers, known or names,
+                       replaces=None if earlier is None else rounds[-1][earlier])  # fmt: skip
+        if earlier is not None:
+            if game.result is Result.UNFINISHED:
+                unfinished = game
+                continue
+            rounds[-1][earlier] = game
+            continue
         if rounds:
-            last = rounds[-1][-1].game_id
+            last = max(rounds[-1], key=lambda g: (g.round, g.index)).game_id
             expect_same = GameId(last.round, last.number + 1)
             expect_next = GameId(last.round + 1, 1)
             if gid not in (expect_same, expect_next):
@@ -272,6 +355,17 @@ def read_rounds(
         else:
             rounds.append([game])
     return event, site, rounds
+
+
+def _restarted_place(
+    rounds: Sequence[Sequence[ReplayedGame]], game: ReplayedGame, headers: Mapping[str, str]
+) -> int | None:
+    """Where the game ``game`` replays sits in the current round, when it is
+    the operator's replay of a game already there (``Restarted`` tag)."""
+    if not rounds or "Restarted" not in headers:
+        return None
+    current = rounds[-1]
+    return next((i for i, g in enumerate(current) if g.game_id == game.game_id), None)
 
 
 def _infer_double(rounds: Sequence[Sequence[ReplayedGame]]) -> bool:
@@ -448,7 +542,9 @@ def rebuild_from_pgn(
     from tcecd.pairing.registry import NAMES, canonical_name, get_system
 
     tags = EventTags(p.name)
-    event, site, rounds = read_rounds(p, progress=progress, tags=tags)
+    facts = OperatorFacts()
+    names = [pl.id for pl in players] if players is not None else ()
+    event, site, rounds = read_rounds(p, progress=progress, tags=tags, facts=facts, known=names)
     if not rounds:
         raise PgnError(f"{p.name}: no finished game")
     system_from = "given"
@@ -512,6 +608,11 @@ def rebuild_from_pgn(
         r = index + 1
         _check_round(p, games, known, is_double)
         last = index == len(rounds) - 1
+        # Engines the operator withdrew (FIDE Swiss systems: no longer paired),
+        # as the round's games say: the round is paired without them.
+        gone = tuple(e for e in facts.absent.get(r, ()) if e in known)
+        absences = tuple(Bye(e, ByeKind.ZERO) for e in gone)
+        per_round = _games_per_round(len(field) - len(gone), is_double)
         complete = len(games) == per_round or (short_rounds and not last)
         if len(games) > per_round or (not complete and not last):
             raise _error(
@@ -522,13 +623,18 @@ def rebuild_from_pgn(
             )
         played = tuple(g.as_played_game() for g in games)
         in_games = {name for g in games for name in (g.white, g.black)}
-        absent = [pl.id for pl in field if pl.id not in in_games]
+        absent = [pl.id for pl in field if pl.id not in in_games and pl.id not in gone]
         expected: RoundPairing | None = None
         if verify:
             try:
                 if pairer is None:
                     pairer = get_system(system, options)
-                expected = _pair(pairer, field, history, is_double, context)
+                round_context = context
+                if absences:
+                    round_context = replace(
+                        context, requested_byes=(*context.requested_byes, *absences)
+                    )
+                expected = _pair(pairer, field, history, is_double, round_context)
             except PairingError as exc:
                 deviations.append(unpairable(r, str(exc)))
             if round_progress is not None:
@@ -541,7 +647,7 @@ def rebuild_from_pgn(
             deviations.extend(compare_round(expected, played, byes, complete=complete))
         expected_pairings.append(expected)
         if complete:
-            history.append(RoundRecord(r, byes, removed, played))
+            history.append(RoundRecord(r, byes, removed, played, absences))
         else:
             partial = PartialRound(r, played, expected)
     return ReplayedEvent(
@@ -562,4 +668,5 @@ def rebuild_from_pgn(
         system_from=system_from,
         seeds_from=seeds_from,
         total_rounds=total_rounds,
+        operator_notes=tuple(facts.notes),
     )

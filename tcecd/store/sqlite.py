@@ -21,6 +21,23 @@ Layout (``SCHEMA_VERSION`` 1, see docs/state.md):
   that must reach subscribers (:mod:`tcecd.bus.outbox`), written with what they
   announce, ``acked`` once the broker acknowledged them (added within version 1:
   created when an older state is opened).
+* ``control(seq, id, received, command, args, ok, answer)``: every command of the
+  operator's console (:mod:`tcecd.control`), accepted or refused, written before
+  it is answered: the audit log, and the facts it decided (a pause, a
+  withdrawal, a replaced engine, the concurrency) that the event state folds in
+  on resume; ``id`` is unique (the same command sent twice is applied once);
+* ``attempts(seq, round, number, kind, control, reason, record, pgn, ledger)``:
+  what the console took out of a game's course: a game stopped while it was
+  played (``aborted``: its moves so far), a finished game whose result the
+  operator voided (``voided``: its record and the PGN text that stays in the
+  PGN file, at ``ledger``, its place there), and the record an operator's
+  adjudication ends a game with (``adjudicated``, committed in its turn).
+  Both tables were added within version 1, created when an older state is opened;
+  their methods are in :mod:`tcecd.store.console`.
+
+The PGN file holds the games in the order they were recorded, voided ones
+included: :meth:`EventStore.ledger` gives that text back (a game is stored
+with a ``rowid`` above every earlier one, a voided game keeps its place).
 
 The PGN file, ``schedule.json`` and ``crosstable.json`` are outputs derived from
 this store, never read back.
@@ -54,6 +71,11 @@ from tcecd.errors import StateError
 from tcecd.game.record import GameRecord
 from tcecd.pairing.base import PlayedGame, Player, RoundPairing, RoundRecord
 from tcecd.store import codec
+from tcecd.store.console import (
+    _CONTROL_SCHEMA,
+    _NEXT_LEDGER,
+    ConsoleRecords,
+)
 
 SCHEMA_VERSION = 1
 DB_NAME = "event.sqlite"
@@ -98,7 +120,7 @@ CREATE TABLE IF NOT EXISTS disqualified (
     reason TEXT NOT NULL
 );
 
-""" + _OUTBOX_SCHEMA
+""" + _OUTBOX_SCHEMA + _CONTROL_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +153,7 @@ class StoredGame:
         return PlayedGame(self.white, self.black, self.result, self.played)
 
 
-class EventStore:
+class EventStore(ConsoleRecords):
     """The state of one event in ``<state_dir>/event.sqlite``.
 
     Holds an exclusive lock on the state directory for its lifetime so that
@@ -210,6 +232,9 @@ class EventStore:
             # Added within schema version 1: created when an older (sound) state
             # is opened, the one write opening makes.
             self._db.execute(_OUTBOX_SCHEMA)
+        if "control" not in tables or "attempts" not in tables:
+            # The console's tables, added the same way.
+            self._db.executescript(_CONTROL_SCHEMA)
 
     # -- plumbing ----------------------------------------------------------
 
@@ -289,7 +314,7 @@ class EventStore:
             try:
                 return list(self._db.execute(sql, params).fetchall())
             except sqlite3.DatabaseError as exc:
-                raise StateError(f"{self.path}: unreadable event state: {exc}") from None
+                raise StateError(f"{self.path}: unreadable event state: {_one_line(exc)}") from None
 
     def _json(self, text: str, what: str) -> Any:
         """``text`` parsed, or a :class:`StateError` naming the file and the row."""
@@ -454,7 +479,9 @@ class EventStore:
                     "INSERT OR IGNORE INTO disqualified VALUES (?, ?, ?)", list(disqualify)
                 )
                 db.execute(
-                    "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO games (rowid, round, number, white, black, result, "
+                    "termination, played, record, pgn) VALUES "
+                    f"(({_NEXT_LEDGER}), ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         gid.round,
                         gid.number,
@@ -595,7 +622,6 @@ class EventStore:
 #: An outbox row: its id and the message.
 OutboxRow = tuple[int, OutboxEntry]
 
-
 def _insert_outbox(db: sqlite3.Connection, entries: Sequence[OutboxEntry]) -> list[OutboxRow]:
     """Insert ``entries`` in the current transaction, skipping keys already there."""
     rows: list[OutboxRow] = []
@@ -611,6 +637,14 @@ def _insert_outbox(db: sqlite3.Connection, entries: Sequence[OutboxEntry]) -> li
 
 
 _TABLES = ("meta", "rounds", "games", "faults", "disqualified")
+
+
+def _one_line(exc: BaseException) -> str:
+    """An SQLite error as one short line (a damaged page's error quotes the
+    text it could not decode, new lines and all)."""
+    lines = str(exc).splitlines() or [""]
+    text = lines[0]
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _lock_directory(state_dir: Path) -> int:

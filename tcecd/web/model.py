@@ -40,7 +40,9 @@ from tcecd.watch.render import move_number
 JsonDict = dict[str, Any]
 
 SECTIONS = ("event", "game", "round", "standings", "bracket", "crosstable", "engines",
-            "forecast", "kibitzers")
+            "forecast", "kibitzers", "console")
+#: Commands of the audit log the page shows (newest first).
+AUDIT_ROWS = 20
 
 
 @dataclass
@@ -52,6 +54,8 @@ class _Extra:
     crosstable: JsonDict | None = None
     forecast: JsonDict | None = None
     clock_ts: dict[str, str] = field(default_factory=dict)  # game -> ts its clocks were read
+    audit: JsonDict | None = None  # the console's audit log
+    console: JsonDict | None = None  # what the console decided
 
 
 def move_summary(doc: JsonDict) -> JsonDict:
@@ -182,6 +186,9 @@ class PageModel:
             return True
         if rest == ["forecast"]:
             extra.forecast = doc if doc or not payload else extra.forecast
+            return True
+        if rest in (["audit"], ["console"]):
+            setattr(extra, rest[0], doc)
             return True
         return False
 
@@ -479,3 +486,34 @@ class PageModel:
                 "pv": pv_text(doc.get("fen"), [str(m) for m in doc.get("pv") or []]),
             })
         return out or None
+
+    def _section_console(self) -> JsonDict | None:
+        """The operator's console: paused or not, withdrawn and replaced engines,
+        and the latest commands of its audit log (docs/running.md)."""
+        import json
+
+        extra = self._extra()
+        state, audit = extra.console, extra.audit
+        if state is None and audit is None:
+            return None
+        state = state or {}
+        rows = []
+        for e in reversed((audit or {}).get("entries", [])[-AUDIT_ROWS:]):
+            args = json.dumps(e.get("args") or {}, separators=(",", ":"), ensure_ascii=False)
+            note = e.get("error") if not e.get("ok") else json.dumps(
+                e.get("effect") or {}, separators=(",", ":"), ensure_ascii=False)
+            if e.get("command") == "status":
+                note = ""
+            rows.append(printable({"seq": e.get("seq"), "received": e.get("received"),
+                                   "command": e.get("command"), "args": args[:200],
+                                   "ok": bool(e.get("ok")), "note": (note or "")[:200]}))
+        return {
+            "paused": bool(state.get("paused")),
+            "concurrency": state.get("concurrency"),
+            "withdrawn": printable([{"engine": k, "round": v.get("round"),
+                                     "reason": v.get("reason")}
+                                    for k, v in (state.get("withdrawn") or {}).items()]),
+            "replaced": printable([{"engine": k, "command": " ".join(v.get("command") or [])}
+                                   for k, v in (state.get("replaced") or {}).items()]),
+            "audit": rows,
+        }

@@ -95,12 +95,15 @@ class Collector:
         return docs[-1] if docs else None
 
 
-async def retained(host: str, port: int, flt: str = "tcecd/#") -> dict[str, bytes]:
+async def retained(host: str, port: int, flt: str = "tcecd/#", *, username: str | None = None,
+                   password: str | None = None, marker: str | None = None) -> dict[str, bytes]:
     """What a subscriber joining now receives as retained: topic -> payload
-    (the end of the burst found with a marker, as ``tcecd watch --once`` does)."""
-    marker = f"probe/{uuid.uuid4().hex}"
+    (the end of the burst found with a marker, as ``tcecd watch --once`` does;
+    ``username``/``password``/``marker``: an account and a topic it may publish)."""
+    marker = marker or f"probe/{uuid.uuid4().hex}"
     got: dict[str, bytes] = {}
-    async with aiomqtt.Client(host, port, timeout=5) as c:
+    async with aiomqtt.Client(host, port, timeout=5, username=username,
+                              password=password) as c:
         await c.subscribe(flt, qos=1)
         await c.subscribe(marker, qos=1)
         await c.publish(marker, b"x", qos=1)

@@ -87,15 +87,20 @@ async def test_amqtt_when_mosquitto_is_not_installed(tmp_path: Path,
 async def test_mosquitto_keeps_retained_state_across_a_restart(tmp_path: Path) -> None:
     """The daemon stops its Mosquitto with SIGTERM, which saves the database in the
     private folder; the next start loads it: a late subscriber still gets the
-    retained messages of the first run."""
+    retained messages of the first run. (Published as the daemon's own account,
+    the only one that may publish the event's topics: tcecd.control.acl.)"""
     wanted = MqttSettings(url="mqtt://127.0.0.1", embedded=True, embedded_ws_port=None)
-    async with embedded_broker(wanted, tmp_path, log=RecordingLog()) as first:
+    async with embedded_broker(wanted, tmp_path, log=RecordingLog(), event="x") as first:
         pid = int((tmp_path / "mosquitto.pid").read_text())
-        async with aiomqtt.Client(first.host, first.port) as c:
+        assert first.username == "tcecd-daemon"
+        assert first.password
+        async with aiomqtt.Client(first.host, first.port, username=first.username,
+                                  password=first.password) as c:
             await c.publish("tcecd/x/finished", b'{"winner":"A"}', qos=1, retain=True)
     assert str(tmp_path / "mosquitto.conf").encode() not in b"\n".join(_cmdlines()), pid
-    async with embedded_broker(wanted, tmp_path, log=RecordingLog()) as second:
-        got = await retained(second.host, second.port)
+    async with embedded_broker(wanted, tmp_path, log=RecordingLog(), event="x") as second:
+        got = await retained(second.host, second.port, username=second.username,
+                             password=second.password, marker="tcecd/x/_probe")
     assert got == {"tcecd/x/finished": b'{"winner":"A"}'}
 
 

@@ -110,7 +110,17 @@ def _parser(command: str) -> argparse.ArgumentParser:
 
 
 def _option_strings(command: str) -> set[str]:
-    return {s for action in _parser(command)._actions for s in action.option_strings}
+    """The command's options, with those of its own subcommands (``tcecd ctl pause
+    --reason``)."""
+    out: set[str] = set()
+    parsers = [_parser(command)]
+    while parsers:
+        parser = parsers.pop()
+        for action in parser._actions:
+            out.update(action.option_strings)
+            if isinstance(action, argparse._SubParsersAction):
+                parsers.extend(action.choices.values())
+    return out
 
 
 COMMANDS_IN_DOCS = doc_commands()

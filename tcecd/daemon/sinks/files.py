@@ -30,8 +30,10 @@ from tcecd.domain import GameId
 from tcecd.event.state import EventState
 from tcecd.events import (
     EngineDisqualified,
+    EngineWithdrawn,
     EventFinished,
     GameFinished,
+    GameRestartOrdered,
     GameStarted,
     KibitzerReport,
     MovePlayed,
@@ -87,8 +89,13 @@ class TcecTablesSink(BaseSink):
             self.running[event.game_id] = event.start_time
         elif isinstance(event, GameFinished):
             self.running.pop(event.game_id, None)
+        elif isinstance(event, GameRestartOrdered):
+            # The console restarted it: not running any more (a new start follows),
+            # or its voided result is gone from the schedule.
+            self.running.pop(event.game_id, None)
         elif not isinstance(
             event, RoundPaired | EngineDisqualified | StandingsUpdated | EventFinished
+            | EngineWithdrawn
         ):
             return
         self._write(state)

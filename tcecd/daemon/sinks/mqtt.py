@@ -21,7 +21,17 @@ from tcecd.daemon.sinks.files import event_crosstable
 from tcecd.daemon.stream import BaseSink, Committed, OutboxRow
 from tcecd.domain import GameId
 from tcecd.event.state import EventState
-from tcecd.events import DomainEvent, EventFinished, RoundPaired, StandingsUpdated
+from tcecd.events import (
+    CommandAnswered,
+    ConcurrencyChanged,
+    DomainEvent,
+    EngineReplaced,
+    EngineWithdrawn,
+    EventFinished,
+    EventPaused,
+    RoundPaired,
+    StandingsUpdated,
+)
 from tcecd.formats.base import EventFormat
 
 if TYPE_CHECKING:
@@ -51,14 +61,65 @@ class MqttSink(BaseSink):
         done = len(state.history())
         self.pub.publish(StandingsUpdated(done, self.fmt.standings(state.upto(done))))
         self.pub.publish_crosstable(event_crosstable(self.event, state, self.fmt))
+        if state.audit or _console_changed(state):
+            self._console(state)
+            self._audit(state)
 
     def handle(self, committed: Committed, state: EventState) -> None:
-        self.pub.publish(committed.event, committed.stored)
-        if isinstance(committed.event, StandingsUpdated | EventFinished):
+        event = committed.event
+        self.pub.publish(event, committed.stored)
+        if isinstance(event, StandingsUpdated | EventFinished):
             self.pub.publish_crosstable(event_crosstable(self.event, state, self.fmt))
+        elif isinstance(event, CommandAnswered):
+            self._reply(event, state)
+            if not event.repeated:
+                self._audit(state)
+        elif isinstance(event, EventPaused | EngineWithdrawn | EngineReplaced | ConcurrencyChanged):
+            self._console(state)
+
+    # -- the console (docs/events.md, "The console") ---------------------------------
+
+    def _reply(self, event: CommandAnswered, state: EventState) -> None:
+        """The answer, once per command received (QoS 1, not retained), on
+        ``control/reply/<id>`` (``control/error`` for a payload without an id);
+        a ``status`` answer with the latest audit entries."""
+        from tcecd.control.console import public_entry, status_audit
+
+        entry = public_entry(event.entry)
+        body = entry.reply()
+        if entry.command == "status" and entry.ok:
+            body["effect"] = {**(entry.effect or {}), "audit": status_audit(state.audit)}
+        levels = ("control", "reply", entry.id) if entry.id else ("control", "error")
+        self.pub.publish_raw(self.pub.message(levels, {"type": "reply", **body},
+                                              retain=False))  # fmt: skip
+
+    def _audit(self, state: EventState) -> None:
+        """The retained audit log: the latest commands, accepted or refused."""
+        from tcecd.control.console import audit_document
+
+        doc = {"type": "audit", "entries": audit_document(state.audit)}
+        self.pub.publish_raw(self.pub.message(("audit",), doc))
+
+    def _console(self, state: EventState) -> None:
+        """The retained console state: paused, withdrawn and replaced engines,
+        the concurrency the operator set."""
+        doc = {
+            "type": "console",
+            "paused": state.paused,
+            "concurrency": state.concurrency,
+            "withdrawn": {e: {"round": r, "reason": why}
+                          for e, (r, why) in sorted(state.withdrawn.items())},
+            "replaced": {e: {"command": d.get("command"), "options": d.get("options")}
+                         for e, d in sorted(state.replaced.items())},
+        }  # fmt: skip
+        self.pub.publish_raw(self.pub.message(("console",), doc))
 
     def outbox_entries(self, event: DomainEvent) -> list[OutboxEntry]:
         return self.pub.outbox_entries(event)
+
+
+def _console_changed(state: EventState) -> bool:
+    return bool(state.paused or state.withdrawn or state.replaced or state.concurrency)
 
 
 def _order(gid: GameId) -> tuple[int, int]:

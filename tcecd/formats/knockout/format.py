@@ -71,6 +71,9 @@ class KnockoutFormat:
             for g in state.schedule[r].games
         ]  # fmt: skip
         out: dict[PlayerId, int] = {e: r for e, (r, _) in state.disqualified.items()}
+        for engine, (r, _) in state.withdrawn.items():
+            # Withdrawn by the operator: out from that round on, as a disqualification.
+            out[engine] = min(r, out.get(engine, r))
         return build_cup(players, self.cup_settings, games, out)
 
     def total_rounds(self, state: EventState) -> int | None:

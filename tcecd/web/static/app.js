@@ -361,10 +361,25 @@ function renderKibitzers() {
   }));
 }
 
+// The operator's console (docs/running.md): its state and the latest commands.
+function renderConsole() {
+  const c = st.sections.console;
+  $('console-panel').hidden = !c;
+  if (!c) return;
+  const parts = [c.paused ? 'PAUSED' : 'running',
+    c.concurrency != null ? `concurrency ${c.concurrency}` : null,
+    ...(c.withdrawn || []).map((w) => `${w.engine} withdrawn (round ${w.round ?? '?'}: ${w.reason ?? ''})`),
+    ...(c.replaced || []).map((r) => `${r.engine} replaced by ${r.command}`)].filter(Boolean);
+  setText('console-state', parts.join(' · '));
+  $('audit').querySelector('tbody').replaceChildren(...(c.audit || []).map((a) => row([
+    String(a.seq ?? ''), String(a.received ?? ''), String(a.command ?? ''), String(a.args ?? ''),
+    [a.ok ? `ok ${a.note ?? ''}` : `refused: ${a.note ?? ''}`, { class: a.ok ? '' : 'refused' }]])));
+}
+
 const RENDER = {
   event: renderEvent, game: () => renderGame(false), round: renderRound, standings: renderStandings,
   bracket: renderBracket, crosstable: renderCrosstable, engines: renderEngines, forecast: renderForecast,
-  kibitzers: renderKibitzers,
+  kibitzers: renderKibitzers, console: renderConsole,
 };
 
 connect();
