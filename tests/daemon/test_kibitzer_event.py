@@ -190,7 +190,8 @@ def test_a_kibitzer_follows_a_real_event(
         second = again[0]["pid"]
         assert second != first
         crashed = log_lines(log, "kibitzer crashed; restarting it")
-        assert [(c["pid"], c["kind"]) for c in crashed] == [(first, "crash")]
+        assert [(c["pid"], c["kind"]) for c in crashed] == [(first, "crash")], [
+            line for line in log.read_text(errors="replace").splitlines() if "kibitzer" in line]
         assert str(second) in recorded(state)["groups"]
         restarted = when(again[0]["timestamp"])
         wait_for(lambda: [r for r in stream.reports() if when(r["ts"]) > restarted

@@ -213,6 +213,7 @@ def _viewer_copy(root: Path) -> Path:
     return root
 
 
+@pytest.mark.optional  # on request only: may skip under CI=true (tests/fixtures/requirements.py)
 @pytest.mark.skipif(not VIEWER, reason="set TCECD_TCEC_VIEWER to a tcecgui checkout")
 def test_tcec_viewer_draws_the_cup(cup: tuple[MosquittoBroker, Path], tmp_path: Path) -> None:
     from tests.formats.knockout.test_tcec_viewer import matches, static_server

@@ -77,6 +77,7 @@ def board_fen(driver: Any) -> str:
         "return (typeof xboards !== 'undefined' && xboards.live) ? xboards.live.fen : ''"))
 
 
+@pytest.mark.optional  # on request only: may skip under CI=true (tests/fixtures/requirements.py)
 @pytest.mark.skipif(not VIEWER, reason="set TCECD_TCEC_VIEWER to a tcecgui checkout")
 def test_tcec_viewer_places_the_board_from_the_daemons_files(tmp_path: Path) -> None:
     """Issue 27, defect 6: the viewer served the finished event's state/tcec/ files
