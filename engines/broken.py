@@ -19,6 +19,8 @@ process, as an event starts each engine once for its check and again for its gam
 - ``null``      answer ``bestmove 0000`` (UCI's null move: never legal in a game)
 - ``garbage``   print garbage lines and a malformed ``bestmove`` token
 - ``slowstart`` sleep ``--delay-ms`` before answering ``uci`` (startup timeout)
+- ``slowready`` sleep ``--delay-ms`` before each ``readyok`` after the first (a new
+                game's ``ucinewgame``/``isready`` round trip)
 - ``nouciok``   exit without ever answering ``uci`` (fails to start)
 - ``slow``      sleep ``--delay-ms`` before answering ``go`` (loses on time)
 - ``flood``     print ``--lines`` junk and ``info`` lines before every move, then play on
@@ -56,7 +58,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mode", required=True,
                     choices=["crash", "hang", "illegal", "null", "garbage", "slowstart", "nouciok",
-                             "slow", "flood", "flood-line"])
+                             "slow", "flood", "flood-line", "slowready"])
     ap.add_argument("--after", type=int, default=3, help="misbehave on this go of the game")
     ap.add_argument("--delay-ms", type=int, default=30_000)
     ap.add_argument("--lines", type=int, default=20_000)
@@ -67,6 +69,7 @@ def main() -> None:
     search = abengine.Search(1, 0, 0)
     board = chess.Board()
     gos = 0
+    readies = 0
 
     def say(text: str) -> None:
         sys.stdout.write(text + "\n")
@@ -88,6 +91,9 @@ def main() -> None:
             say("option name Threads type spin default 1 min 1 max 1")
             say("uciok")
         elif cmd == "isready":
+            readies += 1
+            if args.mode == "slowready" and readies > 1:  # every isready after start-up
+                time.sleep(args.delay_ms / 1000)
             say("readyok")
             if args.ready_file is not None:
                 args.ready_file.with_name(f"{args.ready_file.name}.{os.getpid()}").touch()

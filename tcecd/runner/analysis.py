@@ -73,15 +73,27 @@ class AnalysisSession(EngineSession):
         abandons the wait, and the caller closes the session, which ends it."""
         task = asyncio.ensure_future(awaitable)
         task.add_done_callback(_retrieve)
+        protocol = self._protocol
         try:
             async with asyncio.timeout(timeout_s):
+                if protocol is not None and not task.done():
+                    # python-chess quirk: an engine that dies while a new game's
+                    # analysis waits for ``readyok`` fails the analysis but never
+                    # answers the command, which would wait out the timeout (a
+                    # "stall"); the process' end is watched too, so that a death is
+                    # a crash at once (tests/kibitz/test_sink.py). asyncio.wait
+                    # cancels neither on a timeout.
+                    watched: set[asyncio.Future[Any]] = {task, protocol.returncode}
+                    await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+                    if not task.done():
+                        raise self._terminated()
                 return await asyncio.shield(task)
         except TimeoutError:
             raise self._fault(
                 FaultKind.STALL, f"{what} not answered within {int(timeout_s * 1000)} ms"
             ) from None
         except chess.engine.EngineTerminatedError:
-            raise self._fault(FaultKind.CRASH, f"process died ({self._exit_text()})") from None
+            raise self._terminated() from None
         except chess.engine.EngineError as exc:
             raise self._fault(FaultKind.GARBAGE, str(exc)[:200]) from None
 
@@ -91,7 +103,7 @@ class AnalysisSession(EngineSession):
         if isinstance(error, EngineFault):
             return error
         if isinstance(error, chess.engine.EngineTerminatedError):
-            return self._fault(FaultKind.CRASH, f"process died ({self._exit_text()})")
+            return self._terminated()
         if isinstance(error, chess.engine.EngineError):
             return self._fault(FaultKind.GARBAGE, str(error)[:200])
         return error

@@ -7,6 +7,8 @@ tests/daemon/test_kibitzer_event.py)."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -144,3 +146,30 @@ async def test_a_stalled_kibitzer_is_restarted() -> None:
     assert failed[0]["pid"] == first
     started = [e["pid"] for e in logs if e["event"] == "kibitzer started"]
     assert started[:2] == [first, second]
+
+
+
+async def test_an_engine_killed_before_its_search_starts_is_a_crash_at_once() -> None:
+    # python-chess quirk: an engine that dies while a new game's analysis waits for
+    # ``readyok`` ends the analysis with the error but never answers the command
+    # itself, so the start of the search would wait out its timeout (a "stall", 30 s
+    # here). The session watches the process' end too: a crash, at once.
+    from tcecd.runner.analysis import AnalysisSession, FaultKind
+
+    slow = EngineConfig(name="slowready", command=(
+        sys.executable, str(ROOT / "engines" / "broken.py"), "--mode", "slowready",
+        "--delay-ms", "60000"), startup_timeout_ms=30_000)
+    session = AnalysisSession(slow)
+    await session.start()
+    try:
+        starting = asyncio.ensure_future(session.analyse(chess.Board(), game=object()))
+        await asyncio.sleep(0.3)  # ucinewgame, isready sent: no readyok for a minute
+        assert not starting.done()
+        assert session.pid is not None
+        os.kill(session.pid, signal.SIGKILL)
+        async with asyncio.timeout(5):
+            fault = (await asyncio.gather(starting, return_exceptions=True))[0]
+        assert getattr(fault, "kind", None) is FaultKind.CRASH, fault
+        assert "process died (exit code -9)" in str(fault)
+    finally:
+        await session.close(graceful=False)
