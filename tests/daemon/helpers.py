@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,3 +126,33 @@ def standings_block(stdout: str) -> str:
     """The final standings table printed at the end of a run."""
     start = stdout.index("Final standings")
     return stdout[start:].strip()
+
+
+def live_processes_with(*marks: str) -> set[int]:
+    """Live (non-zombie) processes whose environment holds one of ``marks``
+    (``NAME=value``, e.g. the reaper's mark of an event): how the survivor tests
+    find exactly the processes their own run started, never by name."""
+    wanted = [mark.encode() for mark in marks]
+    found = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry.name}/environ").read_bytes().split(b"\0")
+            stat = Path(f"/proc/{entry.name}/stat").read_text()
+        except OSError:
+            continue  # gone, or not ours to read
+        if any(m in environ for m in wanted) and stat[stat.rindex(")") + 2] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def wait_until(predicate: Callable[[], object], timeout_s: float = 20.0) -> bool:
+    """Whether ``predicate()`` came to hold within ``timeout_s`` (a deadline only
+    against hanging: no timing is asserted, a loaded machine just takes longer)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False

@@ -15,42 +15,26 @@ import secrets
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tcecd.runner.reaper import FILE_NAME, EngineGroups, start_time
-from tests.daemon.helpers import ROOT, run_env, run_tcecd, tcecd_argv
+from tests.daemon.helpers import (
+    ROOT,
+    live_processes_with,
+    run_env,
+    run_tcecd,
+    tcecd_argv,
+    wait_until,
+)
 
 TAG = "TCECD_TEST_SURVIVOR"
 
 
 def _tagged(tag: str) -> set[int]:
     """Live (non-zombie) processes whose environment holds ``TAG=tag``."""
-    want = f"{TAG}={tag}".encode()
-    found = set()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = Path(f"/proc/{entry.name}/environ").read_bytes()
-            stat = Path(f"/proc/{entry.name}/stat").read_text()
-        except OSError:
-            continue
-        if want in environ.split(b"\0") and stat[stat.rindex(")") + 2] != "Z":
-            found.add(int(entry.name))
-    return found
-
-
-def _wait_for(predicate: object, timeout_s: float = 20.0) -> bool:
-    assert callable(predicate)
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
+    return live_processes_with(f"{TAG}={tag}")
 
 
 def _config(directory: Path, tag: str) -> Path:
@@ -87,7 +71,7 @@ def test_engines_of_a_sigkilled_daemon_do_not_survive_the_next_run(tmp_path: Pat
     )  # fmt: skip
     try:
         # The hanging engine and its helper (spawned at its third move) are both up.
-        assert _wait_for(lambda: len(_tagged(tag)) >= 2), _tagged(tag)
+        assert wait_until(lambda: len(_tagged(tag)) >= 2), _tagged(tag)
     finally:
         proc.kill()
         proc.wait(timeout=10)
@@ -98,7 +82,7 @@ def test_engines_of_a_sigkilled_daemon_do_not_survive_the_next_run(tmp_path: Pat
         done = run_tcecd(cfg, timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
         assert "engine processes of an earlier run killed" in done.stderr
-        assert _wait_for(lambda: not _tagged(tag), 5.0), _tagged(tag)
+        assert wait_until(lambda: not _tagged(tag), 5.0), _tagged(tag)
     finally:
         for pid in left | _tagged(tag):
             with contextlib.suppress(ProcessLookupError):
@@ -123,7 +107,7 @@ def test_reaper_kills_only_what_is_provably_ours(tmp_path: Path) -> None:
         assert begun is not None
         groups.groups[stranger.pid] = begun + 1  # as if the pid had been reused since
         groups.started(ours.pid)
-        assert _wait_for(lambda: len(_members(ours.pid)) == 2, 10.0)
+        assert wait_until(lambda: len(_members(ours.pid)) == 2, 10.0)
         helpers = _members(ours.pid)
         killed = EngineGroups(tmp_path).reap()  # a new run reads the record
         assert sorted(killed) == sorted(helpers)
@@ -164,11 +148,11 @@ def test_an_engine_dies_with_its_parent() -> None:
     # be set yet (a daemon killed in that window is covered by the reaper's mark and
     # record). Kill the parent only once the engine itself runs, else a loaded machine
     # loses the race and the test fails for the wrong reason.
-    assert _wait_for(lambda: _program(pid) == Path(sys.executable).resolve(), 10.0)
+    assert wait_until(lambda: _program(pid) == Path(sys.executable).resolve(), 10.0)
     parent.kill()
     parent.wait(timeout=10)
     try:
-        assert _wait_for(lambda: not _alive(pid), 5.0)
+        assert wait_until(lambda: not _alive(pid), 5.0)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)

@@ -19,15 +19,21 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tcecd.runner.process import group_members
 from tcecd.runner.reaper import ENV_MARK, FILE_NAME, HELPER_MARK, EngineGroups
-from tests.daemon.helpers import ROOT, run_env, run_tcecd, tcecd_argv, write_config
+from tests.daemon.helpers import (
+    ROOT,
+    live_processes_with,
+    run_env,
+    run_tcecd,
+    tcecd_argv,
+    wait_until,
+    write_config,
+)
 from tests.fixtures.requirements import require_program
 
 pytestmark = pytest.mark.slow
@@ -57,14 +63,7 @@ def _alive(pid: int) -> bool:
 
 def _marked(token: str) -> set[int]:
     """Live processes carrying the event's engine or helper mark."""
-    marks = (f"{ENV_MARK}={token}".encode(), f"{HELPER_MARK}={token}".encode())
-    found = set()
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            env = _environ(int(entry.name))
-            if env is not None and any(m in env for m in marks) and _alive(int(entry.name)):
-                found.add(int(entry.name))
-    return found
+    return live_processes_with(f"{ENV_MARK}={token}", f"{HELPER_MARK}={token}")
 
 
 def _children(pid: int) -> set[int]:
@@ -84,17 +83,6 @@ def _record(state: Path) -> dict[str, object]:
         return {}
     assert isinstance(doc, dict)
     return doc
-
-
-def _wait_for(predicate: Callable[[], object], timeout_s: float) -> bool:
-    """Until ``predicate()`` holds (a deadline only against hanging: no timing is
-    asserted, a loaded machine just takes longer)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_forecast_workers_and_broker_die_with_a_sigkilled_daemon(tmp_path: Path) -> None:
@@ -126,7 +114,7 @@ def test_forecast_workers_and_broker_die_with_a_sigkilled_daemon(tmp_path: Path)
             seen.update(helpers)
             return len(helpers) >= 3
 
-        assert _wait_for(helpers_up, 60), (seen, _record(state))
+        assert wait_until(helpers_up, 60), (seen, _record(state))
         token = str(_record(state)["token"])
         recorded = [int(pgid) for pgid in dict(_record(state)["helpers"])]  # type: ignore[arg-type]
         seen |= _marked(token)
@@ -138,7 +126,7 @@ def test_forecast_workers_and_broker_die_with_a_sigkilled_daemon(tmp_path: Path)
     try:
         # Gone without any help: parent-death signal (broker, engines) and the
         # workers' own watch; the tracker ends once no one holds its pipe.
-        assert _wait_for(lambda: not any(_alive(pid) for pid in seen), 30), [
+        assert wait_until(lambda: not any(_alive(pid) for pid in seen), 30), [
             (pid, Path(f"/proc/{pid}/cmdline").read_bytes()) for pid in seen if _alive(pid)
         ]
         assert not _marked(token)
@@ -171,14 +159,14 @@ def test_the_next_start_reaps_what_an_earlier_run_left(tmp_path: Path) -> None:
     )  # fmt: skip
     try:
         groups.started(leader.pid, helper=True)
-        assert _wait_for(lambda: len(group_members(leader.pid)) == 2, 30)
+        assert wait_until(lambda: len(group_members(leader.pid)) == 2, 30)
         left = {marked.pid, *group_members(leader.pid)}
         done = run_tcecd(cfg, timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
         assert "engine processes of an earlier run killed" in done.stderr
         assert marked.wait(timeout=30) == -signal.SIGKILL
         assert leader.wait(timeout=30) == -signal.SIGKILL
-        assert _wait_for(lambda: not any(_alive(pid) for pid in left), 30)
+        assert wait_until(lambda: not any(_alive(pid) for pid in left), 30)
         assert EngineGroups(state).helpers == {}
     finally:
         for proc in (marked, leader):

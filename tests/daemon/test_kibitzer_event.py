@@ -30,6 +30,7 @@ from tcecd.config.engines import EngineConfig
 from tcecd.runner.reaper import ENV_MARK, FILE_NAME
 from tests.daemon.helpers import (
     ROOT,
+    live_processes_with,
     normalise_pgn,
     run_env,
     run_tcecd,
@@ -111,19 +112,7 @@ def recorded(state: Path) -> dict[str, Any]:
 
 def marked(token: str) -> list[int]:
     """Live processes carrying the event's mark (every engine and helper of its runs)."""
-    want = f"{ENV_MARK}={token}".encode()
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = Path(f"/proc/{entry.name}/environ").read_bytes()
-            stat = Path(f"/proc/{entry.name}/stat").read_text()
-        except OSError:
-            continue
-        if want in environ.split(b"\0") and stat[stat.rindex(")") + 2] != "Z":
-            found.append(int(entry.name))
-    return found
+    return sorted(live_processes_with(f"{ENV_MARK}={token}"))
 
 
 def nice_of(pid: int) -> int:
