@@ -115,6 +115,26 @@ def _bye_set(byes: ByeSpec, requested: Iterable[Bye]) -> frozenset[PlayerId]:
     return frozenset(out)
 
 
+def _init_round(
+    target: object,
+    round: int,
+    byes: ByeSpec,
+    bye: PlayerId | None,
+    removed_history_rounds: tuple[int, ...],
+    requested_byes: tuple[Bye, ...],
+) -> None:
+    """The fields a round's record and its pairing share, set on the frozen
+    ``target``: kind ``U`` entries of ``requested_byes`` move to ``byes``."""
+    object.__setattr__(target, "round", round)
+    object.__setattr__(target, "byes", _bye_set(byes, requested_byes) | _bye_set(bye, ()))
+    object.__setattr__(target, "removed_history_rounds", tuple(removed_history_rounds))
+    object.__setattr__(
+        target,
+        "requested_byes",
+        tuple(b for b in requested_byes if b.kind is not ByeKind.PAIRING),
+    )
+
+
 def _only_bye(round_number: int, byes: frozenset[PlayerId]) -> PlayerId | None:
     if len(byes) > 1:
         listed = ", ".join(repr(b) for b in sorted(byes))
@@ -152,17 +172,8 @@ class RoundRecord:
         """``byes`` may also be given as one id or None, and ``bye=`` is kept
         for callers written when a round had at most one; kind ``U`` entries
         of ``requested_byes`` join ``byes`` (how older records held them)."""
-        object.__setattr__(self, "round", round)
-        object.__setattr__(
-            self, "byes", _bye_set(byes, requested_byes) | _bye_set(bye, ())
-        )
-        object.__setattr__(self, "removed_history_rounds", tuple(removed_history_rounds))
+        _init_round(self, round, byes, bye, removed_history_rounds, requested_byes)
         object.__setattr__(self, "games", tuple(games))
-        object.__setattr__(
-            self,
-            "requested_byes",
-            tuple(b for b in requested_byes if b.kind is not ByeKind.PAIRING),
-        )
 
     @property
     def bye(self) -> PlayerId | None:
@@ -227,18 +238,9 @@ class RoundPairing:
         bye: PlayerId | None = None,
     ) -> None:
         """As :class:`RoundRecord`: one id, None or ``bye=`` are accepted too."""
-        object.__setattr__(self, "round", round)
-        object.__setattr__(
-            self, "byes", _bye_set(byes, requested_byes) | _bye_set(bye, ())
-        )
-        object.__setattr__(self, "removed_history_rounds", tuple(removed_history_rounds))
+        _init_round(self, round, byes, bye, removed_history_rounds, requested_byes)
         object.__setattr__(self, "pairs", tuple(pairs))
         object.__setattr__(self, "games", tuple(games))
-        object.__setattr__(
-            self,
-            "requested_byes",
-            tuple(b for b in requested_byes if b.kind is not ByeKind.PAIRING),
-        )
 
     @property
     def bye(self) -> PlayerId | None:
