@@ -32,6 +32,8 @@ if (( dev )); then
     pkgs+=(chromium chromium-driver)
     # Java for JaVaFo, a reference program of the pairing tests (../shared/oracles).
     pkgs+=(default-jre-headless)
+    # strace: a test counts the close(2) calls on an engine's pipe ends (each closed once).
+    pkgs+=(strace)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -40,6 +40,7 @@ showed no difference (median -0.01 ms a move), so the loop reads the pipe.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -306,6 +307,24 @@ class EngineTransport(asyncio.SubprocessTransport):
         self.process.close()
 
 
+class _PipeEnd(io.FileIO):
+    """An engine's pipe end as handed to the event loop: ``handed`` once the loop
+    asked for its descriptor (from then on the loop's transport closes it, also when
+    connecting it fails)."""
+
+    handed = False
+
+    def fileno(self) -> int:
+        self.handed = True
+        return super().fileno()
+
+
+def _closes_fds_itself(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the loop's pipe transports close their descriptor themselves (uvloop:
+    libuv does) rather than through the file they were given (asyncio)."""
+    return type(loop).__module__.partition(".")[0] == "uvloop"
+
+
 P = TypeVar("P", bound=chess.engine.Protocol)
 
 
@@ -340,11 +359,17 @@ async def popen_engine(cls: type[P], argv: list[str], **kwargs: Any) -> tuple[En
         os.close(out_r)
         os.close(in_w)
         raise
-    # Each pipe end is owned by its file, then by its transport (closed with them).
-    files = [os.fdopen(in_w, "wb", buffering=0), os.fdopen(out_r, "rb", buffering=0)]
+    # Each pipe end is owned by its file, then by the loop's transport (closed with
+    # it). uvloop's transports close the descriptor themselves (libuv) and then the
+    # file too: a file that owned it would close(2) the same number a second time,
+    # and so close whatever another thread had opened under that number meanwhile
+    # (the output writer's temp file: "Bad file descriptor", once in 2,000 engine
+    # starts of bench/memory.py). Under uvloop the files do not own their pipe ends.
+    owned = not _closes_fds_itself(loop)
+    ends = [_PipeEnd(in_w, "wb", closefd=owned), _PipeEnd(out_r, "rb", closefd=owned)]
     pipes: list[asyncio.BaseTransport] = []
     try:
-        stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, files[0])
+        stdin, _ = await loop.connect_write_pipe(asyncio.Protocol, ends[0])
         pipes.append(stdin)
         stdout, reader = await loop.connect_read_pipe(
             lambda: StdoutProtocol(
@@ -352,15 +377,18 @@ async def popen_engine(cls: type[P], argv: list[str], **kwargs: Any) -> tuple[En
                 engine,
                 kept if isinstance(kept, KeptInfo) else None,
             ),
-            files[1],
+            ends[1],
         )
     # Cancelled, say: no one would own the process (tests/runner/test_event_loops.py
     # cancels a start here and finds the process killed and reaped, no pipe end open).
     except BaseException:
         for pipe in pipes:
             pipe.close()
-        for file in files:
-            file.close()
+        for end, fd in zip(ends, (in_w, out_r), strict=True):
+            if not end.handed:  # (a loop that took an end closes it on its failure)
+                end.close()
+                if not owned:
+                    os.close(fd)
         process.close()  # kills it if it still runs
         raise
     transport = EngineTransport(process, stdin, stdout)

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import chess.engine
 import pytest
@@ -36,6 +37,9 @@ from tcecd.runner.game import GameSetup, play_game
 from tcecd.runner.pipes import StdoutProtocol, popen_engine
 from tcecd.runner.session import EngineSession
 from tests.fixtures.engines import assert_group_gone
+from tests.fixtures.requirements import require_program
+
+ROOT = Path(__file__).resolve().parents[2]
 
 ConfigFactory = Callable[..., EngineConfig]
 
@@ -278,3 +282,48 @@ def test_a_start_cancelled_before_its_pipes_are_connected_leaves_nothing(
     assert returncode == -9  # killed (SIGKILL), not left to sleep its minute
     assert not os.path.exists(f"/proc/{pid}")  # and reaped: no zombie left
     assert pipes_after <= pipes_before  # the four ends of its stdin and stdout closed
+
+
+_CLOSE_TWICE = """
+import asyncio, os, sys
+import chess.engine
+from tcecd import eventloop
+from tcecd.runner.pipes import popen_engine
+
+async def one():
+    transport, _ = await popen_engine(
+        chess.engine.UciProtocol, [sys.executable, "-c", "import sys; sys.stdin.read()"])
+    transport.close()
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+
+async def main():
+    await one()  # (the loop's own descriptors for children, made once)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        await one()
+    print(len(os.listdir("/proc/self/fd")) - before)
+
+eventloop.run(main())
+"""
+
+
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_an_engine_s_pipe_ends_are_closed_once(loop: str, tmp_path: Path) -> None:
+    """Each pipe end of an engine is closed exactly once: uvloop's transports close
+    the descriptor through libuv and then the file they were given, and a second
+    close(2) of the number closes whatever another thread opened meanwhile (the
+    output writer's temp file failed with "Bad file descriptor" in a 992-game event).
+    strace lists this process' close calls: none may fail with EBADF, none is left
+    open."""
+    strace = require_program("strace", "bash deploy/install.sh --dev")
+    trace = tmp_path / "close.txt"
+    proc = subprocess.run(
+        [strace, "-e", "trace=close", "-o", str(trace), sys.executable, "-c", _CLOSE_TWICE],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+        env={**os.environ, eventloop.ENV: loop, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["0"]  # no descriptor left open
+    twice = [line for line in trace.read_text().splitlines() if "EBADF" in line]
+    assert twice == []
