@@ -86,6 +86,7 @@ OPEN: dict[tuple[int, int], str] = {
     (221, 8): _C13,
 }
 
+
 def jar_path() -> Path | None:
     """``$TCECD_JAVAFO14``, else ``../shared/oracles/javafo-1.4.jar`` beside the
     repository (or one level further up, for a worktree in a subfolder)."""
