@@ -58,15 +58,20 @@ NO_PAIRING = "NO PAIRING\n"
 #: (seed, round) -> the article by which tcecd's pairing differs from JaVaFo 1.4's
 #: (docs/pairing.md, "Dutch 2012"; test_departures.py works one out by hand).
 #: test_javafo.py and test_javafo_recorded.py require these rounds to differ.
-_B1B = "B.1b: every player had a point without playing; JaVaFo 1.4 gives a bye anyway"
+B1B = "B.1b: every player had a point without playing; JaVaFo 1.4 gives a bye anyway"
 DEPARTURES: dict[tuple[int, int], str] = {
-    (66, 5): _B1B,
-    (68, 9): _B1B,
-    (173, 10): _B1B,
-    (208, 9): _B1B,
-    (208, 10): _B1B,
-    (208, 11): _B1B,
-    (273, 6): _B1B,
+    (66, 5): B1B,
+    (68, 9): B1B,
+    (173, 10): B1B,
+    (208, 9): B1B,
+    (208, 10): B1B,
+    (208, 11): B1B,
+    (273, 6): B1B,
+    (301, 7): B1B,
+    (301, 10): B1B,
+    (321, 7): B1B,
+    (321, 8): B1B,
+    (343, 7): B1B,
 }
 
 #: (seed, round) -> rounds where tcecd still pairs otherwise than JaVaFo 1.4 and
