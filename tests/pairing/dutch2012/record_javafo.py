@@ -3,13 +3,14 @@
 ``python -m tests.pairing.dutch2012.record_javafo [FIRST [COUNT]]`` plays the
 random tournaments of seeds FIRST to FIRST+COUNT-1 (1 and 400 by default)
 with :func:`tests.pairing.dutch2012.oracle.play`, every round paired by
-JaVaFo 1.4 (Java and ``javafo-1.4.jar`` needed, about 0.6 s per round: some
-25 minutes on one core for 400 tournaments), and writes what JaVaFo played to
-:data:`RECORDING` (``data/javafo14-random.json.gz``). Progress goes to
-``RECORDING.partial`` (one tournament per line), so an interrupted run resumes
-where it stopped; ``-o PATH`` writes elsewhere. The differences tcecd makes
-today are printed as the recording goes (for information: the recording holds
-JaVaFo's pairings only).
+JaVaFo 1.4 (Java and ``javafo-1.4.jar`` needed; one call at a time, about
+0.3 s per round: 12 minutes for 400 tournaments on a busy 2-core machine),
+and writes what JaVaFo played to :data:`RECORDING`
+(``data/javafo14-random.json.gz``). Progress goes to ``RECORDING.partial``
+(one tournament per line), so an interrupted run resumes where it stopped;
+``-o PATH`` writes elsewhere. The differences tcecd makes today are printed
+as the recording goes (for information: the recording holds JaVaFo's
+pairings only).
 
 The file is gzip'd JSON::
 

@@ -25,11 +25,12 @@ skipped without them, except under ``CI=true``, where that is a failure.
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import pytest
 
-from tests.pairing.dutch2012.oracle import DEPARTURES, OPEN, Shape, missing, play
+from tests.pairing.dutch2012.oracle import DEPARTURES, OPEN, Shape, jar_path, missing, play
 from tests.pairing.dutch2012.record_javafo import encode, load
 
 #: The tournaments run by default: small fields, so that the Java start-ups
@@ -78,3 +79,10 @@ def test_rounds_agree_with_javafo_1_4(seed: int) -> None:
     still_open = sorted(r for (s, r) in OPEN if s == seed and r in differ)
     if still_open:
         pytest.xfail(f"open differences in rounds {still_open}: see OPEN")
+
+
+def test_recording_is_of_this_jar() -> None:
+    """data/javafo14-random.json.gz was written by the jar found here."""
+    jar = jar_path()
+    assert jar is not None
+    assert load()["jar_sha256"] == hashlib.sha256(jar.read_bytes()).hexdigest()
