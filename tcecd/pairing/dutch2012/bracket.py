@@ -126,8 +126,10 @@ class Bracket:
     #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
     #: pairs with a top scorer; None outside the last round (A.10)
     top_scorer_above: int | None = None
-    #: brackets joined by C.13: paired as one bracket of unequal scores whatever
-    #: A.3's half says (S1 the highest: "the latest added score bracket")
+    #: brackets joined by C.13, ``movers`` the latest added score bracket's
+    #: players (with those moved down into it), "S1": fewer than half (A.3),
+    #: heterogeneous; else one bracket of unequal scores, S1 the highest; B.3
+    #: first either way (:meth:`BracketProcedure._merged_outcomes`)
     merged: bool = False
 
     def is_top_scorer(self, p: PlayerState) -> bool:
@@ -306,6 +308,9 @@ class BracketProcedure:
     def outcomes(self) -> Iterator[Outcome]:
         """The bracket's pairings in the order the procedure reaches them (only
         those that ``accept`` and ``floaters`` allow, when given)."""
+        if self.b.merged and 2 * len(self.b.movers) < len(self.b.players):
+            yield from self._merged_outcomes()
+            return
         players = self.b.players
         n = len(players)
         p0 = n // 2  # A.6.b
@@ -383,6 +388,40 @@ class BracketProcedure:
             else:  # C.14.b2: M1 = 0, the bracket is paired as homogeneous (C.2.b)
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)
+
+    def _merged_outcomes(self) -> Iterator[Outcome]:
+        """C.13: brackets joined into the lowest, "treated as a heterogeneous
+        score bracket with the latest added score bracket as S1" (its moved-down
+        players: fewer than half, A.3). As JaVaFo 1.4 pairs it, B.3 comes
+        first: for each of B.3's targets in turn (the scores left unpaired,
+        the pairs' score differences), M1 from M0 down (C.14.b2, to 0 unless
+        ``m1_zero`` is off: then the caller backtracks first), each with the
+        requirement states of C.10."""
+        players = self.b.players
+        n = len(players)
+        p1 = n // 2  # the lowest bracket: everybody paired but the bye
+        m0 = len(self.b.movers)
+        x1, z1 = self._x1_z1(p1)
+        for target in self._targets(p1, differences=True):
+            for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
+                progress = _Progress()
+                positions = self._positions(x1, z1, p1, n - 2 * p1)
+                bound: set[str] = set()
+                for req in self._states(positions, bound):
+                    if self.total.left <= 0:
+                        return
+                    budget = Budget(min(STATE_STEPS, self.total.left))
+                    before = budget.left
+                    if m1 > 0:
+                        search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
+                    else:  # C.14.b2: M1 = 0, paired as homogeneous
+                        search = self._homogeneous(players, p1, req, budget, bound, target)
+                    for outcome in search:
+                        if self.accept is None or self.accept(outcome.floaters):
+                            yield outcome
+                    self.total.left -= before - max(budget.left, 0)
+                    if budget.left < 0:
+                        bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
 
     def _exhausted(
         self,
@@ -701,18 +740,28 @@ class BracketProcedure:
             for chosen in self._search(s1, s2, req, (), (), budget, bound):
                 progress.reached_remainder = True  # C.6
                 pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
+                rest_target = target
+                if target.differences is not None:
+                    # B.3 in a merged bracket: the remainder has the differences left.
+                    left = Counter(target.differences)
+                    left.subtract(abs(a.score - b.score) for a, b in pairs)
+                    if any(k < 0 for k in left.values()):
+                        continue
+                    rest_target = replace(
+                        target, differences=tuple(sorted(left.elements(), reverse=True))
+                    )
                 costs = [self.cost(a, b) or 0 for a, b in pairs]
                 rest_req = req.minus(costs)
                 taken = set(chosen)
                 remainder = [p for k, p in enumerate(s2) if k not in taken]
-                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), target)
+                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), rest_target)
                 if key in progress.failed_remainders:
                     bound.update(progress.failed_remainders[key])
                     continue
                 found = False
                 rest_bound: set[str] = set()
                 for rest in self._homogeneous(
-                    remainder, p1 - m1, rest_req, budget, rest_bound, target
+                    remainder, p1 - m1, rest_req, budget, rest_bound, rest_target
                 ):
                     found = True
                     yield Outcome(pairs + rest.pairs, rest.floaters)
