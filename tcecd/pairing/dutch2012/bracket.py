@@ -41,6 +41,7 @@ floater" likewise). docs/pairing.md, "Dutch 2012", shows the case.
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -66,6 +67,10 @@ from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 #: a pathological bracket from running for hours.
 STATE_STEPS = 20_000
 BRACKET_STEPS = 300_000
+
+#: Largest number of sets of players to move down that backtracking checks
+#: against those it refused (:meth:`BracketProcedure._exhausted`).
+_MOST_SETS = 200
 
 #: Breaks allowed of a criterion that does not apply (A.7.d in even rounds, Z in odd ones).
 UNLIMITED = 1 << 30
@@ -121,8 +126,10 @@ class Bracket:
     #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
     #: pairs with a top scorer; None outside the last round (A.10)
     top_scorer_above: int | None = None
-    #: brackets joined by C.13: paired as one bracket of unequal scores whatever
-    #: A.3's half says (S1 the highest: "the latest added score bracket")
+    #: brackets joined by C.13, ``movers`` the latest added score bracket's
+    #: players (with those moved down into it), "S1": fewer than half (A.3),
+    #: heterogeneous; else one bracket of unequal scores, S1 the highest; B.3
+    #: first either way (:meth:`BracketProcedure._merged_outcomes`)
     merged: bool = False
 
     def is_top_scorer(self, p: PlayerState) -> bool:
@@ -301,6 +308,9 @@ class BracketProcedure:
     def outcomes(self) -> Iterator[Outcome]:
         """The bracket's pairings in the order the procedure reaches them (only
         those that ``accept`` and ``floaters`` allow, when given)."""
+        if self.b.merged and 2 * len(self.b.movers) < len(self.b.players):
+            yield from self._merged_outcomes()
+            return
         players = self.b.players
         n = len(players)
         p0 = n // 2  # A.6.b
@@ -312,6 +322,8 @@ class BracketProcedure:
         p1 = p0
         x1, z1 = self._x1_z1(p1)
         progress = _Progress()
+        #: sets of players moved down that ``accept`` refused (by id)
+        rejected: set[frozenset[PlayerId]] = set()
         while True:
             # Backtracking asks for a given number of floaters: other P1 are skipped.
             wanted = self.floaters is None or self.floaters == n - 2 * p1
@@ -325,6 +337,8 @@ class BracketProcedure:
             if wanted:
                 targets = self._targets(p1, differences=not hetero)
             for target in targets if wanted else ():
+                if self._exhausted(n - 2 * p1, target, rejected, hetero, progress):
+                    continue
                 positions = self._positions(x1, z1, p1, n - 2 * p1)
                 bound: set[str] = set()
                 for req in self._states(positions, bound):
@@ -338,11 +352,14 @@ class BracketProcedure:
                         search = self._homogeneous(players, p1, req, budget, bound, target)
                     for outcome in search:
                         if self.accept is not None and not self.accept(outcome.floaters):
+                            rejected.add(frozenset(p.id for p in outcome.floaters))
                             continue
                         yield outcome
                     self.total.left -= before - max(budget.left, 0)
                     if budget.left < 0:
                         bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
+                    if self._exhausted(n - 2 * p1, target, rejected, hetero, progress):
+                        break
             if not self.reduce:
                 return
             # C.14: decrease P1, X1, Z1 or M1.
@@ -371,6 +388,68 @@ class BracketProcedure:
             else:  # C.14.b2: M1 = 0, the bracket is paired as homogeneous (C.2.b)
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)
+
+    def _merged_outcomes(self) -> Iterator[Outcome]:
+        """C.13: brackets joined into the lowest, "treated as a heterogeneous
+        score bracket with the latest added score bracket as S1" (its moved-down
+        players: fewer than half, A.3). As JaVaFo 1.4 pairs it, B.3 comes
+        first: for each of B.3's targets in turn (the scores left unpaired,
+        the pairs' score differences), M1 from M0 down (C.14.b2, to 0 unless
+        ``m1_zero`` is off: then the caller backtracks first), each with the
+        requirement states of C.10."""
+        players = self.b.players
+        n = len(players)
+        p1 = n // 2  # the lowest bracket: everybody paired but the bye
+        m0 = len(self.b.movers)
+        x1, z1 = self._x1_z1(p1)
+        for target in self._targets(p1, differences=True):
+            for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
+                progress = _Progress()
+                positions = self._positions(x1, z1, p1, n - 2 * p1)
+                bound: set[str] = set()
+                for req in self._states(positions, bound):
+                    if self.total.left <= 0:
+                        return
+                    budget = Budget(min(STATE_STEPS, self.total.left))
+                    before = budget.left
+                    if m1 > 0:
+                        search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
+                    else:  # C.14.b2: M1 = 0, paired as homogeneous
+                        search = self._homogeneous(players, p1, req, budget, bound, target)
+                    for outcome in search:
+                        if self.accept is None or self.accept(outcome.floaters):
+                            yield outcome
+                    self.total.left -= before - max(budget.left, 0)
+                    if budget.left < 0:
+                        bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
+
+    def _exhausted(
+        self,
+        spare: int,
+        target: _Target,
+        rejected: set[frozenset[PlayerId]],
+        hetero: bool,
+        progress: _Progress,
+    ) -> bool:
+        """Backtracking: whether ``accept`` has refused every set of ``spare``
+        players this level could move down (with ``target``'s scores), so that
+        no further requirement state can give an outcome it takes. A
+        heterogeneous bracket still searches until it has reached a remainder
+        (C.14.b1 asks whether it did); large numbers of sets are not listed."""
+        if self.accept is None or spare <= 0 or (hetero and not progress.reached_remainder):
+            return False
+        candidates = [p for p in self.b.players if not self.never_floats(p)]
+        wanted = target.floaters
+        if wanted is not None:
+            candidates = [p for p in candidates if p.score in wanted]
+        if len(rejected) < len(candidates) or math.comb(len(candidates), spare) > _MOST_SETS:
+            return False
+        for chosen in itertools.combinations(candidates, spare):
+            if wanted is not None and _scores(chosen) != wanted:
+                continue
+            if frozenset(p.id for p in chosen) not in rejected:
+                return False
+        return True
 
     def _movers_pairable(self, m1: int, p1: int) -> bool:
         """Whether some set of M1 moved-down players (D.3) can be paired within
@@ -471,14 +550,14 @@ class BracketProcedure:
         leftover: Sequence[LeftoverLimit],
         budget: Budget,
         bound: set[str],
-        widest: int | None = None,
+        differences: frozenset[int] | None = None,
     ) -> Iterator[tuple[int, ...]]:
-        """:func:`transpositions` of S2 against S1 under ``req`` (``widest``: the
-        largest score difference a pair may have)."""
+        """:func:`transpositions` of S2 against S1 under ``req`` (``differences``:
+        the score differences a pair may have)."""
 
         def cost(i: int, j: int) -> int | None:
             a, b = s1[i], s2[j]
-            if widest is not None and abs(a.score - b.score) > widest:
+            if differences is not None and abs(a.score - b.score) not in differences:
                 return None
             return self.cost(a, b)
 
@@ -576,11 +655,20 @@ class BracketProcedure:
         left_b5 = {i for i, p in enumerate(group) if self.float_breaks(p)[0]}
         left_b6 = {i for i, p in enumerate(group) if self.float_breaks(p)[1]}
         if n > 2 * pairs:
+            # Only players who could be left unpaired otherwise make B.5/B.6 reject
+            # anything (B.1b and B.3 fix the others, whatever the requirements).
+            free = {
+                i
+                for i, p in enumerate(group)
+                if i not in must and (not floating or p.score in floating)
+            }
             if req.b5_down <= 0 and left_b5:
-                bound.add("B5down")
+                if left_b5 & free:
+                    bound.add("B5down")
                 must |= left_b5
             if req.b6_down <= 0 and left_b6:
-                bound.add("B6down")
+                if left_b6 & free:
+                    bound.add("B6down")
                 must |= left_b6
         if pairs == 0:
             fine = (
@@ -596,6 +684,8 @@ class BracketProcedure:
             return
         if not self._gate(group, pairs, req, must, bound):
             return
+        # B.3's target differences: a pair with any other difference cannot be part of it.
+        allowed = frozenset(differences) if differences else None
         splits = itertools.chain([((), ())], exchanges(pairs, n - pairs))
         for out_s1, in_s2 in splits:
             s1_pos = sorted((set(range(pairs)) - set(out_s1)) | set(in_s2))
@@ -604,8 +694,7 @@ class BracketProcedure:
             s2 = [group[i] for i in s2_pos]
             must_s2 = [k for k, i in enumerate(s2_pos) if i in must]
             leftover = self._leftover(s2, req) if n > 2 * pairs else ()
-            widest = differences[0] if differences else None
-            for chosen in self._search(s1, s2, req, must_s2, leftover, budget, bound, widest):
+            for chosen in self._search(s1, s2, req, must_s2, leftover, budget, bound, allowed):
                 taken = set(chosen)
                 floaters = tuple(p for k, p in enumerate(s2) if k not in taken)
                 if floating is not None and _scores(floaters) != floating:
@@ -651,18 +740,28 @@ class BracketProcedure:
             for chosen in self._search(s1, s2, req, (), (), budget, bound):
                 progress.reached_remainder = True  # C.6
                 pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
+                rest_target = target
+                if target.differences is not None:
+                    # B.3 in a merged bracket: the remainder has the differences left.
+                    left = Counter(target.differences)
+                    left.subtract(abs(a.score - b.score) for a, b in pairs)
+                    if any(k < 0 for k in left.values()):
+                        continue
+                    rest_target = replace(
+                        target, differences=tuple(sorted(left.elements(), reverse=True))
+                    )
                 costs = [self.cost(a, b) or 0 for a, b in pairs]
                 rest_req = req.minus(costs)
                 taken = set(chosen)
                 remainder = [p for k, p in enumerate(s2) if k not in taken]
-                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), target)
+                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), rest_target)
                 if key in progress.failed_remainders:
                     bound.update(progress.failed_remainders[key])
                     continue
                 found = False
                 rest_bound: set[str] = set()
                 for rest in self._homogeneous(
-                    remainder, p1 - m1, rest_req, budget, rest_bound, target
+                    remainder, p1 - m1, rest_req, budget, rest_bound, rest_target
                 ):
                     found = True
                     yield Outcome(pairs + rest.pairs, rest.floaters)

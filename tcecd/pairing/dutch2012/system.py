@@ -17,8 +17,9 @@ round bracket by bracket, from the highest score down:
 * C.13: the lowest bracket must pair everybody but the bye; if it cannot
   pair its moved-down players, the penultimate bracket is asked first for
   other floaters, then M1 = 0, then any other pairing of the penultimate
-  bracket; if none helps the two lowest brackets are joined, paired as one
-  bracket with the joined players as S1, and so on upwards (:data:`_C13_STEPS`);
+  bracket; if none helps (or P becomes zero there) the two lowest brackets
+  are joined, with the latest added one as S1, and so on upwards
+  (:data:`_C13_STEPS`);
 * the readings of the text where it is open are JaVaFo 1.4's (docs/pairing.md,
   "Compared with JaVaFo 1.4");
 * A.5/B.1b: the bye (odd field) is the player the lowest bracket leaves
@@ -342,10 +343,12 @@ def _c13(
     """
     last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
-        residents = groups[-1]
         joined = [p for g in groups[start:-1] for p in g]
         movers_in = [*chosen[start - 1].floaters, *pushed[start - 1]] if start > 0 else []
-        movers = [*movers_in, *joined]
+        # A merged bracket's S1: the latest added score bracket (with the players
+        # moved down into it); the brackets joined before it are its S2 with the lowest.
+        residents = [p for g in groups[start + 1 :] for p in g] if start < last else groups[-1]
+        movers = [*movers_in, *groups[start]] if start < last else movers_in
         pen = start - 1
         for step in _C13_STEPS:
             if step.penultimate is None:
@@ -357,7 +360,7 @@ def _c13(
             elif start > 0:
                 # C.13: another pairing of the penultimate bracket for the lowest one.
                 again = _c13_penultimate(
-                    rnd, inputs[pen], pushed[pen], chosen[pen], residents, joined, step
+                    rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined, step
                 )
                 if again is not None:
                     return [*chosen[:pen], *again]
@@ -384,6 +387,7 @@ def _c13_penultimate(
     lowest bracket's."""
     keep_movers = step.keep_movers
     tried = frozenset(p.id for p in pen_out.floaters)
+    whole = len(pen_input[0]) + len(pen_input[1])
     lowest_for: dict[frozenset[PlayerId], Outcome | None] = {}
 
     def accept(floaters: tuple[PlayerState, ...]) -> bool:
@@ -391,9 +395,20 @@ def _c13_penultimate(
         if ids == tried:
             return False
         if ids not in lowest_for:
-            lowest_for[ids] = _lowest(
-                rnd, residents, [*floaters, *pen_pushed, *joined], m1_zero=not keep_movers
-            )
+            if floaters and len(floaters) == whole:
+                # P becomes zero in the penultimate bracket: the two lowest are
+                # joined, the penultimate one (all moved down) the latest added.
+                lowest_for[ids] = _lowest(
+                    rnd,
+                    [*joined, *residents],
+                    [*floaters, *pen_pushed],
+                    m1_zero=not keep_movers,
+                    merged=True,
+                )
+            else:
+                lowest_for[ids] = _lowest(
+                    rnd, residents, [*floaters, *pen_pushed, *joined], m1_zero=not keep_movers
+                )
         return lowest_for[ids] is not None
 
     pen_bracket = rnd.bracket(*pen_input, lowest=False)
@@ -421,9 +436,11 @@ def _lowest(
     """The lowest bracket's pairing: everybody paired but at most the bye.
     ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
     brackets joined by C.13, "treated as a heterogeneous score bracket with the
-    latest added score bracket as S1": as JaVaFo 1.4 pairs them, one bracket of
-    unequal scores with S1 the highest players (those joined), B.3 first
-    (lowest bye, smallest score differences), whatever A.3's half says."""
+    latest added score bracket as S1": ``movers`` are that bracket's players
+    (with those moved down into it). As JaVaFo 1.4 pairs them: heterogeneous
+    when they are fewer than half (A.3), else one bracket of unequal scores
+    with S1 the highest players; B.3 first either way (lowest bye, smallest
+    score differences)."""
     bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
     return _first(BracketProcedure(bracket, m1_zero=m1_zero).outcomes())
 

@@ -225,7 +225,8 @@ def transpositions(
     must_set = set(must_pair)
     for rule in leftover:
         if rule.left <= 0 and rule.positions:
-            bound.add(rule.name)  # conservatively: these players may not be left over
+            if not rule.positions.issubset(must_pair):  # conservatively: may not be left over
+                bound.add(rule.name)
             must_set |= rule.positions
     if s1_size == 0:
         if must_set:

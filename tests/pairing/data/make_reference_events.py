@@ -14,7 +14,10 @@ what the old code did, round by round and count by count.
 Exception: the ``dutch9`` forecast's counts (system ``dutch-2012``) were
 written again by this script's code on branch pairing-2012, when dutch-2012
 began to read the 2012 text as JaVaFo 1.4 does (issue 24; its pairings
-changed on purpose, docs/pairing.md "Compared with JaVaFo 1.4").
+changed on purpose, docs/pairing.md "Compared with JaVaFo 1.4"), and once
+more when C.13's joined bracket took the latest added bracket as S1: of the
+203 rounds that forecast pairs, 4 changed, and JaVaFo 1.4 pairs all 4 as the
+new code does (only that entry was recomputed, with this script's code).
 """
 
 from __future__ import annotations

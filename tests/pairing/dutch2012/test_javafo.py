@@ -13,47 +13,25 @@ text and JaVaFo 1.4 does not, the round is listed in :data:`DEPARTURES` with
 the article that decides it, and ``test_departures.py`` checks tcecd's
 pairing worked out by hand.
 
+The same tournaments are recorded in ``data/javafo14-random.json.gz`` (seeds 1
+to 400), which ``test_javafo_recorded.py`` replays without Java: each
+tournament played here must be the recorded one, round by round (its inputs
+and JaVaFo's outputs), so this test also proves the recording is what JaVaFo
+1.4 pairs.
+
 Needs Java and ``../shared/oracles/javafo-1.4.jar`` (or ``$TCECD_JAVAFO14``):
 skipped without them, except under ``CI=true``, where that is a failure.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import pytest
 
-from tests.pairing.dutch2012.oracle import Shape, missing, play
-
-#: (seed, round) -> the article by which tcecd's pairing differs from JaVaFo 1.4's
-#: (docs/pairing.md, "Dutch 2012"; test_departures.py works one out by hand).
-_B1B = "B.1b: every player had a point without playing; JaVaFo 1.4 gives a bye anyway"
-DEPARTURES: dict[tuple[int, int], str] = {
-    (66, 5): _B1B,
-    (68, 9): _B1B,
-    (173, 10): _B1B,
-    (208, 9): _B1B,
-    (208, 10): _B1B,
-    (208, 11): _B1B,
-    (273, 6): _B1B,
-}
-
-#: (seed, round) -> rounds where tcecd still pairs otherwise than JaVaFo 1.4 and
-#: no reading of the text has been found that gives JaVaFo's pairing without
-#: losing others (docs/pairing.md, "Dutch 2012", open differences): each one
-#: involves C.13 joining brackets. Run as expected failures, never as passes.
-_C13 = "C.13 joins brackets; JaVaFo 1.4 pairs the joined bracket otherwise"
-OPEN: dict[tuple[int, int], str] = {
-    (45, 7): _C13,
-    (45, 9): _C13,
-    (80, 9): _C13,
-    (99, 8): _C13,
-    (129, 9): _C13,
-    (173, 8): _C13,
-    (177, 10): _C13,
-    (221, 5): _C13,
-    (221, 8): _C13,
-}
+from tests.pairing.dutch2012.oracle import DEPARTURES, OPEN, Shape, jar_path, missing, play
+from tests.pairing.dutch2012.record_javafo import encode, load
 
 #: The tournaments run by default: small fields, so that the Java start-ups
 #: (about 0.15 s of CPU per round) keep the whole test near 10 s. They pass
@@ -85,6 +63,9 @@ def test_rounds_agree_with_javafo_1_4(seed: int) -> None:
     shape = Shape.random(seed)
     played = play(shape)
     assert played.rounds > 0
+    recorded = {t["seed"]: t for t in load()["tournaments"]}.get(seed)
+    if recorded is not None:
+        assert encode(played) == recorded, f"seed {seed}: JaVaFo 1.4 no longer plays the recording"
     differ = {d.round for d in played.differences}
     unexplained = [d for d in played.differences if (seed, d.round) not in DEPARTURES | OPEN]
     if unexplained:
@@ -98,3 +79,10 @@ def test_rounds_agree_with_javafo_1_4(seed: int) -> None:
     still_open = sorted(r for (s, r) in OPEN if s == seed and r in differ)
     if still_open:
         pytest.xfail(f"open differences in rounds {still_open}: see OPEN")
+
+
+def test_recording_is_of_this_jar() -> None:
+    """data/javafo14-random.json.gz was written by the jar found here."""
+    jar = jar_path()
+    assert jar is not None
+    assert load()["jar_sha256"] == hashlib.sha256(jar.read_bytes()).hexdigest()

@@ -39,6 +39,8 @@ CASES = {
     "s107r5": "C.13: the penultimate bracket keeps its P1 before anything else",
     "s192r7": "C.13: joined brackets paired as one, the joined players as S1, B.3 first",
     "s253r8": "C.13: a joined bracket keeps its pairs' score differences smallest (B.3)",
+    "s221r5": "C.13: P zero in the penultimate bracket: it joins as S1, heterogeneous (A.3)",
+    "s99r8": "C.13: as s221r5, three moved down (one by C.1) into eleven players",
 }
 
 
