@@ -72,6 +72,10 @@ class Sink(Protocol):
         """The run is over: finish or stop the sink's own work (bounded)."""
         ...
 
+    #: The event types the sink handles (None: every one). The stream hands a
+    #: sink only those: a move, the commonest event, then costs nothing in the
+    #: sinks that ignore it (``tcecd play``'s, the log's).
+    wants: frozenset[type[DomainEvent]] | None
     #: The sink runs engines of its own (kibitzers): it is closed before the
     #: players' engines are reaped (:meth:`EventStream.close_engines`).
     owns_engines: bool
@@ -86,6 +90,7 @@ class BaseSink:
 
     owns_engines = False
     complete = False
+    wants: frozenset[type[DomainEvent]] | None = None
 
     def start(self, state: EventState) -> None:
         del state
@@ -113,16 +118,25 @@ class EventStream:
 
     def __init__(self, sinks: Sequence[Sink] = ()) -> None:
         self.sinks: list[Sink] = list(sinks)
+        #: Event type -> the sinks that want it, in order (made on first use).
+        self._routes: dict[type[DomainEvent], list[Sink]] = {}
 
     def add(self, sink: Sink) -> None:
         self.sinks.append(sink)
+        self._routes.clear()
+
+    def _route(self, kind: type[DomainEvent]) -> list[Sink]:
+        sinks = [s for s in self.sinks if (w := getattr(s, "wants", None)) is None or kind in w]
+        self._routes[kind] = sinks
+        return sinks
 
     def start(self, state: EventState) -> None:
         for sink in self.sinks:
             sink.start(state)
 
     def emit(self, committed: Committed, state: EventState) -> None:
-        for sink in self.sinks:
+        kind = type(committed.event)
+        for sink in self._routes.get(kind) or self._route(kind):
             sink.handle(committed, state)
 
     def outbox_entries(self, event: DomainEvent) -> list[OutboxEntry]:

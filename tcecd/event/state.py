@@ -39,6 +39,9 @@ from tcecd.events import (
     GameAdjudicationOrdered,
     GameFinished,
     GameRestartOrdered,
+    GameStarted,
+    KibitzerReport,
+    MovePlayed,
     RoundPaired,
 )
 from tcecd.game.record import GameSummary
@@ -174,10 +177,16 @@ class EventState:
 AUDIT_TAIL = 50
 
 
+#: Events that never change the state (not part of the record).
+_LIVE: frozenset[type[DomainEvent]] = frozenset({MovePlayed, GameStarted, KibitzerReport})
+
+
 def apply(state: EventState, event: DomainEvent) -> EventState:
     """The state after one committed event (a new value; ``state`` is left as
     it was). Events that do not change the record (a move, a start, a
     forecast, standings) give back ``state`` itself."""
+    if type(event) in _LIVE:  # (the commonest events first: a move each ply)
+        return state
     if isinstance(event, EventStarted):
         return dataclasses.replace(state, players=tuple(event.players))
     if isinstance(event, RoundPaired):

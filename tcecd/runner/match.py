@@ -33,7 +33,7 @@ from typing import Any, Literal
 from tcecd.config.engines import EngineConfig
 from tcecd.daemon.stream import BaseSink, Committed
 from tcecd.event.state import EventState
-from tcecd.events import EngineFault, EventFinished, GameFinished, GameReplayed
+from tcecd.events import DomainEvent, EngineFault, EventFinished, GameFinished, GameReplayed
 from tcecd.execution.local import LocalPlayer
 from tcecd.formats.base import EventFormat, FormatSettings
 from tcecd.formats.match import (
@@ -230,6 +230,10 @@ class PlaySink(BaseSink):
     finished (or replayed) game with its faults and its pairing's score,
     fastchess's statistics block every ``rating_interval`` games, and the
     tallies of :class:`MatchResult` for the summary."""
+
+    wants: frozenset[type[DomainEvent]] | None = frozenset(
+        {EngineFault, GameReplayed, GameFinished, EventFinished}
+    )
 
     def __init__(
         self,

@@ -215,3 +215,24 @@ async def test_a_finished_game_waiting_for_an_earlier_one_frees_its_playing_perm
     assert started["1.5"] >= ended["1.1"]
     finished = [str(e.game_id) for e in recorder.events if isinstance(e, GameFinished)]
     assert finished == ["1.1", "1.2", "1.3", "1.4", "1.5", "1.6"]
+
+
+def test_a_sink_gets_only_the_events_it_wants_in_the_order_sinks_were_added() -> None:
+    from tcecd.daemon.stream import EventStream
+    from tcecd.domain import Color
+    from tcecd.events import EventFinished, MovePlayed
+    from tcecd.game.record import MoveRecord
+
+    class Finishes(Seen):
+        wants = frozenset({GameFinished, EventFinished})
+
+    everything, finishes = Seen(), Finishes()
+    stream = EventStream([finishes])
+    move = MovePlayed(GameId(1, 1), MoveRecord(1, Color.WHITE, "e2e4", "e4", "fen"), None, None)
+    finished = GameFinished(_record(GameId(1, 1), ScheduledGame(1, "a", "b", 0)), "")
+    stream.emit(Committed(move), EventState())
+    stream.add(everything)  # after the stream routed a move: a sink added later is routed too
+    for event in (move, finished, EventFinished(())):
+        stream.emit(Committed(event), EventState())
+    assert finishes.events == [finished, EventFinished(())]
+    assert everything.events == [move, finished, EventFinished(())]

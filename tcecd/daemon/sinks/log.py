@@ -9,6 +9,7 @@ from typing import Any
 from tcecd.daemon.stream import BaseSink, Committed
 from tcecd.event.state import EventState
 from tcecd.events import (
+    DomainEvent,
     EngineDisqualified,
     EngineFault,
     GameFinished,
@@ -20,6 +21,10 @@ from tcecd.events import (
 
 class LogSink(BaseSink):
     """Writes the event's log lines to ``log`` (a structlog logger)."""
+
+    wants: frozenset[type[DomainEvent]] | None = frozenset(
+        {GameStarted, GameFinished, RoundPaired, EngineFault, EngineDisqualified, StandingsUpdated}
+    )
 
     def __init__(self, log: Any) -> None:
         self.log = log
