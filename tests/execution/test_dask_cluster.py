@@ -36,7 +36,7 @@ from tests.daemon.helpers import (
     tcecd_argv,
     write_config,
 )
-from tests.fixtures.mosquitto import free_port
+from tests.fixtures.mosquitto import broker_port, free_port
 
 #: One cluster per module: under ``pytest -n 2 --dist loadgroup`` (tests/run.sh)
 #: these tests all go to one xdist worker instead of each starting a cluster.
@@ -156,7 +156,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     tmp = tmp_path_factory.mktemp("cluster")
     bindir = tmp / "bin"
     _engine_wrapper(bindir)
-    port = free_port()
+    port = broker_port()  # (kept when the scheduler is stopped and started again)
     address = f"tcp://127.0.0.1:{port}"
     log = (tmp / "cluster.log").open("wb")
     scheduler = _start_scheduler(port, log)
