@@ -18,6 +18,16 @@ is ``O-O``/``O-O-O`` (``WesternBoard::sanMoveString``); the comments are
 (``PgnGame::write``). The moves are Stockfish's from these positions (it castles
 at once: a node-limited search is deterministic). No cutechess-cli was built for
 this sample; bench/peers.sh builds one to compare by hand.
+
+``data/fastchess-fischerandom.pgn`` is what fastchess itself wrote (built by
+``bench/peers.sh``'s pinned commit 74deac23, Debian's Stockfish 15.1) for the
+same two positions: ``fastchess -engine cmd=stockfish name=stockfish -engine
+cmd=stockfish name=stockfish2 -each tc=inf nodes=1000 option.Threads=1
+option.Hash=16 -variant fischerandom -openings file=frc.epd format=epd
+order=sequential -rounds 2 -games 2 -repeat -maxmoves 3 -pgnout file=fc.pgn``.
+fastchess writes ``[Variant "Chess960"]`` and keeps the book's castling field
+(Shredder-FEN here) where cutechess writes "fischerandom" and X-FEN: tcecd writes
+what TCEC's cutechess fork writes, and every reader takes both as Chess960.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from tests.fixtures.event_config import write_event
 pytestmark = pytest.mark.slow
 
 SAMPLE = Path(__file__).parent / "data" / "cutechess-fischerandom.pgn"
+FASTCHESS = Path(__file__).parent / "data" / "fastchess-fischerandom.pgn"
 #: Positions 74 (O-O-O at once) and 7 (O-O at once) in Shredder-FEN, as TCEC's
 #: FRC books write them.
 FRC_EPD = (
@@ -91,6 +102,17 @@ def test_play_chess960_writes_what_cutechess_writes(tmp_path: Path) -> None:
         assert castlings(mine)[:1] == castlings(cute)[:1]
     assert castlings(ours[0])[:2] == [(1, "O-O-O", "d1c1"), (2, "O-O-O", "d8c8")]
     assert castlings(ours[2])[:1] == [(1, "O-O", "f1g1")]
+    # fastchess's own PGN of the same positions: the same start positions and
+    # castling rights (compared as Shredder-FEN), Chess960 for python-chess, and the
+    # same castling moves, written the same way.
+    fast = read_games(FASTCHESS)
+    assert len(fast) == 4
+    for mine, theirs in zip(ours, fast, strict=True):
+        assert theirs.headers["Variant"] == "Chess960"
+        assert mine.board().shredder_fen() == theirs.board().shredder_fen()
+        assert mine.board().chess960
+        assert theirs.board().chess960
+        assert castlings(mine)[:1] == castlings(theirs)[:1]
 
 
 def test_engines_without_chess960_are_refused_in_one_line_each(tmp_path: Path) -> None:
