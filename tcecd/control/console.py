@@ -237,45 +237,21 @@ class Console:
         done = state.results.get(gid)
         if done is None:
             raise Refused(f"game {gid} has not started")
+        if state.finished:
+            raise Refused(f"game {gid} cannot be played again: the event is over")
         if done.termination not in FAULT_ENDINGS:
             raise Refused(f"game {gid} is finished ({done.result.value}, "
                           f"{done.termination.value}); only a game an engine's fault "
                           "ended can be played again")  # fmt: skip
-        later = [r for r in state.rounds if r > gid.round]
-        if later:
-            raise Refused(f"game {gid} cannot be played again: round {later[0]} is already "
-                          "scheduled from its result")  # fmt: skip
-        if runner.fmt.round_over(state, gid.round):
-            raise Refused(f"game {gid} cannot be played again: round {gid.round} is over "
-                          "(its standings are published)")  # fmt: skip
-        self._nothing_follows(gid)
+        decided = runner.fmt.decided_from(state, gid)
+        if decided is not None:
+            raise Refused(f"game {gid} cannot be played again: {decided}")
         return Decision(
             {"game": str(gid), "voided": True, "result": done.result.value,
              "termination": done.termination.value},
             void=gid,
             apply=lambda: runner.scheduler.forget(gid),
         )  # fmt: skip
-
-    def _nothing_follows(self, gid: GameId) -> None:
-        """A finished game is played again only if nothing was decided from its
-        result: no later game of its pairing (a double round's other leg, a
-        cup encounter's) has finished, and a cup encounter has no tiebreak
-        game scheduled after it."""
-        state = self.runner.recorder.state
-        pairing = state.schedule[gid.round]
-        game = next(g for g in pairing.games if g.number == gid.number)
-        same = [g for g in pairing.games
-                if g.pair_index == game.pair_index and g.number > gid.number]  # fmt: skip
-        for g in same:
-            if GameId(gid.round, g.number) in state.results:
-                raise Refused(f"game {gid} cannot be played again: game {gid.round}.{g.number} "
-                              "of the same pairing has finished since")  # fmt: skip
-        fmt = self.runner.fmt
-        if getattr(fmt, "name", "") == "knockout":
-            base = int(fmt.settings.extra.get("games", 2))  # type: ignore[attr-defined]
-            if any(g.leg > base for g in same):
-                raise Refused(f"game {gid} cannot be played again: its encounter's tiebreak "
-                              "games are scheduled from its result")  # fmt: skip
 
     def _adjudicate(self, gid: GameId, result: Result, reason: str) -> Decision:
         self._game(gid)

@@ -264,13 +264,16 @@ def outbox_events(store: EventStore, state: EventState, fmt: Any) -> Iterator[Do
     """The must-deliver events of what ``state`` holds, in event order (see
     :meth:`Recorder.repair_outbox`), reading each finished game from the store
     when its turn comes (blocking: a worker thread, at start-up only)."""
+    from tcecd.formats.base import closed_rounds
+
     games = store.iter_games()
     stored = next(games, None)
+    closed = closed_rounds(fmt, state)
     for r in state.rounds:
         pairing = state.schedule[r]
         yield RoundPaired(pairing)
         while stored is not None and stored.game_id.round == r:
             yield GameFinished(stored.record, stored.pgn)
             stored = next(games, None)
-        if fmt.round_over(state, r):
+        if r <= closed:
             yield StandingsUpdated(r, fmt.standings(state.upto(r)))

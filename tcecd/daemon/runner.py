@@ -53,7 +53,7 @@ from tcecd.execution.job import (
     MoveMade,
     game_slots,
 )
-from tcecd.formats.base import Done, EventFormat, Schedule
+from tcecd.formats.base import Done, EventFormat, Schedule, closed_rounds
 from tcecd.game.openings import select_opening
 from tcecd.game.record import GameRecord, MoveRecord, Opening
 from tcecd.game.rules import game_clock, game_opening, side_time_control_tags
@@ -519,7 +519,7 @@ class EventRunner:
                 # game while this one was running. Forfeit it, as a sequential run
                 # would; its faults go too (a sequential run never played it).
                 record, faults = self._forfeit(slot, out), ()
-            before = self.fmt.round_over(self.recorder.state, gid.round)
+            before = closed_rounds(self.fmt, self.recorder.state)
             extra = self.fmt.record_tags(self.recorder.state, record)
             if extra:
                 record = dataclasses.replace(record, extra_tags=record.extra_tags + extra)
@@ -533,8 +533,12 @@ class EventRunner:
             await self.recorder.stream.flush()
             self.crash.hit(f"after-game:{gid}")
             state = self.recorder.state
-            if not before and self.fmt.round_over(state, gid.round):
-                await self.recorder.standings(gid.round, self.fmt.standings(state.upto(gid.round)))
+            closed = closed_rounds(self.fmt, state)
+            if closed > before:
+                # Normally this game's round; after a voided result was played
+                # again, the latest round over (a round-robin's later rounds may
+                # have ended meanwhile: their standings waited for this game).
+                await self.recorder.standings(closed, self.fmt.standings(state.upto(closed)))
             self._bracket()
 
 

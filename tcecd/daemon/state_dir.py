@@ -27,6 +27,7 @@ from tcecd.config.fingerprint import accept_replacements, diff_fingerprints
 from tcecd.daemon.ledger import check_new_event, check_resumed_event
 from tcecd.daemon.recorder import load_state
 from tcecd.daemon.settings import RunSettings
+from tcecd.domain import GameId
 from tcecd.errors import StateError
 from tcecd.event.state import EventState
 from tcecd.game.record import Opening
@@ -165,8 +166,14 @@ def verify(state: EventState, where: object) -> None:
     not paired again here: checking them against the rules is ``tcecd replay
     --verify``'s job."""
     history = state.history()
+    pending = state.pending()
     for r in state.rounds:
-        if r - 1 > len(history):
+        # A round is paired once the one before it finished; an earlier game
+        # still to play must be one the operator voided since (a round-robin's
+        # restart-game, docs/running.md).
+        if r - 1 > len(history) and any(
+            (rr < r and GameId(rr, g.number) not in state.restarted) for rr, g in pending
+        ):
             raise StateError(
                 f"{where}: round {r} is paired before round {len(history) + 1} finished"
             )

@@ -85,6 +85,9 @@ class EventState:
     concurrency: int | None = None
     #: game -> why the operator restarted it (its record then says so).
     restarted: Mapping[GameId, str] = field(default_factory=dict)
+    #: How many finished results the operator has voided so far (restart-game
+    #: of a game a fault ended): what counts results in order counts again.
+    voided: int = 0
     #: game -> (result, reason) the operator adjudicated it with.
     adjudicated: Mapping[GameId, tuple[Result, str]] = field(default_factory=dict)
     #: The latest commands, accepted or refused, oldest first (at most AUDIT_TAIL).
@@ -250,7 +253,9 @@ def _apply_control(state: EventState, event: DomainEvent) -> EventState:
             r = event.game_id.round
             if first is None or r < first:
                 first = _first_open(state.schedule, results, r)
-            new = dataclasses.replace(new, results=results, first_open=first)
+            new = dataclasses.replace(
+                new, results=results, first_open=first, voided=state.voided + 1
+            )
         return new
     if isinstance(event, GameAdjudicationOrdered):
         adjudicated = dict(state.adjudicated)

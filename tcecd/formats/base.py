@@ -91,6 +91,14 @@ class EventFormat(Protocol):
         """Round ``round_no`` is over: its standings can be published."""
         ...
 
+    def decided_from(self, state: EventState, gid: GameId) -> str | None:
+        """What the event has already decided from finished game ``gid``'s
+        result, in words (None: nothing, so its result may be voided and the
+        game played again: the console's ``restart-game``). A round paired
+        from the results, a cup encounter's next game: these stand once made,
+        so a result they were made from must stand too."""
+        ...
+
     def total_rounds(self, state: EventState) -> int | None:
         """How many rounds the event has (None while the format cannot tell:
         a cup's rounds depend on its field only, a Swiss' are fixed)."""
@@ -119,6 +127,19 @@ class EventFormat(Protocol):
         crosstable and crash tables, by name: ``tournament.json`` (a cup's has
         a non-zero ``cup``) and a cup's ``Eventcrosstable.json``."""
         ...
+
+
+def closed_rounds(fmt: EventFormat, state: EventState) -> int:
+    """The rounds over, counted from the first up to the first that is not:
+    the round whose standings are the latest complete ones. (Rounds close in
+    order, except a round re-opened by a voided result: a round-robin's later
+    rounds go on meanwhile, and their standings wait for it.)"""
+    closed = 0
+    for r in state.rounds:
+        if not fmt.round_over(state, r):
+            break
+        closed = r
+    return closed
 
 
 def get_format(settings: FormatSettings) -> EventFormat:

@@ -217,6 +217,7 @@ class MatchFormat:
         # The SPRT's tally, folded over the results in commit order as they come
         # (a cache of a pure function of the state: the results so far).
         self._counted = 0
+        self._voided = 0  # EventState.voided when last counted
         self._tally: Tally | None = None
         self._decided: str | None = None
 
@@ -236,7 +237,9 @@ class MatchFormat:
             (a, b), *_ = self._pairs(state)
             self._tally = Tally(a, b, paired=self.match.games % 2 == 0)
         results = state.results
-        if len(results) < self._counted:  # another state: count again
+        if len(results) < self._counted or state.voided != self._voided:
+            # Another state, or a result the operator voided: count again.
+            self._voided = state.voided
             self._counted, self._decided = 0, None
             (a, b), *_ = self._pairs(state)
             self._tally = Tally(a, b, paired=self.match.games % 2 == 0)
@@ -272,6 +275,12 @@ class MatchFormat:
 
     def round_over(self, state: EventState, round_no: int) -> bool:
         return False  # no standings per round: the statistics are the sink's
+
+    def decided_from(self, state: EventState, gid: GameId) -> str | None:
+        """Nothing: a match's schedule never reads a result, and the SPRT
+        counts again after a voided one (:meth:`sprt_decision`); once it has
+        decided, the match is over."""
+        return None
 
     def standings(self, state: EventState) -> tuple[Standing, ...]:
         """Points per engine over all its games, ranked (ties: the engines' order)."""

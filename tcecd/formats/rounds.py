@@ -24,6 +24,9 @@ from tcecd.pairing.base import Bye, ByeKind, RoundContext, Standing
 
 #: The systems under which a withdrawn engine is no longer paired (:meth:`RoundsFormat.absent`).
 ABSENT_WHEN_WITHDRAWN = frozenset({"dutch-2017", "dutch-2012", "dubov", "integer-program"})
+#: The systems that never read a result: a round-robin's Berger table fixes
+#: every round from the field alone (:meth:`RoundsFormat.decided_from`).
+RESULTS_NOT_READ = frozenset({"round-robin"})
 
 
 class RoundsFormat:
@@ -51,7 +54,9 @@ class RoundsFormat:
         if rounds is None:
             raise StateError(f"{self.name}: the number of rounds is not set")
         paired = state.rounds
-        if paired and not state.round_done(paired[-1]):
+        if paired and state.first_open is not None:
+            # A round is being played: the last one, or (round-robin) an earlier
+            # one the operator re-opened by voiding a faulted game's result.
             return Play()
         history = state.history()
         if len(history) != len(paired):
@@ -103,6 +108,20 @@ class RoundsFormat:
 
     def round_over(self, state: EventState, round_no: int) -> bool:
         return state.round_done(round_no)
+
+    def decided_from(self, state: EventState, gid: GameId) -> str | None:
+        """A Swiss system pairs each round from the results before it: once
+        the next round is paired, a result it read stands (FIDE's systems, like
+        TCEC's, never re-pair a published round). Nothing follows from a
+        round-robin's results: its Berger table fixed every round in advance,
+        so a result may be voided while later rounds are played."""
+        if self.name in RESULTS_NOT_READ:
+            return None
+        later = next((r for r in state.rounds if r > gid.round), None)
+        if later is None:
+            return None
+        return (f"round {later} was paired from its result ({self.name} pairs every "
+                "round from the results of the rounds before it)")  # fmt: skip
 
     def standings(self, state: EventState) -> tuple[Standing, ...]:
         """Live standings: every game finished so far (the final ones once the

@@ -299,9 +299,10 @@ def read_rounds(
 
     Checks the Round tags run ``1.1, 1.2, ..., 2.1, ...`` with no gap, and
     that only the very last game may be unfinished (``*``; it is dropped).
-    A game of the current round that comes again with a ``Restarted`` tag is
-    the operator's replay of it: it takes the earlier one's place (whose
-    result the operator voided). ``facts`` collects what the operator did
+    A game already read that comes again with a ``Restarted`` tag is the
+    operator's replay of it (of the current round, or of an earlier one in a
+    round-robin): it takes the earlier one's place (whose result the operator
+    voided). ``facts`` collects what the operator did
     (``known``: the players' names, to read a ``Withdrawn`` tag).
     """
     p = Path(path)
@@ -325,14 +326,14 @@ def read_rounds(
             site = entry.headers.get("Site", "?")
         gid = game.game_id
         earlier = _restarted_place(rounds, game, entry.headers)
+        replaced = None if earlier is None else rounds[earlier[0]][earlier[1]]
         if facts is not None:
-            facts.read(game, entry.headers, known or names,
-                       replaces=None if earlier is None else rounds[-1][earlier])  # fmt: skip
+            facts.read(game, entry.headers, known or names, replaces=replaced)
         if earlier is not None:
             if game.result is Result.UNFINISHED:
                 unfinished = game
                 continue
-            rounds[-1][earlier] = game
+            rounds[earlier[0]][earlier[1]] = game
             continue
         if rounds:
             last = max(rounds[-1], key=lambda g: (g.round, g.index)).game_id
@@ -359,13 +360,16 @@ def read_rounds(
 
 def _restarted_place(
     rounds: Sequence[Sequence[ReplayedGame]], game: ReplayedGame, headers: Mapping[str, str]
-) -> int | None:
-    """Where the game ``game`` replays sits in the current round, when it is
-    the operator's replay of a game already there (``Restarted`` tag)."""
-    if not rounds or "Restarted" not in headers:
+) -> tuple[int, int] | None:
+    """Where (round index, position) the game ``game`` replays sits, when it
+    is the operator's replay of a game already read (``Restarted`` tag): in
+    the current round, or (round-robin: the console re-opens a round while
+    later ones are played) an earlier one."""
+    r = game.game_id.round - 1
+    if "Restarted" not in headers or not 0 <= r < len(rounds):
         return None
-    current = rounds[-1]
-    return next((i for i, g in enumerate(current) if g.game_id == game.game_id), None)
+    place = next((i for i, g in enumerate(rounds[r]) if g.game_id == game.game_id), None)
+    return None if place is None else (r, place)
 
 
 def _infer_double(rounds: Sequence[Sequence[ReplayedGame]]) -> bool:

@@ -58,7 +58,9 @@ class MqttSink(BaseSink):
             self.pub.restore_finished(
                 state.results[gid] for gid in sorted(state.results, key=_order)
             )
-        done = len(state.history())
+        # The latest round over (a round-robin's round re-opened by the console
+        # does not take the standings back to round 0: its game is to be played).
+        done = max((r for r in state.rounds if state.round_done(r)), default=0)
         self.pub.publish(StandingsUpdated(done, self.fmt.standings(state.upto(done))))
         self.pub.publish_crosstable(event_crosstable(self.event, state, self.fmt))
         if state.audit or _console_changed(state):

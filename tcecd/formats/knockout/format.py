@@ -108,6 +108,28 @@ class KnockoutFormat:
     def standings(self, state: EventState) -> tuple[Standing, ...]:
         return standings(self.cup(state))
 
+    def decided_from(self, state: EventState, gid: GameId) -> str | None:
+        """An encounter's games are read together (who leads, whether a
+        tiebreak is needed, who advances): a result stands once a later game of
+        its encounter has finished, a tiebreak game was scheduled from it, or
+        either engine was drawn into a later round."""
+        pairing = state.schedule[gid.round]
+        game = next(g for g in pairing.games if g.number == gid.number)
+        after = [g for g in pairing.games
+                 if g.pair_index == game.pair_index and g.number > gid.number]  # fmt: skip
+        for g in after:
+            if GameId(gid.round, g.number) in state.results:
+                return f"game {gid.round}.{g.number} of its encounter has finished since"
+        if any(g.leg > self.cup_settings.games for g in after):
+            return "its encounter's tiebreak games were scheduled from its result"
+        players = {game.white, game.black}
+        for r in state.rounds:
+            if r > gid.round and any(
+                players & {g.white, g.black} for g in state.schedule[r].games
+            ):
+                return f"round {r} of the cup was drawn from its encounter's result"
+        return None
+
     def opening_index(self, state: EventState, gid: GameId) -> int:
         _, game = self.cup(state).find(gid.round, gid.number)
         return game.opening
