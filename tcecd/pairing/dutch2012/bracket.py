@@ -112,6 +112,18 @@ class Requirements:
             b6_up=self.b6_up - used(criteria.B6_UP),
         )
 
+    def for_remainder(self) -> Requirements:
+        """The requirements a heterogeneous bracket's remainder is paired under.
+
+        A.3: the remainder "is always treated as a homogeneous one", and B.5/B.6
+        for upfloaters are requirements of heterogeneous brackets only (C.3.g,
+        C.3.h, C.10.a, C.10.b): no pair of the remainder breaks them. This
+        matters only where the remainder mixes scores: in brackets joined by
+        C.13, and where C.14.b2 left moved-down players in S2 (D.3). JaVaFo
+        1.4 pairs it so (seed 221, round 8; no recorded round differs).
+        """
+        return replace(self, b5_up=UNLIMITED, b6_up=UNLIMITED)
+
 
 @dataclass(frozen=True, slots=True)
 class Bracket:
@@ -751,7 +763,7 @@ class BracketProcedure:
                         target, differences=tuple(sorted(left.elements(), reverse=True))
                     )
                 costs = [self.cost(a, b) or 0 for a, b in pairs]
-                rest_req = req.minus(costs)
+                rest_req = req.minus(costs).for_remainder()
                 taken = set(chosen)
                 remainder = [p for k, p in enumerate(s2) if k not in taken]
                 key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), rest_target)
