@@ -140,8 +140,8 @@ class Bracket:
     top_scorer_above: int | None = None
     #: brackets joined by C.13, ``movers`` the latest added score bracket's
     #: players (with those moved down into it), "S1": fewer than half (A.3),
-    #: heterogeneous; else one bracket of unequal scores, S1 the highest; B.3
-    #: first either way (:meth:`BracketProcedure._merged_outcomes`)
+    #: heterogeneous (:meth:`BracketProcedure._merged_outcomes`); else one
+    #: bracket of unequal scores, S1 the highest, B.3 first
     merged: bool = False
 
     def is_top_scorer(self, p: PlayerState) -> bool:
@@ -410,36 +410,47 @@ class BracketProcedure:
     def _merged_outcomes(self) -> Iterator[Outcome]:
         """C.13: brackets joined into the lowest, "treated as a heterogeneous
         score bracket with the latest added score bracket as S1" (its moved-down
-        players: fewer than half, A.3). As JaVaFo 1.4 pairs it, B.3 comes
-        first: for each of B.3's targets in turn (the scores left unpaired,
-        the pairs' score differences), M1 from M0 down (C.14.b2, to 0 unless
-        ``m1_zero`` is off: then the caller backtracks first), each with the
-        requirement states of C.10."""
+        players: fewer than half, A.3). As JaVaFo 1.4 pairs it: for each score
+        B.3 allows the bye (lowest first), M1 from M0 down (A.3: the moved-down
+        players "are always paired first whenever possible"; C.14.b2, to 0
+        unless ``m1_zero`` is off: then the caller backtracks first), and for
+        each M1 the pairs' score differences at their smallest first (B.3),
+        then any; each with the requirement states of C.10."""
         players = self.b.players
         n = len(players)
         p1 = n // 2  # the lowest bracket: everybody paired but the bye
         m0 = len(self.b.movers)
         x1, z1 = self._x1_z1(p1)
-        for target in self._targets(p1, differences=True):
+        targets = self._targets(p1, differences=True)
+        for bye in dict.fromkeys(t.floaters for t in targets):
             for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
-                progress = _Progress()
-                positions = self._positions(x1, z1, p1, n - 2 * p1)
-                bound: set[str] = set()
-                for req in self._states(positions, bound):
-                    if self.total.left <= 0:
-                        return
-                    budget = Budget(min(STATE_STEPS, self.total.left))
-                    before = budget.left
-                    if m1 > 0:
-                        search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
-                    else:  # C.14.b2: M1 = 0, paired as homogeneous
-                        search = self._homogeneous(players, p1, req, budget, bound, target)
-                    for outcome in search:
-                        if self.accept is None or self.accept(outcome.floaters):
-                            yield outcome
-                    self.total.left -= before - max(budget.left, 0)
-                    if budget.left < 0:
-                        bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
+                for target in (t for t in targets if t.floaters == bye):
+                    yield from self._merged_level(m1, p1, x1, z1, target)
+
+    def _merged_level(
+        self, m1: int, p1: int, x1: int, z1: int, target: _Target
+    ) -> Iterator[Outcome]:
+        """One M1 and one B.3 target of :meth:`_merged_outcomes`: C.3 to C.10."""
+        players = self.b.players
+        n = len(players)
+        progress = _Progress()
+        positions = self._positions(x1, z1, p1, n - 2 * p1)
+        bound: set[str] = set()
+        for req in self._states(positions, bound):
+            if self.total.left <= 0:
+                return
+            budget = Budget(min(STATE_STEPS, self.total.left))
+            before = budget.left
+            if m1 > 0:
+                search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
+            else:  # C.14.b2: M1 = 0, paired as homogeneous
+                search = self._homogeneous(players, p1, req, budget, bound, target)
+            for outcome in search:
+                if self.accept is None or self.accept(outcome.floaters):
+                    yield outcome
+            self.total.left -= before - max(budget.left, 0)
+            if budget.left < 0:
+                bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
 
     def _exhausted(
         self,
