@@ -414,18 +414,36 @@ class BracketProcedure:
         B.3 allows the bye (lowest first), M1 from M0 down (A.3: the moved-down
         players "are always paired first whenever possible"; C.14.b2, to 0
         unless ``m1_zero`` is off: then the caller backtracks first), and for
-        each M1 the pairs' score differences at their smallest first (B.3),
-        then any; each with the requirement states of C.10."""
+        each M1 the pairs' score differences at their smallest with M1
+        moved-down players paired first (B.3), then any; each with the
+        requirement states of C.10."""
         players = self.b.players
         n = len(players)
         p1 = n // 2  # the lowest bracket: everybody paired but the bye
         m0 = len(self.b.movers)
         x1, z1 = self._x1_z1(p1)
-        targets = self._targets(p1, differences=True)
-        for bye in dict.fromkeys(t.floaters for t in targets):
+        for bye in self._targets(p1, differences=False):
             for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
-                for target in (t for t in targets if t.floaters == bye):
+                for target in self._merged_targets(bye, m1):
                     yield from self._merged_level(m1, p1, x1, z1, target)
+
+    def _merged_targets(self, bye: _Target, m1: int) -> list[_Target]:
+        """B.3 within one M1 of :meth:`_merged_outcomes`: the pairs' score
+        differences at their smallest among the pairings that pair M1
+        moved-down players in S1 (any set D.3 may choose), then any. The
+        smallest differences of the whole bracket may need fewer moved-down
+        players paired (two of them paired together): M1 comes first (A.3).
+        JaVaFo 1.4 pairs it so (seed 173, round 8)."""
+        if bye.floaters is None:
+            return [bye]  # a bracket of equal scores: B.3 holds whatever the pairs
+        movers = [p for p in self.b.players if p.id in self.b.movers]
+        smallest = [
+            best
+            for s1 in mover_sets(movers, m1)
+            if (best := self._best_differences(bye.floaters, frozenset(p.id for p in s1)))
+            is not None
+        ]
+        return ([replace(bye, differences=min(smallest))] if smallest else []) + [bye]
 
     def _merged_level(
         self, m1: int, p1: int, x1: int, z1: int, target: _Target
@@ -535,13 +553,16 @@ class BracketProcedure:
                 )
         return targets
 
-    def _best_differences(self, floaters: tuple[int, ...]) -> tuple[int, ...] | None:
+    def _best_differences(
+        self, floaters: tuple[int, ...], s1: frozenset[PlayerId] = frozenset()
+    ) -> tuple[int, ...] | None:
         """The smallest score differences (sorted, largest first; compared
         largest first) of a pairing under the absolute criteria that leaves
-        unpaired players with exactly the scores ``floaters``; None if none
-        does. A maximum-weight matching of the players and one extra vertex per
-        score of ``floaters`` (joined to the players of that score who may be
-        left over), each pair costing ``base ** rank`` of its difference, the
+        unpaired players with exactly the scores ``floaters`` and pairs every
+        player of ``s1`` with one outside it; None if none does. A
+        maximum-weight matching of the players and one extra vertex per score
+        of ``floaters`` (joined to the players of that score who may be left
+        over), each pair costing ``base ** rank`` of its difference, the
         base beyond the number of pairs: the sum orders pairings as the sorted
         differences do."""
         players = self.b.players
@@ -554,11 +575,11 @@ class BracketProcedure:
         graph.add_nodes_from(range(n + len(floaters)))
         for i, j in itertools.combinations(range(n), 2):
             a, b = players[i], players[j]
-            if self.cost(a, b) is not None:
+            if self.cost(a, b) is not None and not (a.id in s1 and b.id in s1):
                 graph.add_edge(i, j, weight=top - base ** rank[abs(a.score - b.score)])
         for k, score in enumerate(floaters):
             for i, p in enumerate(players):
-                if p.score == score and not self.never_floats(p):
+                if p.score == score and not self.never_floats(p) and p.id not in s1:
                     graph.add_edge(n + k, i, weight=top)
         matching = nx.max_weight_matching(graph, maxcardinality=True)
         if 2 * len(matching) != n + len(floaters):

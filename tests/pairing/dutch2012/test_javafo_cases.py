@@ -44,6 +44,7 @@ CASES = {
     "s221r8": "C.13: no B.5/B.6 for upfloaters in the remainder of a joined bracket (A.3)",
     "s80r9": "C.14.b1: P1 lowered below M1 once the remainder was reached, not M1 (C.13)",
     "s129r9": "C.13: a joined heterogeneous bracket pairs all its movers before B.3's differences",
+    "s173r8": "C.13: as s129r9, B.3's smallest differences among those pairing M1 movers",
 }
 
 
