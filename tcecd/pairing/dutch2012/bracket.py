@@ -178,6 +178,11 @@ class _Target:
 _Position = tuple[frozenset[str], list[dict[str, int]]]
 
 
+def _counter(name: str, upto: int) -> _Position:
+    """A position of the C.10 counter: ``name`` broken by 0 to ``upto`` pairs."""
+    return frozenset((name,)), [{name: k} for k in range(upto + 1)]
+
+
 class BracketProcedure:
     """C.2-C.10 and C.14 for one bracket; :meth:`outcomes` streams its pairings.
 
@@ -236,30 +241,39 @@ class BracketProcedure:
 
     # -- C.3 and C.10: the requirement states ----------------------------------
 
-    def _positions(self, x1: int, z1: int, p1: int, floaters: int) -> list[_Position]:
+    def _soft_b2(self) -> bool:
+        """Whether C.10.g may drop B.2 here: the last round (A.10), and a pair
+        with a top scorer that only B.2 forbids."""
+        return self.b.top_scorer_above is not None and any(
+            (c := self.cost(a, b)) is not None and c & criteria.B2
+            for a, b in itertools.combinations(self.b.players, 2)
+        )
+
+    def _positions(
+        self, x1: int, z1: int, p1: int, floaters: int, b2_dropped: bool | None = None
+    ) -> list[_Position]:
         """The C.10 counter, outermost first: B.2 (C.10.g), A.7.d (C.10.f),
         X/Z (C.10.e), B.5 and B.6 for downfloaters (C.10.d, c), B.5 and B.6 for
-        upfloaters (C.10.b, a); each counts the pairs (players) that may break it."""
+        upfloaters (C.10.b, a); each counts the pairs (players) that may break it.
+        ``b2_dropped``: only the states with B.2 in force (False) or dropped
+        (True), for a caller that tries other things between the two."""
         players = self.b.players
         pairs = max(p1, 0)
-        soft_b2 = self.b.top_scorer_above is not None and any(
-            (c := self.cost(a, b)) is not None and c & criteria.B2
-            for a, b in itertools.combinations(players, 2)
-        )
+        b2 = _counter("B2", pairs if self._soft_b2() else 0)
+        if b2_dropped is not None:
+            names, options = b2
+            b2 = names, options[1:] if b2_dropped else options[:1]
         ups = any(p.score != players[0].score for p in players)
-
-        def counts(name: str, upto: int) -> _Position:
-            return frozenset((name,)), [{name: k} for k in range(upto + 1)]
 
         odd = not self.b.even_round
         return [
-            counts("B2", pairs if soft_b2 else 0),
-            counts("A7d", pairs) if odd else (frozenset(), [{"A7d": UNLIMITED}]),
+            b2,
+            _counter("A7d", pairs) if odd else (frozenset(), [{"A7d": UNLIMITED}]),
             (frozenset(("X", "Z")), [{"X": x, "Z": z} for x, z in self._xz(x1, z1, p1)]),
-            counts("B5down", floaters),
-            counts("B6down", floaters),
-            counts("B5up", pairs if ups else 0),
-            counts("B6up", pairs if ups else 0),
+            _counter("B5down", floaters),
+            _counter("B6down", floaters),
+            _counter("B5up", pairs if ups else 0),
+            _counter("B6up", pairs if ups else 0),
         ]
 
     def _states(self, positions: list[_Position], bound: set[str]) -> Iterator[Requirements]:
@@ -410,22 +424,26 @@ class BracketProcedure:
     def _merged_outcomes(self) -> Iterator[Outcome]:
         """C.13: brackets joined into the lowest, "treated as a heterogeneous
         score bracket with the latest added score bracket as S1" (its moved-down
-        players: fewer than half, A.3). As JaVaFo 1.4 pairs it: for each score
-        B.3 allows the bye (lowest first), M1 from M0 down (A.3: the moved-down
-        players "are always paired first whenever possible"; C.14.b2, to 0
-        unless ``m1_zero`` is off: then the caller backtracks first), and for
-        each M1 the pairs' score differences at their smallest with M1
-        moved-down players paired first (B.3), then any; each with the
-        requirement states of C.10."""
-        players = self.b.players
-        n = len(players)
+        players: fewer than half, A.3). As JaVaFo 1.4 pairs it: M1 from M0
+        down (A.3: the moved-down players "are always paired first whenever
+        possible"; C.14.b2, to 0 unless ``m1_zero`` is off: then the caller
+        backtracks first); for each M1, the requirement states of C.10 with B.2
+        in force, then those with B.2 dropped for top scorers (C.10.g, the last
+        requirement lowered); and within each, B.3 first: the bye's score as
+        low as possible, then the pairs' score differences at their smallest
+        with M1 moved-down players paired, then any (seed 177, round 10: no
+        B.2 broken for a lower scored bye)."""
+        n = len(self.b.players)
         p1 = n // 2  # the lowest bracket: everybody paired but the bye
         m0 = len(self.b.movers)
         x1, z1 = self._x1_z1(p1)
-        for bye in self._targets(p1, differences=False):
-            for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
-                for target in self._merged_targets(bye, m1):
-                    yield from self._merged_level(m1, p1, x1, z1, target)
+        byes = self._targets(p1, differences=False)
+        phases = (False, True) if self._soft_b2() else (None,)
+        for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
+            targets = [t for bye in byes for t in self._merged_targets(bye, m1)]
+            for b2_dropped in phases:
+                for target in targets:
+                    yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
 
     def _merged_targets(self, bye: _Target, m1: int) -> list[_Target]:
         """B.3 within one M1 of :meth:`_merged_outcomes`: the pairs' score
@@ -446,13 +464,13 @@ class BracketProcedure:
         return ([replace(bye, differences=min(smallest))] if smallest else []) + [bye]
 
     def _merged_level(
-        self, m1: int, p1: int, x1: int, z1: int, target: _Target
+        self, m1: int, p1: int, x1: int, z1: int, target: _Target, b2_dropped: bool | None
     ) -> Iterator[Outcome]:
-        """One M1 and one B.3 target of :meth:`_merged_outcomes`: C.3 to C.10."""
+        """One M1, B.2 phase and B.3 target of :meth:`_merged_outcomes`: C.3 to C.10."""
         players = self.b.players
         n = len(players)
         progress = _Progress()
-        positions = self._positions(x1, z1, p1, n - 2 * p1)
+        positions = self._positions(x1, z1, p1, n - 2 * p1, b2_dropped)
         bound: set[str] = set()
         for req in self._states(positions, bound):
             if self.total.left <= 0:

@@ -45,6 +45,7 @@ CASES = {
     "s80r9": "C.14.b1: P1 lowered below M1 once the remainder was reached, not M1 (C.13)",
     "s129r9": "C.13: a joined heterogeneous bracket pairs all its movers before B.3's differences",
     "s173r8": "C.13: as s129r9, B.3's smallest differences among those pairing M1 movers",
+    "s177r10": "C.13: a joined heterogeneous bracket keeps B.2 before lowering the bye's score",
 }
 
 
