@@ -389,19 +389,23 @@ class BracketProcedure:
             if not self.reduce:
                 return
             # C.14: decrease P1, X1, Z1 or M1.
-            if self.b.lowest and not hetero:
-                return  # C.13 takes over (the caller)
-            if not hetero or (progress.reached_remainder and not self.b.lowest):
-                # C.14.a; C.14.b1 "as in the homogeneous score brackets" once the
-                # procedure got to the remainder, also when P1 = M1 (M1 follows).
+            if not hetero:
+                if self.b.lowest:
+                    return  # C.13 takes over (the caller)
                 p1 -= 1
                 if p1 <= 0:  # C.14.a: the entire bracket is moved down
                     yield from self._moved_down_whole()
                     return
-                m1 = _m1_within(m1, p1)
+                x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
+            elif progress.reached_remainder and p1 > m1 and not self.b.lowest:
+                p1 -= 1  # C.14.b1
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
                 m1 -= 1  # C.14.b2
+            elif progress.reached_remainder and not self.b.lowest:
+                # C.14.b1 with P1 = M1 = 1: P1 becomes zero (C.14.a), not M1 = 0.
+                yield from self._moved_down_whole()
+                return
             elif not self.m1_zero:
                 # C.13 lowers M1 only while a moved-down player is still paired
                 # (JaVaFo 1.4's reading): with none, the penultimate bracket is
@@ -412,9 +416,18 @@ class BracketProcedure:
                 x1, z1 = self._x1_z1(p1)
 
     def _moved_down_whole(self) -> Iterator[Outcome]:
-        """C.14.a (and C.14.b1, which lowers P1 "as in the homogeneous score
-        brackets"): P1 is zero, "the entire score bracket is moved down" --
-        if backtracking asked for that many floaters and takes these."""
+        """C.14.a: P1 is zero, "the entire score bracket is moved down" (if
+        backtracking asked for that many floaters and takes these).
+
+        C.14.b1 gets here too: once the procedure got to the remainder it
+        lowers P1 "as in the homogeneous score brackets", and with P1 = M1 = 1
+        that is P1 = 0, not C.14.b2's "M1 = 0, manage the bracket as
+        homogeneous", which is for brackets that never got to the remainder.
+        JaVaFo 1.4 pairs it so (seeds 129 round 9, 173 round 8). With P1 =
+        M1 > 1, tcecd lowers M1 by C.14.b2, as JaVaFo 1.4 does in seeds 460
+        round 7 and 534 round 8 (beyond the recording; in seed 80 round 9 it
+        lowers P1: docs/pairing.md, open differences).
+        """
         everybody = Outcome((), self.b.players)
         if self.floaters in (None, len(everybody.floaters)) and (
             self.accept is None or self.accept(everybody.floaters)
@@ -838,21 +851,6 @@ class BracketProcedure:
                     progress.failed_remainders[key] = frozenset(rest_bound)
                 if budget.left < 0:
                     return
-
-
-def _m1_within(m1: int, p1: int) -> int:
-    """M1 once C.14.b1 has lowered P1: never more than P1.
-
-    C.14.b1 lowers P1, not M1, once the procedure got to the remainder, and
-    that includes a bracket whose P1 pairs were all made by its moved-down
-    players (P1 = M1, an empty remainder). Below that, a heterogeneous
-    bracket's P (C.3.a: P = M1) cannot exceed the pairs it may make, so M1
-    follows P1 and D.3 picks which moved-down players are paired. JaVaFo 1.4
-    pairs it so: seed 80, round 9, where C.13 asks the penultimate bracket
-    for another pairing and it makes one pair fewer instead of leaving a
-    different moved-down player unpaired by C.14.b2.
-    """
-    return min(m1, p1)
 
 
 def _scores(players: Sequence[PlayerState]) -> tuple[int, ...]:

@@ -82,6 +82,7 @@ _C13 = "C.13 joins brackets; JaVaFo 1.4 pairs the joined bracket otherwise"
 OPEN: dict[tuple[int, int], str] = {
     (45, 7): _C13,
     (45, 9): _C13,
+    (80, 9): _C13,
 }
 
 
