@@ -81,7 +81,6 @@ DEPARTURES: dict[tuple[int, int], str] = {
 _C13 = "C.13 joins brackets; JaVaFo 1.4 pairs the joined bracket otherwise"
 OPEN: dict[tuple[int, int], str] = {
     (45, 7): _C13,
-    (45, 9): _C13,
     (80, 9): _C13,
 }
 

@@ -47,6 +47,7 @@ CASES = {
     "s129r9": "C.13: a joined heterogeneous bracket pairs all its movers before B.3's differences",
     "s173r8": "C.13: as s129r9, B.3's smallest differences among those pairing M1 movers",
     "s177r10": "C.13: a joined heterogeneous bracket keeps B.2 before lowering the bye's score",
+    "s45r9": "B.3: two players moved down with the lowest total score (6.5 and 4, not 6 and 5)",
 }
 
 
