@@ -84,11 +84,11 @@ TEXT_PAIRINGS: dict[tuple[int, int], str] = {
 
 #: (seed, round) -> rounds where tcecd still pairs otherwise than JaVaFo 1.4 and
 #: no reading of the text has been found that gives JaVaFo's pairing without
-#: losing others (docs/pairing.md, "Dutch 2012", open differences): each one
-#: involves C.13 joining brackets. Run as expected failures, never as passes.
-_C13 = "C.13 joins brackets; JaVaFo 1.4 pairs the joined bracket otherwise"
+#: losing others (docs/pairing.md, "Dutch 2012", open difference). Run as
+#: expected failures, never as passes.
+_C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1 elsewhere"
 OPEN: dict[tuple[int, int], str] = {
-    (80, 9): _C13,
+    (80, 9): _C14,
 }
 
 
