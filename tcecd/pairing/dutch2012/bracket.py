@@ -69,7 +69,9 @@ STATE_STEPS = 20_000
 BRACKET_STEPS = 300_000
 
 #: Largest number of sets of players to move down that backtracking checks
-#: against those it refused (:meth:`BracketProcedure._exhausted`).
+#: against those it refused (:meth:`BracketProcedure._exhausted`), and of sets
+#: of M1 moved-down players whose B.3 differences a joined bracket compares
+#: (:meth:`BracketProcedure._merged_targets`).
 _MOST_SETS = 200
 
 #: Breaks allowed of a criterion that does not apply (A.7.d in even rounds, Z in odd ones).
@@ -464,10 +466,15 @@ class BracketProcedure:
         moved-down players in S1 (any set D.3 may choose), then any. The
         smallest differences of the whole bracket may need fewer moved-down
         players paired (two of them paired together): M1 comes first (A.3).
-        JaVaFo 1.4 pairs it so (seed 173, round 8)."""
+        JaVaFo 1.4 pairs it so (seed 173, round 8). Beyond :data:`_MOST_SETS`
+        sets of M1 players (one matching each), the whole bracket's smallest
+        differences stand in (docs/pairing.md, "limits")."""
         if bye.floaters is None:
             return [bye]  # a bracket of equal scores: B.3 holds whatever the pairs
         movers = [p for p in self.b.players if p.id in self.b.movers]
+        if math.comb(len(movers), m1) > _MOST_SETS:
+            best = self._best_differences(bye.floaters)
+            return ([replace(bye, differences=best)] if best is not None else []) + [bye]
         smallest = [
             best
             for s1 in mover_sets(movers, m1)
