@@ -69,7 +69,9 @@ STATE_STEPS = 20_000
 BRACKET_STEPS = 300_000
 
 #: Largest number of sets of players to move down that backtracking checks
-#: against those it refused (:meth:`BracketProcedure._exhausted`).
+#: against those it refused (:meth:`BracketProcedure._exhausted`), and of sets
+#: of M1 moved-down players whose B.3 differences a joined bracket compares
+#: (:meth:`BracketProcedure._merged_targets`).
 _MOST_SETS = 200
 
 #: Breaks allowed of a criterion that does not apply (A.7.d in even rounds, Z in odd ones).
@@ -112,6 +114,18 @@ class Requirements:
             b6_up=self.b6_up - used(criteria.B6_UP),
         )
 
+    def for_remainder(self) -> Requirements:
+        """The requirements a heterogeneous bracket's remainder is paired under.
+
+        A.3: the remainder "is always treated as a homogeneous one", and B.5/B.6
+        for upfloaters are requirements of heterogeneous brackets only (C.3.g,
+        C.3.h, C.10.a, C.10.b): no pair of the remainder breaks them. This
+        matters only where the remainder mixes scores: in brackets joined by
+        C.13, and where C.14.b2 left moved-down players in S2 (D.3). JaVaFo
+        1.4 pairs it so (seed 221, round 8; no recorded round differs).
+        """
+        return replace(self, b5_up=UNLIMITED, b6_up=UNLIMITED)
+
 
 @dataclass(frozen=True, slots=True)
 class Bracket:
@@ -128,8 +142,8 @@ class Bracket:
     top_scorer_above: int | None = None
     #: brackets joined by C.13, ``movers`` the latest added score bracket's
     #: players (with those moved down into it), "S1": fewer than half (A.3),
-    #: heterogeneous; else one bracket of unequal scores, S1 the highest; B.3
-    #: first either way (:meth:`BracketProcedure._merged_outcomes`)
+    #: heterogeneous (:meth:`BracketProcedure._merged_outcomes`); else one
+    #: bracket of unequal scores, S1 the highest, B.3 first
     merged: bool = False
 
     def is_top_scorer(self, p: PlayerState) -> bool:
@@ -164,6 +178,11 @@ class _Target:
 
 #: One position of the C.10 counter: the criteria it relaxes and its values.
 _Position = tuple[frozenset[str], list[dict[str, int]]]
+
+
+def _counter(name: str, upto: int) -> _Position:
+    """A position of the C.10 counter: ``name`` broken by 0 to ``upto`` pairs."""
+    return frozenset((name,)), [{name: k} for k in range(upto + 1)]
 
 
 class BracketProcedure:
@@ -224,30 +243,39 @@ class BracketProcedure:
 
     # -- C.3 and C.10: the requirement states ----------------------------------
 
-    def _positions(self, x1: int, z1: int, p1: int, floaters: int) -> list[_Position]:
+    def _soft_b2(self) -> bool:
+        """Whether C.10.g may drop B.2 here: the last round (A.10), and a pair
+        with a top scorer that only B.2 forbids."""
+        return self.b.top_scorer_above is not None and any(
+            (c := self.cost(a, b)) is not None and c & criteria.B2
+            for a, b in itertools.combinations(self.b.players, 2)
+        )
+
+    def _positions(
+        self, x1: int, z1: int, p1: int, floaters: int, b2_dropped: bool | None = None
+    ) -> list[_Position]:
         """The C.10 counter, outermost first: B.2 (C.10.g), A.7.d (C.10.f),
         X/Z (C.10.e), B.5 and B.6 for downfloaters (C.10.d, c), B.5 and B.6 for
-        upfloaters (C.10.b, a); each counts the pairs (players) that may break it."""
+        upfloaters (C.10.b, a); each counts the pairs (players) that may break it.
+        ``b2_dropped``: only the states with B.2 in force (False) or dropped
+        (True), for a caller that tries other things between the two."""
         players = self.b.players
         pairs = max(p1, 0)
-        soft_b2 = self.b.top_scorer_above is not None and any(
-            (c := self.cost(a, b)) is not None and c & criteria.B2
-            for a, b in itertools.combinations(players, 2)
-        )
+        b2 = _counter("B2", pairs if self._soft_b2() else 0)
+        if b2_dropped is not None:
+            names, options = b2
+            b2 = names, options[1:] if b2_dropped else options[:1]
         ups = any(p.score != players[0].score for p in players)
-
-        def counts(name: str, upto: int) -> _Position:
-            return frozenset((name,)), [{name: k} for k in range(upto + 1)]
 
         odd = not self.b.even_round
         return [
-            counts("B2", pairs if soft_b2 else 0),
-            counts("A7d", pairs) if odd else (frozenset(), [{"A7d": UNLIMITED}]),
+            b2,
+            _counter("A7d", pairs) if odd else (frozenset(), [{"A7d": UNLIMITED}]),
             (frozenset(("X", "Z")), [{"X": x, "Z": z} for x, z in self._xz(x1, z1, p1)]),
-            counts("B5down", floaters),
-            counts("B6down", floaters),
-            counts("B5up", pairs if ups else 0),
-            counts("B6up", pairs if ups else 0),
+            _counter("B5down", floaters),
+            _counter("B6down", floaters),
+            _counter("B5up", pairs if ups else 0),
+            _counter("B6up", pairs if ups else 0),
         ]
 
     def _states(self, positions: list[_Position], bound: set[str]) -> Iterator[Requirements]:
@@ -368,11 +396,7 @@ class BracketProcedure:
                     return  # C.13 takes over (the caller)
                 p1 -= 1
                 if p1 <= 0:  # C.14.a: the entire bracket is moved down
-                    everybody = Outcome((), players)
-                    if self.floaters in (None, n) and (
-                        self.accept is None or self.accept(everybody.floaters)
-                    ):
-                        yield everybody
+                    yield from self._moved_down_whole()
                     return
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif progress.reached_remainder and p1 > m1 and not self.b.lowest:
@@ -380,6 +404,10 @@ class BracketProcedure:
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
                 m1 -= 1  # C.14.b2
+            elif progress.reached_remainder and not self.b.lowest:
+                # C.14.b1 with P1 = M1 = 1: P1 becomes zero (C.14.a), not M1 = 0.
+                yield from self._moved_down_whole()
+                return
             elif not self.m1_zero:
                 # C.13 lowers M1 only while a moved-down player is still paired
                 # (JaVaFo 1.4's reading): with none, the penultimate bracket is
@@ -389,39 +417,96 @@ class BracketProcedure:
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)
 
+    def _moved_down_whole(self) -> Iterator[Outcome]:
+        """C.14.a: P1 is zero, "the entire score bracket is moved down" (if
+        backtracking asked for that many floaters and takes these).
+
+        C.14.b1 gets here too: once the procedure got to the remainder it
+        lowers P1 "as in the homogeneous score brackets", and with P1 = M1 = 1
+        that is P1 = 0, not C.14.b2's "M1 = 0, manage the bracket as
+        homogeneous", which is for brackets that never got to the remainder.
+        JaVaFo 1.4 pairs it so (seeds 129 round 9, 173 round 8). With P1 =
+        M1 > 1, tcecd lowers M1 by C.14.b2, as JaVaFo 1.4 does in seeds 460
+        round 7 and 534 round 8 (beyond the recording; in seed 80 round 9 it
+        lowers P1: docs/pairing.md, open differences).
+        """
+        everybody = Outcome((), self.b.players)
+        if self.floaters in (None, len(everybody.floaters)) and (
+            self.accept is None or self.accept(everybody.floaters)
+        ):
+            yield everybody
+
     def _merged_outcomes(self) -> Iterator[Outcome]:
         """C.13: brackets joined into the lowest, "treated as a heterogeneous
         score bracket with the latest added score bracket as S1" (its moved-down
-        players: fewer than half, A.3). As JaVaFo 1.4 pairs it, B.3 comes
-        first: for each of B.3's targets in turn (the scores left unpaired,
-        the pairs' score differences), M1 from M0 down (C.14.b2, to 0 unless
-        ``m1_zero`` is off: then the caller backtracks first), each with the
-        requirement states of C.10."""
-        players = self.b.players
-        n = len(players)
+        players: fewer than half, A.3). As JaVaFo 1.4 pairs it: M1 from M0
+        down (A.3: the moved-down players "are always paired first whenever
+        possible"; C.14.b2, to 0 unless ``m1_zero`` is off: then the caller
+        backtracks first); for each M1, the requirement states of C.10 with B.2
+        in force, then those with B.2 dropped for top scorers (C.10.g, the last
+        requirement lowered); and within each, B.3 first: the bye's score as
+        low as possible, then the pairs' score differences at their smallest
+        with M1 moved-down players paired, then any (seed 177, round 10: no
+        B.2 broken for a lower scored bye)."""
+        n = len(self.b.players)
         p1 = n // 2  # the lowest bracket: everybody paired but the bye
         m0 = len(self.b.movers)
         x1, z1 = self._x1_z1(p1)
-        for target in self._targets(p1, differences=True):
-            for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
-                progress = _Progress()
-                positions = self._positions(x1, z1, p1, n - 2 * p1)
-                bound: set[str] = set()
-                for req in self._states(positions, bound):
-                    if self.total.left <= 0:
-                        return
-                    budget = Budget(min(STATE_STEPS, self.total.left))
-                    before = budget.left
-                    if m1 > 0:
-                        search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
-                    else:  # C.14.b2: M1 = 0, paired as homogeneous
-                        search = self._homogeneous(players, p1, req, budget, bound, target)
-                    for outcome in search:
-                        if self.accept is None or self.accept(outcome.floaters):
-                            yield outcome
-                    self.total.left -= before - max(budget.left, 0)
-                    if budget.left < 0:
-                        bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
+        byes = self._targets(p1, differences=False)
+        phases = (False, True) if self._soft_b2() else (None,)
+        for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
+            targets = [t for bye in byes for t in self._merged_targets(bye, m1)]
+            for b2_dropped in phases:
+                for target in targets:
+                    yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
+
+    def _merged_targets(self, bye: _Target, m1: int) -> list[_Target]:
+        """B.3 within one M1 of :meth:`_merged_outcomes`: the pairs' score
+        differences at their smallest among the pairings that pair M1
+        moved-down players in S1 (any set D.3 may choose), then any. The
+        smallest differences of the whole bracket may need fewer moved-down
+        players paired (two of them paired together): M1 comes first (A.3).
+        JaVaFo 1.4 pairs it so (seed 173, round 8). Beyond :data:`_MOST_SETS`
+        sets of M1 players (one matching each), the whole bracket's smallest
+        differences stand in (docs/pairing.md, "limits")."""
+        if bye.floaters is None:
+            return [bye]  # a bracket of equal scores: B.3 holds whatever the pairs
+        movers = [p for p in self.b.players if p.id in self.b.movers]
+        if math.comb(len(movers), m1) > _MOST_SETS:
+            best = self._best_differences(bye.floaters)
+            return ([replace(bye, differences=best)] if best is not None else []) + [bye]
+        smallest = [
+            best
+            for s1 in mover_sets(movers, m1)
+            if (best := self._best_differences(bye.floaters, frozenset(p.id for p in s1)))
+            is not None
+        ]
+        return ([replace(bye, differences=min(smallest))] if smallest else []) + [bye]
+
+    def _merged_level(
+        self, m1: int, p1: int, x1: int, z1: int, target: _Target, b2_dropped: bool | None
+    ) -> Iterator[Outcome]:
+        """One M1, B.2 phase and B.3 target of :meth:`_merged_outcomes`: C.3 to C.10."""
+        players = self.b.players
+        n = len(players)
+        progress = _Progress()
+        positions = self._positions(x1, z1, p1, n - 2 * p1, b2_dropped)
+        bound: set[str] = set()
+        for req in self._states(positions, bound):
+            if self.total.left <= 0:
+                return
+            budget = Budget(min(STATE_STEPS, self.total.left))
+            before = budget.left
+            if m1 > 0:
+                search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
+            else:  # C.14.b2: M1 = 0, paired as homogeneous
+                search = self._homogeneous(players, p1, req, budget, bound, target)
+            for outcome in search:
+                if self.accept is None or self.accept(outcome.floaters):
+                    yield outcome
+            self.total.left -= before - max(budget.left, 0)
+            if budget.left < 0:
+                bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
 
     def _exhausted(
         self,
@@ -471,8 +556,8 @@ class BracketProcedure:
     def _targets(self, pairs: int, *, differences: bool) -> list[_Target]:
         """B.3 for a bracket of unequal scores paired as homogeneous, in the
         order they are tried: the scores of the players it leaves unpaired,
-        lowest first (the highest of them as low as possible, then the
-        next...), each only if the absolute criteria allow it; for each (with
+        lowest first (:func:`_floater_order`), each only if the absolute
+        criteria allow it; for each (with
         ``differences``: brackets paired as homogeneous), first the pairs'
         score differences at their smallest (the largest difference as small
         as possible, then the next...), then any differences. A bracket of
@@ -496,7 +581,7 @@ class BracketProcedure:
 
         fill(0, spare, ())
         targets: list[_Target] = []
-        for floaters in sorted(options):
+        for floaters in sorted(options, key=_floater_order):
             best = self._best_differences(floaters)
             if best is not None:
                 targets += (
@@ -506,13 +591,16 @@ class BracketProcedure:
                 )
         return targets
 
-    def _best_differences(self, floaters: tuple[int, ...]) -> tuple[int, ...] | None:
+    def _best_differences(
+        self, floaters: tuple[int, ...], s1: frozenset[PlayerId] = frozenset()
+    ) -> tuple[int, ...] | None:
         """The smallest score differences (sorted, largest first; compared
         largest first) of a pairing under the absolute criteria that leaves
-        unpaired players with exactly the scores ``floaters``; None if none
-        does. A maximum-weight matching of the players and one extra vertex per
-        score of ``floaters`` (joined to the players of that score who may be
-        left over), each pair costing ``base ** rank`` of its difference, the
+        unpaired players with exactly the scores ``floaters`` and pairs every
+        player of ``s1`` with one outside it; None if none does. A
+        maximum-weight matching of the players and one extra vertex per score
+        of ``floaters`` (joined to the players of that score who may be left
+        over), each pair costing ``base ** rank`` of its difference, the
         base beyond the number of pairs: the sum orders pairings as the sorted
         differences do."""
         players = self.b.players
@@ -525,11 +613,11 @@ class BracketProcedure:
         graph.add_nodes_from(range(n + len(floaters)))
         for i, j in itertools.combinations(range(n), 2):
             a, b = players[i], players[j]
-            if self.cost(a, b) is not None:
+            if self.cost(a, b) is not None and not (a.id in s1 and b.id in s1):
                 graph.add_edge(i, j, weight=top - base ** rank[abs(a.score - b.score)])
         for k, score in enumerate(floaters):
             for i, p in enumerate(players):
-                if p.score == score and not self.never_floats(p):
+                if p.score == score and not self.never_floats(p) and p.id not in s1:
                     graph.add_edge(n + k, i, weight=top)
         matching = nx.max_weight_matching(graph, maxcardinality=True)
         if 2 * len(matching) != n + len(floaters):
@@ -751,7 +839,7 @@ class BracketProcedure:
                         target, differences=tuple(sorted(left.elements(), reverse=True))
                     )
                 costs = [self.cost(a, b) or 0 for a, b in pairs]
-                rest_req = req.minus(costs)
+                rest_req = req.minus(costs).for_remainder()
                 taken = set(chosen)
                 remainder = [p for k, p in enumerate(s2) if k not in taken]
                 key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), rest_target)
@@ -770,6 +858,19 @@ class BracketProcedure:
                     progress.failed_remainders[key] = frozenset(rest_bound)
                 if budget.left < 0:
                     return
+
+
+def _floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """B.3's order of the scores a bracket may leave unpaired (largest first):
+    the lowest total first, then the highest of them as low as possible, then
+    the next.
+
+    The players left unpaired meet lower scored players further down, so the
+    lower their total, the smaller the score differences those pairs add up
+    to. With one player left unpaired both orders agree; with two, JaVaFo 1.4
+    leaves 6.5 and 4 points rather than 6 and 5 (seed 45, round 9).
+    """
+    return sum(scores), scores
 
 
 def _scores(players: Sequence[PlayerState]) -> tuple[int, ...]:

@@ -438,9 +438,10 @@ def _lowest(
     brackets joined by C.13, "treated as a heterogeneous score bracket with the
     latest added score bracket as S1": ``movers`` are that bracket's players
     (with those moved down into it). As JaVaFo 1.4 pairs them: heterogeneous
-    when they are fewer than half (A.3), else one bracket of unequal scores
-    with S1 the highest players; B.3 first either way (lowest bye, smallest
-    score differences)."""
+    when they are fewer than half (A.3: M1 from M0 down; within each, B.2 in
+    force before it is dropped, and B.3 first: the bye's score, then the
+    smallest score differences), else one bracket of unequal scores with S1
+    the highest players, B.3 first (lowest bye, smallest score differences)."""
     bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
     return _first(BracketProcedure(bracket, m1_zero=m1_zero).outcomes())
 

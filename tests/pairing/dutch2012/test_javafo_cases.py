@@ -41,6 +41,13 @@ CASES = {
     "s253r8": "C.13: a joined bracket keeps its pairs' score differences smallest (B.3)",
     "s221r5": "C.13: P zero in the penultimate bracket: it joins as S1, heterogeneous (A.3)",
     "s99r8": "C.13: as s221r5, three moved down (one by C.1) into eleven players",
+    "s221r8": "C.13: no B.5/B.6 for upfloaters in the remainder of a joined bracket (A.3)",
+    "s460r7": "C.14: P1 = M1 = 2 and the remainder reached: M1 lowered (C.14.b2), not P1",
+    "s534r8": "C.14: as s460r7",
+    "s129r9": "C.13: a joined heterogeneous bracket pairs all its movers before B.3's differences",
+    "s173r8": "C.13: as s129r9, B.3's smallest differences among those pairing M1 movers",
+    "s177r10": "C.13: a joined heterogeneous bracket keeps B.2 before lowering the bye's score",
+    "s45r9": "B.3: two players moved down with the lowest total score (6.5 and 4, not 6 and 5)",
 }
 
 
