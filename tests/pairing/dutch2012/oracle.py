@@ -73,6 +73,14 @@ DEPARTURES: dict[tuple[int, int], str] = {
     (321, 7): B1B,
     (321, 8): B1B,
     (343, 7): B1B,
+    (409, 11): B1B,
+    (410, 8): B1B,
+    (531, 5): B1B,
+    (531, 6): B1B,
+    (531, 7): B1B,
+    (531, 8): B1B,
+    (535, 6): B1B,
+    (697, 6): B1B,
     (45, 7): C10,
 }
 
@@ -87,8 +95,18 @@ TEXT_PAIRINGS: dict[tuple[int, int], str] = {
 #: losing others (docs/pairing.md, "Dutch 2012", open difference). Run as
 #: expected failures, never as passes.
 _C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1 elsewhere"
+#: Seeds 401 to 700 were recorded after every reading was chosen (issue 24's
+#: second pass): their differences are not worked out yet.
+_FRESH = "recorded after the readings were chosen; not worked out yet"
 OPEN: dict[tuple[int, int], str] = {
     (80, 9): _C14,
+    (422, 6): _FRESH,
+    (510, 7): _FRESH,
+    (550, 10): _FRESH,
+    (580, 8): _FRESH,
+    (659, 10): _FRESH,
+    (670, 8): _FRESH,
+    (693, 6): _FRESH,
 }
 
 

@@ -35,7 +35,7 @@ from tests.pairing.dutch2012.oracle import (
 )
 from tests.pairing.dutch2012.record_javafo import RECORDING, RecordedRound, digest, load, rounds
 
-SEEDS = range(1, 401)
+SEEDS = range(1, 701)
 
 
 @cache
