@@ -162,9 +162,6 @@ class Outcome:
 @dataclass(slots=True)
 class _Progress:
     reached_remainder: bool = False
-    #: C.14.b2 lowered M1 in a bracket whose moved-down players made all its
-    #: pairs: S1 is D.3's first set only (:meth:`BracketProcedure._c14_b2`)
-    first_set_only: bool = False
     #: remainders that failed, with the criteria that rejected anything in them
     failed_remainders: dict[tuple[object, ...], frozenset[str]] = field(default_factory=dict)
 
@@ -192,10 +189,7 @@ class BracketProcedure:
     """C.2-C.10 and C.14 for one bracket; :meth:`outcomes` streams its pairings.
 
     ``reduce``: whether C.14 may lower P1/M1 (off for the first pass that
-    decides whether C.12 backtracking is needed). ``remainders``: the P1
-    values at which a procedure over this bracket got to a remainder with
-    pairs to make (P1 > M1), shared by every pass over it in the round (the
-    first pairing, C.12, each step of C.13) and added to by this one.
+    decides whether C.12 backtracking is needed).
     """
 
     def __init__(
@@ -206,10 +200,8 @@ class BracketProcedure:
         accept: Callable[[tuple[PlayerState, ...]], bool] | None = None,
         floaters: int | None = None,
         m1_zero: bool = True,
-        remainders: set[int] | None = None,
     ) -> None:
         self.b = bracket
-        self.remainders = set() if remainders is None else remainders
         self.reduce = reduce
         #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
         self.m1_zero = m1_zero
@@ -407,16 +399,10 @@ class BracketProcedure:
                     yield from self._moved_down_whole()
                     return
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
-            elif progress.reached_remainder and self._c14_b1(p1, m1):
+            elif progress.reached_remainder and p1 > m1 and not self.b.lowest:
                 p1 -= 1  # C.14.b1
-                if p1 <= 0:  # P1 = M1 = 1 left behind by an earlier pass
-                    yield from self._moved_down_whole()
-                    return
-                m1 = min(m1, p1)
-                progress.first_set_only = False
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
-                progress.first_set_only = self._c14_b2(p1, m1, p0, progress)
                 m1 -= 1  # C.14.b2
             elif progress.reached_remainder and not self.b.lowest:
                 # C.14.b1 with P1 = M1 = 1: P1 becomes zero (C.14.a), not M1 = 0.
@@ -431,41 +417,6 @@ class BracketProcedure:
                 hetero, m1, p1 = False, 0, p0
                 x1, z1 = self._x1_z1(p1)
 
-    def _c14_b1(self, p1: int, m1: int) -> bool:
-        """Whether C.14.b1 lowers P1 of a heterogeneous bracket (not the
-        lowest) that got to the remainder, rather than C.14.b2 lowering M1.
-
-        P1 below M1 means nothing in a heterogeneous bracket (C.3.a: P = M1),
-        so with P1 = M1 (a remainder with no pairs to make) M1 is lowered
-        first, as JaVaFo 1.4 does (seeds 460 round 7, 534 round 8, 561 round
-        11) -- unless an earlier pass over the bracket this round (C.12, or
-        an earlier step of C.13) got to a remainder with pairs to make at
-        this P1: the pairings with fewer moved-down players were offered to
-        backtracking then, and C.13's "another pairing" goes on from there
-        to a lower P1 (the dutch9 forecast's rounds 86f7417d2cd0,
-        da328ac1097e and fe7f7669e4ad; seed 357 round 5, whose C.12 pass went
-        through M1 = 1, keeps its pairing so). P1 = M1 = 1 is the caller's
-        (C.14.a).
-        """
-        if self.b.lowest:
-            return False
-        return p1 > m1 or p1 in self.remainders
-
-    def _c14_b2(self, p1: int, m1: int, p0: int, progress: _Progress) -> bool:
-        """C.14.b2 lowers M1 by one: whether S1 is then D.3's first set only
-        (the M1 highest moved-down players, C.4), C.14.b1 lowering P1 once
-        that has got to the remainder, instead of C.8b trying D.3's other sets.
-
-        So JaVaFo 1.4 pairs a bracket whose moved-down players made all its
-        pairs (P1 = M1 = P0: one resident more than moved-down players, whose
-        remainder had no pairs to make): seed 80 round 9 and seed 670 round 8
-        (beyond the recording) lower P1 where the other set would pair the
-        lower moved-down player and leave the higher one unpaired. Where P1
-        came down to M1 by C.14.b1 (P1 < P0), every set is tried (seed 561
-        round 11, beyond the recording, pairs the lower one).
-        """
-        return progress.reached_remainder and p1 == m1 == p0 and not self.b.lowest
-
     def _moved_down_whole(self) -> Iterator[Outcome]:
         """C.14.a: P1 is zero, "the entire score bracket is moved down" (if
         backtracking asked for that many floaters and takes these).
@@ -475,7 +426,9 @@ class BracketProcedure:
         that is P1 = 0, not C.14.b2's "M1 = 0, manage the bracket as
         homogeneous", which is for brackets that never got to the remainder.
         JaVaFo 1.4 pairs it so (seeds 129 round 9, 173 round 8). With P1 =
-        M1 > 1, :meth:`_c14_b1` says which.
+        M1 > 1, tcecd lowers M1 by C.14.b2, as JaVaFo 1.4 does in seeds 460
+        round 7 and 534 round 8 (beyond the recording; in seed 80 round 9 it
+        lowers P1: docs/pairing.md, open differences).
         """
         everybody = Outcome((), self.b.players)
         if self.floaters in (None, len(everybody.floaters)) and (
@@ -869,14 +822,11 @@ class BracketProcedure:
         sends the search back to the next transposition (C.9)."""
         players = self.b.players
         movers = [p for p in players if p.id in self.b.movers]
-        sets = mover_sets(movers, m1)  # C.8b, D.3
-        for s1 in itertools.islice(sets, 1) if progress.first_set_only else sets:
+        for s1 in mover_sets(movers, m1):  # C.8b, D.3
             s1_ids = {p.id for p in s1}
             s2 = [p for p in players if p.id not in s1_ids]
             for chosen in self._search(s1, s2, req, (), (), budget, bound):
                 progress.reached_remainder = True  # C.6
-                if p1 > m1:
-                    self.remainders.add(p1)  # a remainder with pairs to make
                 pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
                 rest_target = target
                 if target.differences is not None:

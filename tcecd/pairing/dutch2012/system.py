@@ -78,15 +78,6 @@ class _Round:
         self.even_round = even_round
         #: last round: scores (half-points) above this are top scorers (A.10)
         self.top_scorer_above = top_scorer_above
-        self._remainders: dict[tuple[tuple[PlayerId, ...], frozenset[PlayerId]], set[int]] = {}
-
-    def remainders(self, bracket: Bracket) -> set[int]:
-        """The P1 values at which a procedure over ``bracket`` got to a
-        remainder with pairs to make this round, shared by every pass over the
-        same bracket (its first pairing, C.12, each step of C.13): C.14.b1
-        reads them (:meth:`BracketProcedure._c14_b1`)."""
-        key = (tuple(p.id for p in bracket.players), bracket.movers)
-        return self._remainders.setdefault(key, set())
 
     def bracket(
         self,
@@ -256,7 +247,7 @@ def _pairing(
     how good it is for C.12: how many moved-down players it pairs, and whether
     it makes ``p1`` pairs."""
     bracket = rnd.bracket(residents, movers, lowest=False)
-    out = _first(BracketProcedure(bracket, remainders=rnd.remainders(bracket)).outcomes())
+    out = _first(BracketProcedure(bracket).outcomes())
     assert out is not None  # C.14.a ends with the whole bracket moved down
     paired = sum(1 for a, b in out.pairs if a.id in bracket.movers or b.id in bracket.movers)
     return out, (paired, len(out.pairs) >= p1)
@@ -300,12 +291,7 @@ def _c12(
         return found[ids] is not None
 
     prev_bracket = rnd.bracket(*prev_input, lowest=False)
-    procedure = BracketProcedure(
-        prev_bracket,
-        accept=accept,
-        floaters=len(original),
-        remainders=rnd.remainders(prev_bracket),
-    )
+    procedure = BracketProcedure(prev_bracket, accept=accept, floaters=len(original))
     alt = _first(procedure.outcomes())
     if alt is None:
         return None
@@ -429,11 +415,7 @@ def _c13_penultimate(
     # Keeping the moved-down players paired, the penultimate bracket keeps its P1.
     size = len(pen_out.floaters) if step.penultimate == "same P1" else None
     procedure = BracketProcedure(
-        pen_bracket,
-        accept=accept,
-        floaters=size,
-        m1_zero=step.penultimate == "same P1",
-        remainders=rnd.remainders(pen_bracket),
+        pen_bracket, accept=accept, floaters=size, m1_zero=step.penultimate == "same P1"
     )
     alt = _first(procedure.outcomes())
     if alt is None:

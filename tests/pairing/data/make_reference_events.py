@@ -17,12 +17,7 @@ began to read the 2012 text as JaVaFo 1.4 does (issue 24; its pairings
 changed on purpose, docs/pairing.md "Compared with JaVaFo 1.4"), and once
 more when C.13's joined bracket took the latest added bracket as S1: of the
 203 rounds that forecast pairs, 4 changed, and JaVaFo 1.4 pairs all 4 as the
-new code does (only that entry was recomputed, with this script's code); and
-again when C.14 at P1 = M1 > 1 took JaVaFo 1.4's reading (branch
-dutch2012-c14): 3 of its 176 distinct rounds changed, 5 others come up after
-them in place of 5 (checked live with JaVaFo 1.4: it pairs all 8 as the new
-code does; 173 agree, the same 2 differ, it fails on the same 1), and only
-that entry was recomputed likewise.
+new code does (only that entry was recomputed, with this script's code).
 """
 
 from __future__ import annotations

@@ -44,7 +44,6 @@ CASES = {
     "s221r8": "C.13: no B.5/B.6 for upfloaters in the remainder of a joined bracket (A.3)",
     "s460r7": "C.14: P1 = M1 = 2 and the remainder reached: M1 lowered (C.14.b2), not P1",
     "s534r8": "C.14: as s460r7",
-    "s80r9": "C.14: P1 = M1 = P0 = 2: M1 lowered with D.3's first set only, then P1 (C.14.b1)",
     "s129r9": "C.13: a joined heterogeneous bracket pairs all its movers before B.3's differences",
     "s173r8": "C.13: as s129r9, B.3's smallest differences among those pairing M1 movers",
     "s177r10": "C.13: a joined heterogeneous bracket keeps B.2 before lowering the bye's score",
