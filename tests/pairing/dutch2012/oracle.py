@@ -105,7 +105,7 @@ OPEN: dict[tuple[int, int], str] = {
     (550, 10): _FRESH,
     (580, 8): _FRESH,
     (659, 10): _FRESH,
-    (670, 8): _FRESH,
+    (670, 8): _C14,
     (693, 6): _FRESH,
 }
 
