@@ -372,20 +372,12 @@ class BracketProcedure:
                 for req in self._states(positions, bound):
                     if self.total.left <= 0:
                         break
-                    budget = Budget(min(STATE_STEPS, self.total.left))
-                    before = budget.left
-                    if hetero:
-                        search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
-                    else:
-                        search = self._homogeneous(players, p1, req, budget, bound, target)
-                    for outcome in search:
+                    m = m1 if hetero else 0
+                    for outcome in self._state(m, p1, req, bound, progress, target):
                         if self.accept is not None and not self.accept(outcome.floaters):
                             rejected.add(frozenset(p.id for p in outcome.floaters))
                             continue
                         yield outcome
-                    self.total.left -= before - max(budget.left, 0)
-                    if budget.left < 0:
-                        bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
                     if self._exhausted(n - 2 * p1, target, rejected, hetero, progress):
                         break
             if not self.reduce:
@@ -487,26 +479,37 @@ class BracketProcedure:
         self, m1: int, p1: int, x1: int, z1: int, target: _Target, b2_dropped: bool | None
     ) -> Iterator[Outcome]:
         """One M1, B.2 phase and B.3 target of :meth:`_merged_outcomes`: C.3 to C.10."""
-        players = self.b.players
-        n = len(players)
+        n = len(self.b.players)
         progress = _Progress()
         positions = self._positions(x1, z1, p1, n - 2 * p1, b2_dropped)
         bound: set[str] = set()
         for req in self._states(positions, bound):
             if self.total.left <= 0:
                 return
-            budget = Budget(min(STATE_STEPS, self.total.left))
-            before = budget.left
-            if m1 > 0:
-                search = self._heterogeneous(m1, p1, req, budget, bound, progress, target)
-            else:  # C.14.b2: M1 = 0, paired as homogeneous
-                search = self._homogeneous(players, p1, req, budget, bound, target)
-            for outcome in search:
+            # (M1 = 0: C.14.b2, the bracket is paired as homogeneous)
+            for outcome in self._state(m1, p1, req, bound, progress, target):
                 if self.accept is None or self.accept(outcome.floaters):
                     yield outcome
-            self.total.left -= before - max(budget.left, 0)
-            if budget.left < 0:
-                bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
+
+    def _state(
+        self, m1: int, p1: int, req: Requirements, bound: set[str], progress: _Progress,
+        target: _Target,
+    ) -> Iterator[Outcome]:
+        """The pairings of one requirement state (C.3 to C.9 under ``req``;
+        heterogeneous with ``m1`` moved-down players paired, homogeneous when
+        ``m1`` is 0), searched within :data:`STATE_STEPS` and the bracket's
+        total; the steps spent are charged to the total once the state is
+        searched through, and a state that ran out binds every criterion from
+        then on (docs/pairing.md, "Limits")."""
+        budget = Budget(min(STATE_STEPS, self.total.left))
+        before = budget.left
+        if m1 > 0:
+            yield from self._heterogeneous(m1, p1, req, budget, bound, progress, target)
+        else:
+            yield from self._homogeneous(self.b.players, p1, req, budget, bound, target)
+        self.total.left -= before - max(budget.left, 0)
+        if budget.left < 0:
+            bound.update(("B2", "A7d", "X", "Z", "B5down", "B6down", "B5up", "B6up"))
 
     def _exhausted(
         self,
