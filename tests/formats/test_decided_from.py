@@ -18,6 +18,7 @@ from tcecd.domain import GameId, Result, Termination
 from tcecd.event.state import EventState, apply
 from tcecd.events import GameFinished, GameRestartOrdered, RoundPaired
 from tcecd.formats.base import (
+    Done,
     EventFormat,
     FormatSettings,
     Play,
@@ -117,7 +118,7 @@ def test_a_round_robin_reopens_a_round_and_its_later_standings_wait() -> None:
     white = scheduled(state, G11).white
     row = next(s for s in fmt.standings(state.upto(3)) if s.id == white)
     assert row.score_half == 2 + 1 + 1  # 1.1 won, 2.x and 3.x drawn
-    assert fmt.plan(state).__class__.__name__ == "Done"
+    assert isinstance(fmt.plan(state), Done)
 
 
 def test_a_match_decides_nothing_from_a_result_and_its_sprt_counts_again() -> None:
