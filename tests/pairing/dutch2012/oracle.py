@@ -53,6 +53,14 @@ _JAR = "javafo-1.4.jar"
 #: C1 only and the serial collector: a third of the JVM's start-up CPU.
 _JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 NO_PAIRING = "NO PAIRING\n"
+#: How long JaVaFo 1.4 may take for one round. It answers in 0.1 to 0.3 s as a
+#: rule, but its search has no budget: seed 847's round 9 ran for more than
+#: five minutes without an answer.
+JAVAFO_TIMEOUT_S = 120.0
+
+
+class NoAnswer(Exception):
+    """JaVaFo 1.4 gave no answer for a round within :data:`JAVAFO_TIMEOUT_S`."""
 
 
 #: (seed, round) -> the article by which tcecd's pairing differs from JaVaFo 1.4's
@@ -149,7 +157,8 @@ def javafo14_text(trf: str) -> str:
 
 
 def javafo_pairing(event: TrfEvent, folder: Path, tag: str = "event") -> str:
-    """JaVaFo 1.4's ``-p`` output for the next round of ``event``."""
+    """JaVaFo 1.4's ``-p`` output for the next round of ``event`` (:class:`NoAnswer`
+    when it gives none in time; ``subprocess.run`` kills it then)."""
     jar, java = jar_path(), java_path()
     assert jar is not None, missing()
     assert java is not None, missing()
@@ -157,12 +166,15 @@ def javafo_pairing(event: TrfEvent, folder: Path, tag: str = "event") -> str:
     out = folder / f"{tag}.out"
     path.write_text(javafo14_text(format_trf(event)))
     out.unlink(missing_ok=True)
-    proc = subprocess.run(
-        [java, *_JVM_FLAGS, "-ea", "-jar", str(jar), str(path), "-p", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    try:
+        proc = subprocess.run(
+            [java, *_JVM_FLAGS, "-ea", "-jar", str(jar), str(path), "-p", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=JAVAFO_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise NoAnswer(f"JaVaFo 1.4 gave no answer for {path} in {JAVAFO_TIMEOUT_S:g} s") from exc
     if "PAIRING IS IMPOSSIBLE" in proc.stdout + proc.stderr:
         return NO_PAIRING
     if proc.returncode != 0:
@@ -235,6 +247,8 @@ class Played:
     events: list[TrfEvent] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     finished: list[RoundRecord] = field(default_factory=list)
+    #: The round JaVaFo 1.4 gave no answer for (the tournament stops before it).
+    unanswered: int | None = None
 
 
 def _players(shape: Shape, rnd: random.Random) -> tuple[Player, ...]:
@@ -315,7 +329,11 @@ def play(shape: Shape, folder: Path | None = None, *, stop_at_first: bool = Fals
                 total_rounds=shape.rounds, requested_byes=tuple(byes), first_colour=first
             )
             event = TrfEvent(f"random {shape.seed}", players, tuple(rounds), context)
-            expected = javafo_pairing(event, where, f"s{shape.seed}r{number}")
+            try:
+                expected = javafo_pairing(event, where, f"s{shape.seed}r{number}")
+            except NoAnswer:
+                found.unanswered = number
+                break
             save = os.environ.get("TCECD_ORACLE_SAVE")
             if save:
                 stem = Path(save) / f"s{shape.seed}r{number}"
@@ -359,6 +377,8 @@ def _main(argv: list[str]) -> int:
                 print(f"== {shape} round {d.round} ({len(played.differences)} rounds differ)")
                 print(d.trf)
                 print(f"JaVaFo:\n{d.javafo}tcecd:\n{d.tcecd}", flush=True)
+        if played.unanswered is not None:
+            print(f"seed {seed}: JaVaFo 1.4 gave no answer for round {played.unanswered}")
     print(f"{events} tournaments, {rounds} rounds, {diffs} differences; seeds: {bad}")
     return 0
 

@@ -199,7 +199,14 @@ def record(first: int, count: int, out: Path) -> int:
             total_rounds += played.rounds
             total_differences += len(played.differences)
             differ = [d.round for d in played.differences]
-            print(f"seed {seed}: {played.rounds} rounds; tcecd differs in {differ}", flush=True)
+            stop = (
+                f"; JaVaFo 1.4 gave no answer for round {played.unanswered}, the recording "
+                "stops before it"
+                if played.unanswered is not None
+                else ""
+            )
+            print(f"seed {seed}: {played.rounds} rounds; tcecd differs in {differ}{stop}")
+            sys.stdout.flush()
     data = {
         "format": FORMAT,
         "oracle": _ORACLE,
