@@ -1,4 +1,5 @@
-"""Test helpers for the bus tests: a reconnecting MQTT subscriber and a log recorder."""
+"""Test helpers for the bus tests: a reconnecting MQTT subscriber, and the bus's
+logger with a reader for what ``structlog.testing.capture_logs()`` caught of it."""
 
 from __future__ import annotations
 
@@ -7,28 +8,22 @@ import contextlib
 import json
 import ssl
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any
 
 import aiomqtt
+import structlog
 
 
-class RecordingLog:
-    """Stands in for the structlog logger: records (level, event, fields)."""
+def bus_log() -> Any:
+    """The logger the daemon hands the bus, for the functions that take one; a test
+    reads what it logged with ``structlog.testing.capture_logs()``."""
+    return structlog.get_logger("tcecd.bus")
 
-    def __init__(self) -> None:
-        self.records: list[tuple[str, str, dict[str, Any]]] = []
 
-    def _rec(self, level: str) -> Callable[..., None]:
-        def log(event: str, **kw: Any) -> None:
-            self.records.append((level, event, kw))
-        return log
-
-    def __getattr__(self, level: str) -> Callable[..., None]:
-        return self._rec(level)
-
-    def count(self, level: str) -> int:
-        return sum(1 for lv, _, _ in self.records if lv == level)
+def logged(entries: Sequence[MutableMapping[str, Any]], level: str | None = None) -> list[str]:
+    """The events of ``capture_logs()`` entries, in order (only ``level``'s if given)."""
+    return [e["event"] for e in entries if level is None or e["log_level"] == level]
 
 
 class Collector:

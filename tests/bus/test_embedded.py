@@ -22,7 +22,7 @@ from tcecd.bus import embedded
 from tcecd.bus.embedded import Listeners, embedded_broker, find_mosquitto, mosquitto_config
 from tcecd.bus.settings import MqttSettings
 from tcecd.errors import BusError
-from tests.bus.helpers import Collector, RecordingLog, retained
+from tests.bus.helpers import Collector, bus_log, logged, retained
 from tests.daemon.helpers import ROOT, run_env, tcecd_argv, write_config
 
 needs_mosquitto = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto not installed")
@@ -47,29 +47,29 @@ def test_unknown_broker_kind_is_a_settings_error() -> None:
         MqttSettings(embedded=True, embedded_broker="hivemq")
 
 
-async def test_configured_port_taken_publishes_to_the_broker_there(tmp_path: Path) -> None:
+async def test_configured_port_taken_publishes_to_the_broker_there(
+        tmp_path: Path, captured_logs: list[dict[str, Any]]) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        log = RecordingLog()
         wanted = MqttSettings(url=f"mqtt://127.0.0.1:{port}", embedded=True)
-        async with embedded_broker(wanted, tmp_path, log=log) as settings:
+        async with embedded_broker(wanted, tmp_path, log=bus_log()) as settings:
             assert settings.port == port
             assert not settings.embedded
-    assert [e for lv, e, _ in log.records if lv == "warning"] == [
+    assert logged(captured_logs, "warning") == [
         "embedded mqtt broker not started; using the broker already there"]
 
 
-async def test_amqtt_when_mosquitto_is_not_installed(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_amqtt_when_mosquitto_is_not_installed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        captured_logs: list[dict[str, Any]]) -> None:
     """``auto`` without the binary: amqtt in-process, TCP and websockets, free ports."""
     monkeypatch.setattr(embedded, "find_mosquitto", lambda: None)
-    log = RecordingLog()
     wanted = MqttSettings(url="mqtt://127.0.0.1", embedded=True)
-    async with embedded_broker(wanted, tmp_path, log=log) as settings:
+    async with embedded_broker(wanted, tmp_path, log=bus_log()) as settings:
         assert settings.port not in (0, 1883)
-        started = [kw for lv, e, kw in log.records if e == "embedded mqtt broker started"]
+        started = [e for e in captured_logs if e["event"] == "embedded mqtt broker started"]
         assert started[0]["broker"] == "amqtt"
         assert started[0]["url"] == settings.url
         ws_port = int(started[0]["ws_url"].rsplit(":", 1)[1].split("/")[0])
@@ -90,7 +90,7 @@ async def test_mosquitto_keeps_retained_state_across_a_restart(tmp_path: Path) -
     retained messages of the first run. (Published as the daemon's own account,
     the only one that may publish the event's topics: tcecd.control.acl.)"""
     wanted = MqttSettings(url="mqtt://127.0.0.1", embedded=True, embedded_ws_port=None)
-    async with embedded_broker(wanted, tmp_path, log=RecordingLog(), event="x") as first:
+    async with embedded_broker(wanted, tmp_path, log=bus_log(), event="x") as first:
         pid = int((tmp_path / "mosquitto.pid").read_text())
         assert first.username == "tcecd-daemon"
         assert first.password
@@ -98,14 +98,15 @@ async def test_mosquitto_keeps_retained_state_across_a_restart(tmp_path: Path) -
                                   password=first.password) as c:
             await c.publish("tcecd/x/finished", b'{"winner":"A"}', qos=1, retain=True)
     assert str(tmp_path / "mosquitto.conf").encode() not in b"\n".join(_cmdlines()), pid
-    async with embedded_broker(wanted, tmp_path, log=RecordingLog(), event="x") as second:
+    async with embedded_broker(wanted, tmp_path, log=bus_log(), event="x") as second:
         got = await retained(second.host, second.port, username=second.username,
                              password=second.password, marker="tcecd/x/_probe")
     assert got == {"tcecd/x/finished": b'{"winner":"A"}'}
 
 
 @needs_mosquitto
-async def test_a_broker_left_on_the_configured_port_is_replaced_not_used(tmp_path: Path) -> None:
+async def test_a_broker_left_on_the_configured_port_is_replaced_not_used(
+        tmp_path: Path, captured_logs: list[dict[str, Any]]) -> None:
     """A Mosquitto of this state directory that an earlier daemon left running (an older
     tcecd's, without the parent-death signal) holds the configured port: the next start
     stops it (found by its pid file and its command line) and starts its own, instead of
@@ -125,13 +126,12 @@ async def test_a_broker_left_on_the_configured_port_is_replaced_not_used(tmp_pat
         async with asyncio.timeout(30):
             while not (tmp_path / "mosquitto.pid").exists() or not await _accepts(port):  # noqa: ASYNC110 (another process's state)
                 await asyncio.sleep(0.05)
-        log = RecordingLog()
         wanted = MqttSettings(url=f"mqtt://127.0.0.1:{port}", embedded=True,
                               embedded_ws_port=None)
-        async with embedded_broker(wanted, tmp_path, log=log) as settings:
+        async with embedded_broker(wanted, tmp_path, log=bus_log()) as settings:
             assert stale.returncode is not None  # stopped before the new one started
             assert settings.port == port
-            events = [e for _lv, e, _kw in log.records]
+            events = logged(captured_logs)
             assert "stopping the embedded mqtt broker left running by an earlier daemon" in events
             assert "embedded mqtt broker started" in events
             assert "embedded mqtt broker not started; using the broker already there" not in events

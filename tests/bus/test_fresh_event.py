@@ -22,7 +22,7 @@ from tcecd.bus.publisher import Publisher
 from tcecd.bus.settings import MqttSettings
 from tcecd.events import RoundPaired
 from tcecd.watch.model import Watcher
-from tests.bus.helpers import Collector, RecordingLog, retained
+from tests.bus.helpers import Collector, bus_log, retained
 from tests.bus.sample import all_events, pairing, start_events
 from tests.daemon.helpers import run_tcecd, write_config
 
@@ -32,8 +32,8 @@ TS = "2026-11-22T05:00:00.000Z"
 
 
 def publisher(url: str, **kw: Any) -> Publisher:
-    return Publisher(MqttSettings.from_url(url), event="Bus Test", log=RecordingLog(),
-                     backoff_initial_s=0.05, backoff_max_s=0.3, **kw)
+    return Publisher(MqttSettings.from_url(url), event="Bus Test", backoff_initial_s=0.05,
+                     backoff_max_s=0.3, **kw)
 
 
 async def earlier_event(url: str, host: str, port: int) -> dict[str, bytes]:
@@ -93,7 +93,7 @@ async def test_fresh_event_clears_stale_retained_state_mosquitto(mosquitto: Any)
 async def test_fresh_event_clears_stale_retained_state_amqtt(tmp_path: Path) -> None:
     wanted = MqttSettings(url="mqtt://127.0.0.1:0", embedded=True, embedded_broker="amqtt",
                           embedded_ws_port=None)
-    async with embedded_broker(wanted, tmp_path, log=RecordingLog()) as settings:
+    async with embedded_broker(wanted, tmp_path, log=bus_log()) as settings:
         await fresh_start_clears(settings.url, settings.host, settings.port)
 
 

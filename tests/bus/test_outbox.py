@@ -19,7 +19,7 @@ from tcecd.domain import GameId, Result
 from tcecd.errors import BusError, StateError
 from tcecd.events import EventFinished, GameFinished, RoundPaired
 from tcecd.store import EventStore
-from tests.bus.helpers import RecordingLog, retained
+from tests.bus.helpers import retained
 from tests.bus.sample import all_events, round_events, standings
 from tests.fixtures.mosquitto import MosquittoBroker
 
@@ -128,8 +128,7 @@ async def test_rows_are_acknowledged_only_once_the_broker_has_them(
     is reported once, from a worker thread."""
     broker = mosquitto_factory(start=False)
     acks = Acks()
-    log = RecordingLog()
-    pub = Publisher(MqttSettings.from_url(broker.url), event="Bus Test", log=log,
+    pub = Publisher(MqttSettings.from_url(broker.url), event="Bus Test",
                     backoff_initial_s=20.0, backoff_max_s=60.0, on_acked=acks)  # fmt: skip
     async with pub:
         events = [*round_events(1), *round_events(2), EventFinished(standings(2))]

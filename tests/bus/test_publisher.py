@@ -15,7 +15,7 @@ import pytest
 
 from tcecd.bus.publisher import Publisher
 from tcecd.bus.settings import MqttSettings
-from tests.bus.helpers import Collector, RecordingLog, retained
+from tests.bus.helpers import Collector, logged, retained
 from tests.bus.sample import GAMES, all_events, round_events, start_events
 from tests.fixtures.mosquitto import MosquittoBroker
 
@@ -26,10 +26,11 @@ ALL_GAMES = {f"{r}.{n}" for r, n, *_ in GAMES}
 FINAL_SCORES = {"A": 2.0, "B": 1.0, "C": 0.5, "D": 0.5}  # hand-computed, see sample.py
 
 
-def fast(pub_settings: MqttSettings, log: Any = None, **kw: Any) -> Publisher:
-    """A publisher that retries quickly (tests should not wait 30 s backoffs)."""
-    return Publisher(pub_settings, event="Bus Test", log=log or RecordingLog(),
-                     backoff_initial_s=0.05, backoff_max_s=0.3, **kw)
+def fast(pub_settings: MqttSettings, **kw: Any) -> Publisher:
+    """A publisher that retries quickly (tests should not wait 30 s backoffs),
+    logging to structlog as the daemon's does (``captured_logs`` reads it)."""
+    return Publisher(pub_settings, event="Bus Test", backoff_initial_s=0.05,
+                     backoff_max_s=0.3, **kw)
 
 
 def final_standings(c: Collector) -> dict[str, float] | None:
@@ -45,18 +46,19 @@ async def wait_attempts(pub: Publisher, n: int) -> None:
             await asyncio.sleep(0.02)
 
 
-async def test_broker_down_then_up_delivers_everything(mosquitto_factory: Factory) -> None:
+async def test_broker_down_then_up_delivers_everything(
+        mosquitto_factory: Factory, captured_logs: list[dict[str, Any]]) -> None:
     broker = mosquitto_factory(start=False)
-    log = RecordingLog()
-    async with fast(MqttSettings.from_url(broker.url), log) as pub:
+    async with fast(MqttSettings.from_url(broker.url)) as pub:
         for event in all_events():
             pub.publish(event)  # must return at once although nothing listens
         assert not pub.connected
         assert pub.pending > 0
         await wait_attempts(pub, 4)
         # Warned exactly once for the whole outage, no matter how many retries.
-        assert log.count("warning") == 1
-        assert "unreachable" in log.records[0][1]
+        warnings = logged(captured_logs, "warning")
+        assert len(warnings) == 1
+        assert "unreachable" in warnings[0]
 
         broker.start()
         assert await pub.flush(30)
@@ -158,7 +160,8 @@ async def test_clean_exit_publishes_offline(mosquitto: MosquittoBroker) -> None:
         assert status["schema"] == 1
 
 
-async def test_credentials(mosquitto_factory: Factory) -> None:
+async def test_credentials(
+        mosquitto_factory: Factory, captured_logs: list[dict[str, Any]]) -> None:
     broker = mosquitto_factory(users={"tcecd": "s3cr:et"})
     good = MqttSettings.from_url(f"mqtt://tcecd:s3cr%3Aet@127.0.0.1:{broker.port}")
     async with fast(good) as pub:
@@ -169,14 +172,14 @@ async def test_credentials(mosquitto_factory: Factory) -> None:
         await c.wait_until(lambda c: c.last("/event") is not None)
         assert c.last("/event")["name"] == "Bus Test"
 
-    log = RecordingLog()
+    captured_logs.clear()
     bad = MqttSettings.from_url(f"mqtt://tcecd:wrong@127.0.0.1:{broker.port}")
-    async with fast(bad, log) as pub:
+    async with fast(bad) as pub:
         pub.publish(start_events()[0])  # refused by the broker: queued, no exception
         await wait_attempts(pub, 3)
         assert not pub.connected
         assert pub.pending >= 1
-        assert log.count("warning") == 1
+        assert len(logged(captured_logs, "warning")) == 1
 
 
 async def test_tls(mosquitto_factory: Factory) -> None:
@@ -204,8 +207,7 @@ async def test_silent_broker_never_stalls_the_caller() -> None:
     server = await asyncio.start_server(hold, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     async with server:
-        log = RecordingLog()
-        async with fast(MqttSettings.from_url(f"mqtt://127.0.0.1:{port}"), log) as pub:
+        async with fast(MqttSettings.from_url(f"mqtt://127.0.0.1:{port}")) as pub:
             for _ in range(50):
                 for event in all_events():
                     pub.publish(event)
@@ -217,15 +219,14 @@ async def test_silent_broker_never_stalls_the_caller() -> None:
 
 
 async def test_full_queue_drops_moves_but_keeps_every_result(
-        mosquitto_factory: Factory) -> None:
+        mosquitto_factory: Factory, captured_logs: list[dict[str, Any]]) -> None:
     broker = mosquitto_factory(start=False)
     settings = MqttSettings.from_url(broker.url, queue_limit=10)
-    log = RecordingLog()
-    async with fast(settings, log) as pub:
+    async with fast(settings) as pub:
         for event in all_events():
             pub.publish(event)
         assert pub.dropped > 0  # all 16 move updates could not fit in 10 slots
-        assert [e for lv, e, _ in log.records if lv == "warning" and "queue" in e]
+        assert [e for e in logged(captured_logs, "warning") if "queue" in e]
         broker.start()
         assert await pub.flush(30)
         async with Collector(broker.host, broker.port) as late:

@@ -21,7 +21,7 @@ from tcecd.errors import BusError
 from tcecd.event.state import EventState
 from tcecd.formats.base import FormatSettings, get_format
 from tcecd.pairing.base import Player
-from tests.bus.helpers import RecordingLog
+from tests.bus.helpers import bus_log
 from tests.fixtures.event_config import BASE_EVENT
 
 SECRET = "correct horse"
@@ -110,7 +110,7 @@ def test_acl_lets_anonymous_clients_only_read() -> None:
 async def test_embedded_files_are_private_and_hold_no_password(tmp_path: Path) -> None:
     wanted = MqttSettings(url="mqtt://127.0.0.1:0", embedded=True, embedded_ws_port=None,
                           operators=(("alice", SECRET),))
-    async with embedded_broker(wanted, tmp_path, log=RecordingLog(), event="E v") as got:
+    async with embedded_broker(wanted, tmp_path, log=bus_log(), event="E v") as got:
         assert got.username == "tcecd-daemon"
         assert got.password is not None
         modes, text = _files(tmp_path)
@@ -131,12 +131,12 @@ async def test_operators_refuse_an_embedded_broker_without_acls(
     monkeypatch.setattr(embedded, "find_mosquitto", lambda: None)
     wanted = MqttSettings(url="mqtt://127.0.0.1:0", embedded=True, operators=(("a", "pw"),))
     with pytest.raises(BusError, match="amqtt cannot restrict who publishes"):
-        async with embedded_broker(wanted, tmp_path, log=RecordingLog()):
+        async with embedded_broker(wanted, tmp_path, log=bus_log()):
             pass
     amqtt = MqttSettings(url="mqtt://127.0.0.1:0", embedded=True, embedded_broker="amqtt",
                          operators=(("a", "pw"),))
     with pytest.raises(BusError, match="amqtt cannot restrict who publishes"):
-        async with embedded_broker(amqtt, tmp_path, log=RecordingLog()):
+        async with embedded_broker(amqtt, tmp_path, log=bus_log()):
             pass
 
 
