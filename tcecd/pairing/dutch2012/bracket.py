@@ -448,9 +448,15 @@ class BracketProcedure:
         phases = (False, True) if self._soft_b2() else (None,)
         for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
             targets = [t for bye in byes for t in self._merged_targets(bye, m1)]
-            for b2_dropped in phases:
-                for target in targets:
-                    yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
+            smallest = [t for t in targets if t.differences is not None]
+            others = [t for t in targets if t.differences is None]
+            # B.2's note: B.2 gives way for top scorers' smallest score
+            # differences (seed 191, round 11), not for a lower scored bye
+            # (seed 177, round 10).
+            for group in (smallest, others):
+                for b2_dropped in phases:
+                    for target in group:
+                        yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
 
     def _merged_targets(self, bye: _Target, m1: int) -> list[_Target]:
         """B.3 within one M1 of :meth:`_merged_outcomes`: the pairs' score

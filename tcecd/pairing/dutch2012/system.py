@@ -395,20 +395,21 @@ def _c13_penultimate(
         if ids == tried:
             return False
         if ids not in lowest_for:
-            if floaters and len(floaters) == whole:
-                # P becomes zero in the penultimate bracket: the two lowest are
-                # joined, the penultimate one (all moved down) the latest added.
-                lowest_for[ids] = _lowest(
-                    rnd,
-                    [*joined, *residents],
-                    [*floaters, *pen_pushed],
-                    m1_zero=not keep_movers,
-                    merged=True,
-                )
-            else:
-                lowest_for[ids] = _lowest(
-                    rnd, residents, [*floaters, *pen_pushed, *joined], m1_zero=not keep_movers
-                )
+            # The players the penultimate bracket moves down are the lowest
+            # bracket's moved-down players (A.3). If P becomes zero there, the
+            # two lowest are joined, the penultimate one (all moved down) the
+            # latest added: "a heterogeneous score bracket with the latest added
+            # score bracket as S1". A lowest bracket already joined by C.13 is
+            # paired the same way, the brackets joined before being its residents
+            # (seeds 811 round 4, 422 round 6: JaVaFo 1.4 pairs it so).
+            merged = bool(joined) or (bool(floaters) and len(floaters) == whole)
+            lowest_for[ids] = _lowest(
+                rnd,
+                [*joined, *residents],
+                [*floaters, *pen_pushed],
+                m1_zero=not keep_movers,
+                merged=merged,
+            )
         return lowest_for[ids] is not None
 
     pen_bracket = rnd.bracket(*pen_input, lowest=False)

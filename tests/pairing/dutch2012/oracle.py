@@ -108,13 +108,9 @@ _C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1
 _FRESH = "recorded after the readings were chosen; not worked out yet"
 OPEN: dict[tuple[int, int], str] = {
     (80, 9): _C14,
-    (422, 6): _FRESH,
-    (510, 7): _FRESH,
     (550, 10): _FRESH,
-    (580, 8): _FRESH,
     (659, 10): _FRESH,
     (670, 8): _C14,
-    (693, 6): _FRESH,
 }
 
 
