@@ -565,7 +565,7 @@ class BracketProcedure:
     def _targets(self, pairs: int, *, differences: bool) -> list[_Target]:
         """B.3 for a bracket of unequal scores paired as homogeneous, in the
         order they are tried: the scores of the players it leaves unpaired,
-        lowest first (:func:`_floater_order`), each only if the absolute
+        lowest first (:func:`floater_order`), each only if the absolute
         criteria allow it; for each (with
         ``differences``: brackets paired as homogeneous), first the pairs'
         score differences at their smallest (the largest difference as small
@@ -590,7 +590,7 @@ class BracketProcedure:
 
         fill(0, spare, ())
         targets: list[_Target] = []
-        for floaters in sorted(options, key=_floater_order):
+        for floaters in sorted(options, key=floater_order):
             best = self._best_differences(floaters)
             if best is not None:
                 targets += (
@@ -869,7 +869,7 @@ class BracketProcedure:
                     return
 
 
-def _floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+def floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     """B.3's order of the scores a bracket may leave unpaired (largest first):
     the lowest total first, then the highest of them as low as possible, then
     the next.

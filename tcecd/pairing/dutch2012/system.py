@@ -50,12 +50,16 @@ from tcecd.pairing.base import (
     absent_players,
     board_order_games,
 )
-from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
+from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome, floater_order
 from tcecd.pairing.dutch2012.colours import Preference, allocate, preference
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 from tcecd.pairing.points import partners
+
+
+def _scores(players: Sequence[PlayerState]) -> tuple[int, ...]:
+    return tuple(sorted((p.score for p in players), reverse=True))
 
 
 def _first(outcomes: Iterator[Outcome]) -> Outcome | None:
@@ -215,7 +219,10 @@ def _pair_brackets(
         # C.1/C.12: a moved-down player without an opponent here, or a bracket that
         # cannot make its P1 pairs: the previous bracket may move down another set.
         if k > 0 and carry and (any(p in carry for p in push) or not quality[1]):
-            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], quality, p1)
+            moved = _scores([*out.floaters, *push])
+            alt = _c12(
+                rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], (*quality, moved), p1
+            )
             if alt is not None:
                 prev, residents, movers, push, out = alt
                 chosen[k - 1] = prev
@@ -263,16 +270,20 @@ def _c12(
     prev_input: tuple[list[PlayerState], list[PlayerState]],
     prev_pushed: list[PlayerState],
     prev_out: Outcome,
-    quality: tuple[int, bool],
+    quality: tuple[int, bool, tuple[int, ...]],
     p1: int,
 ) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
     """C.12: the first pairing of the previous bracket (in its procedure order)
     moving down another set of players of the same size and scores with which
-    this bracket does better than ``quality`` (more moved-down players paired,
-    else P1 pairs where there were none; this bracket does not backtrack again
-    meanwhile). "This now allows P1 pairings" is read as JaVaFo 1.4 reads it:
-    a heterogeneous bracket's P is the number of moved-down players to pair
-    (C.3.a), and pairing more of them counts even if not all."""
+    this bracket does better than ``quality`` (moved-down players paired, P1
+    pairs made, the scores of the players it moves down; this bracket does
+    not backtrack again meanwhile). "This now allows P1 pairings" is read as
+    JaVaFo 1.4 reads it: a heterogeneous bracket's P is the number of
+    moved-down players to pair (C.3.a), and pairing more of them counts even
+    if not all; else P1 pairs where there were none; else, when C.1 moved a
+    moved-down player on, as many pairs as the bracket with him has players
+    for (his P1) and lower scored players moved down (B.3's order,
+    :func:`floater_order`): seeds 710 round 11 and 873 round 6."""
     scores = sorted(p.score for p in prev_out.floaters)
     original = frozenset(p.id for p in prev_out.floaters)
     found: dict[frozenset[PlayerId], _Next | None] = {}
@@ -286,7 +297,12 @@ def _c12(
             carry = [*floaters, *prev_pushed]
             residents, movers, push = _c1(rnd, group, carry)
             after, better = _pairing(rnd, residents, movers, p1)
-            if better > quality:
+            if better > quality[:2] or (
+                better == quality[:2]
+                and len(after.pairs) >= (len(residents) + len(carry)) // 2
+                and floater_order(_scores([*after.floaters, *push]))
+                < floater_order(quality[2])
+            ):
                 found[ids] = (residents, movers, push, after)
         return found[ids] is not None
 

@@ -56,6 +56,8 @@ CASES = {
     "s971r6": "C.13: as s811r4, two moved down into five",
     "s987r10": "C.13: as s811r4, two moved down into ten",
     "s994r5": "C.13: as s811r4, two moved down into five",
+    "s873r6": "C.12 after C.1: other floaters, P1 pairs as before, a lower scored player moved on",
+    "s710r11": "C.12 after C.1: as s873r6, 7 (6 points) moved on, not 6 (8)",
 }
 
 
