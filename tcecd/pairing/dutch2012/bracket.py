@@ -252,20 +252,34 @@ class BracketProcedure:
         )
 
     def _positions(
-        self, x1: int, z1: int, p1: int, floaters: int, b2_dropped: bool | None = None
+        self,
+        x1: int,
+        z1: int,
+        p1: int,
+        floaters: int,
+        *,
+        heterogeneous: bool,
+        b2_dropped: bool | None = None,
     ) -> list[_Position]:
         """The C.10 counter, outermost first: B.2 (C.10.g), A.7.d (C.10.f),
         X/Z (C.10.e), B.5 and B.6 for downfloaters (C.10.d, c), B.5 and B.6 for
         upfloaters (C.10.b, a); each counts the pairs (players) that may break it.
+        ``heterogeneous``: the bracket is paired as heterogeneous; B.5 and B.6
+        for upfloaters are requirements of such brackets only (C.3.g, C.3.h,
+        C.10.a, C.10.b), not of one treated as homogeneous because at least
+        half of it came from above (A.3) or paired as homogeneous by C.14.b2
+        (M1 = 0), as not of a remainder (:meth:`Requirements.for_remainder`):
+        JaVaFo 1.4 pairs it so (seed 985, round 6).
         ``b2_dropped``: only the states with B.2 in force (False) or dropped
         (True), for a caller that tries other things between the two."""
-        players = self.b.players
         pairs = max(p1, 0)
         b2 = _counter("B2", pairs if self._soft_b2() else 0)
         if b2_dropped is not None:
             names, options = b2
             b2 = names, options[1:] if b2_dropped else options[:1]
-        ups = any(p.score != players[0].score for p in players)
+
+        def upfloaters(name: str) -> _Position:
+            return _counter(name, pairs) if heterogeneous else (frozenset(), [{name: UNLIMITED}])
 
         odd = not self.b.even_round
         return [
@@ -274,8 +288,8 @@ class BracketProcedure:
             (frozenset(("X", "Z")), [{"X": x, "Z": z} for x, z in self._xz(x1, z1, p1)]),
             _counter("B5down", floaters),
             _counter("B6down", floaters),
-            _counter("B5up", pairs if ups else 0),
-            _counter("B6up", pairs if ups else 0),
+            upfloaters("B5up"),
+            upfloaters("B6up"),
         ]
 
     def _states(self, positions: list[_Position], bound: set[str]) -> Iterator[Requirements]:
@@ -367,7 +381,7 @@ class BracketProcedure:
             for target in targets if wanted else ():
                 if self._exhausted(n - 2 * p1, target, rejected, hetero, progress):
                     continue
-                positions = self._positions(x1, z1, p1, n - 2 * p1)
+                positions = self._positions(x1, z1, p1, n - 2 * p1, heterogeneous=hetero)
                 bound: set[str] = set()
                 for req in self._states(positions, bound):
                     if self.total.left <= 0:
@@ -487,7 +501,9 @@ class BracketProcedure:
         """One M1, B.2 phase and B.3 target of :meth:`_merged_outcomes`: C.3 to C.10."""
         n = len(self.b.players)
         progress = _Progress()
-        positions = self._positions(x1, z1, p1, n - 2 * p1, b2_dropped)
+        positions = self._positions(
+            x1, z1, p1, n - 2 * p1, heterogeneous=m1 > 0, b2_dropped=b2_dropped
+        )
         bound: set[str] = set()
         for req in self._states(positions, bound):
             if self.total.left <= 0:

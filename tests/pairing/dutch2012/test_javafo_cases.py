@@ -58,6 +58,7 @@ CASES = {
     "s994r5": "C.13: as s811r4, two moved down into five",
     "s873r6": "C.12 after C.1: other floaters, P1 pairs as before, a lower scored player moved on",
     "s710r11": "C.12 after C.1: as s873r6, 7 (6 points) moved on, not 6 (8)",
+    "s985r6": "A.3: no B.5/B.6 for upfloaters in a bracket half moved down (homogeneous)",
 }
 
 
