@@ -405,7 +405,11 @@ class BracketProcedure:
                     yield from self._moved_down_whole()
                     return
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
-            elif progress.reached_remainder and p1 > m1 and not self.b.lowest:
+            elif progress.reached_remainder and p1 > m1 and not self.b.lowest and not (
+                m1 > 1 and self.floaters == n - 2 * p1
+            ):
+                # (Backtracking that asks for as many floaters as this P1 leaves
+                # keeps P1: C.14.b2 lowers M1 instead, seed 779 round 10.)
                 p1 -= 1  # C.14.b1
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:

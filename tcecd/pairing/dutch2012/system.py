@@ -16,10 +16,10 @@ round bracket by bracket, from the highest score down:
   already backtracking);
 * C.13: the lowest bracket must pair everybody but the bye; if it cannot
   pair its moved-down players, the penultimate bracket is asked first for
-  other floaters, then M1 = 0, then any other pairing of the penultimate
-  bracket; if none helps (or P becomes zero there) the two lowest brackets
-  are joined, with the latest added one as S1, and so on upwards
-  (:data:`_C13_STEPS`);
+  other floaters, then M1 = 0, then other floaters with M1 = 0, then any
+  other pairing of the penultimate bracket; if none helps (or P becomes
+  zero there) the two lowest brackets are joined, with the latest added one
+  as S1, and so on upwards (:data:`_C13_STEPS`);
 * the readings of the text where it is open are JaVaFo 1.4's (docs/pairing.md,
   "Compared with JaVaFo 1.4");
 * A.5/B.1b: the bye (odd field) is the player the lowest bracket leaves
@@ -334,6 +334,7 @@ _C13_STEPS = (
     _C13Step(None, keep_movers=True),
     _C13Step("same P1", keep_movers=True),
     _C13Step(None, keep_movers=False),
+    _C13Step("same P1", keep_movers=False),
     _C13Step("any", keep_movers=False),
 )
 
@@ -353,8 +354,9 @@ def _c13(
     1.4 reads it, that stops while a moved-down player is still paired: before
     pairing the lowest bracket as homogeneous (M1 = 0, a moved-down player
     left for the bye), the penultimate bracket is asked for a pairing that lets
-    the lowest one pair its moved-down players; then M1 = 0; then any pairing
-    of the penultimate bracket that lets the lowest be paired at all; then the
+    the lowest one pair its moved-down players; then M1 = 0; then a pairing
+    of the penultimate bracket keeping its P1 with which the lowest can be
+    paired at all (M1 = 0 allowed; seed 779 round 10); then any; then the
     two lowest brackets are joined, and so on upwards.
     """
     last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)

@@ -59,6 +59,7 @@ CASES = {
     "s873r6": "C.12 after C.1: other floaters, P1 pairs as before, a lower scored player moved on",
     "s710r11": "C.12 after C.1: as s873r6, 7 (6 points) moved on, not 6 (8)",
     "s985r6": "A.3: no B.5/B.6 for upfloaters in a bracket half moved down (homogeneous)",
+    "s779r10": "C.13: the penultimate bracket keeps its P1 (M1 lowered) for the lowest's M1 = 0",
 }
 
 
