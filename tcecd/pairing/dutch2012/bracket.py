@@ -378,6 +378,11 @@ class BracketProcedure:
             targets: Sequence[_Target] = [_Target()]
             if wanted:
                 targets = self._targets(p1, differences=not hetero)
+                if not targets and hetero and not progress.reached_remainder:
+                    # No pairing of this P1 meets B.1/B.2 (B.3 has no target):
+                    # the procedure still gets to the remainder (C.14.b1) if
+                    # the moved-down players can be paired (seed 1143, round 5).
+                    progress.reached_remainder = self._movers_pairable(m1, p1)
             for target in targets if wanted else ():
                 if self._exhausted(n - 2 * p1, target, rejected, hetero, progress):
                     continue

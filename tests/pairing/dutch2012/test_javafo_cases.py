@@ -60,6 +60,7 @@ CASES = {
     "s710r11": "C.12 after C.1: as s873r6, 7 (6 points) moved on, not 6 (8)",
     "s985r6": "A.3: no B.5/B.6 for upfloaters in a bracket half moved down (homogeneous)",
     "s779r10": "C.13: the penultimate bracket keeps its P1 (M1 lowered) for the lowest's M1 = 0",
+    "s1143r5": "C.14.b1: the remainder counts as reached when no pairing of P1 meets B.1",
 }
 
 
