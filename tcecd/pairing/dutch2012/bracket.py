@@ -252,20 +252,34 @@ class BracketProcedure:
         )
 
     def _positions(
-        self, x1: int, z1: int, p1: int, floaters: int, b2_dropped: bool | None = None
+        self,
+        x1: int,
+        z1: int,
+        p1: int,
+        floaters: int,
+        *,
+        heterogeneous: bool,
+        b2_dropped: bool | None = None,
     ) -> list[_Position]:
         """The C.10 counter, outermost first: B.2 (C.10.g), A.7.d (C.10.f),
         X/Z (C.10.e), B.5 and B.6 for downfloaters (C.10.d, c), B.5 and B.6 for
         upfloaters (C.10.b, a); each counts the pairs (players) that may break it.
+        ``heterogeneous``: the bracket is paired as heterogeneous; B.5 and B.6
+        for upfloaters are requirements of such brackets only (C.3.g, C.3.h,
+        C.10.a, C.10.b), not of one treated as homogeneous because at least
+        half of it came from above (A.3) or paired as homogeneous by C.14.b2
+        (M1 = 0), as not of a remainder (:meth:`Requirements.for_remainder`):
+        JaVaFo 1.4 pairs it so (seed 985, round 6).
         ``b2_dropped``: only the states with B.2 in force (False) or dropped
         (True), for a caller that tries other things between the two."""
-        players = self.b.players
         pairs = max(p1, 0)
         b2 = _counter("B2", pairs if self._soft_b2() else 0)
         if b2_dropped is not None:
             names, options = b2
             b2 = names, options[1:] if b2_dropped else options[:1]
-        ups = any(p.score != players[0].score for p in players)
+
+        def upfloaters(name: str) -> _Position:
+            return _counter(name, pairs) if heterogeneous else (frozenset(), [{name: UNLIMITED}])
 
         odd = not self.b.even_round
         return [
@@ -274,8 +288,8 @@ class BracketProcedure:
             (frozenset(("X", "Z")), [{"X": x, "Z": z} for x, z in self._xz(x1, z1, p1)]),
             _counter("B5down", floaters),
             _counter("B6down", floaters),
-            _counter("B5up", pairs if ups else 0),
-            _counter("B6up", pairs if ups else 0),
+            upfloaters("B5up"),
+            upfloaters("B6up"),
         ]
 
     def _states(self, positions: list[_Position], bound: set[str]) -> Iterator[Requirements]:
@@ -364,10 +378,15 @@ class BracketProcedure:
             targets: Sequence[_Target] = [_Target()]
             if wanted:
                 targets = self._targets(p1, differences=not hetero)
+                if not targets and hetero and not progress.reached_remainder:
+                    # No pairing of this P1 meets B.1/B.2 (B.3 has no target):
+                    # the procedure still gets to the remainder (C.14.b1) if
+                    # the moved-down players can be paired (seed 1143, round 5).
+                    progress.reached_remainder = self._movers_pairable(m1, p1)
             for target in targets if wanted else ():
                 if self._exhausted(n - 2 * p1, target, rejected, hetero, progress):
                     continue
-                positions = self._positions(x1, z1, p1, n - 2 * p1)
+                positions = self._positions(x1, z1, p1, n - 2 * p1, heterogeneous=hetero)
                 bound: set[str] = set()
                 for req in self._states(positions, bound):
                     if self.total.left <= 0:
@@ -391,7 +410,11 @@ class BracketProcedure:
                     yield from self._moved_down_whole()
                     return
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
-            elif progress.reached_remainder and p1 > m1 and not self.b.lowest:
+            elif progress.reached_remainder and p1 > m1 and not self.b.lowest and not (
+                m1 > 1 and self.floaters == n - 2 * p1
+            ):
+                # (Backtracking that asks for as many floaters as this P1 leaves
+                # keeps P1: C.14.b2 lowers M1 instead, seed 779 round 10.)
                 p1 -= 1  # C.14.b1
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
@@ -448,9 +471,15 @@ class BracketProcedure:
         phases = (False, True) if self._soft_b2() else (None,)
         for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
             targets = [t for bye in byes for t in self._merged_targets(bye, m1)]
-            for b2_dropped in phases:
-                for target in targets:
-                    yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
+            smallest = [t for t in targets if t.differences is not None]
+            others = [t for t in targets if t.differences is None]
+            # B.2's note: B.2 gives way for top scorers' smallest score
+            # differences (seed 191, round 11), not for a lower scored bye
+            # (seed 177, round 10).
+            for group in (smallest, others):
+                for b2_dropped in phases:
+                    for target in group:
+                        yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
 
     def _merged_targets(self, bye: _Target, m1: int) -> list[_Target]:
         """B.3 within one M1 of :meth:`_merged_outcomes`: the pairs' score
@@ -481,7 +510,9 @@ class BracketProcedure:
         """One M1, B.2 phase and B.3 target of :meth:`_merged_outcomes`: C.3 to C.10."""
         n = len(self.b.players)
         progress = _Progress()
-        positions = self._positions(x1, z1, p1, n - 2 * p1, b2_dropped)
+        positions = self._positions(
+            x1, z1, p1, n - 2 * p1, heterogeneous=m1 > 0, b2_dropped=b2_dropped
+        )
         bound: set[str] = set()
         for req in self._states(positions, bound):
             if self.total.left <= 0:
@@ -559,7 +590,7 @@ class BracketProcedure:
     def _targets(self, pairs: int, *, differences: bool) -> list[_Target]:
         """B.3 for a bracket of unequal scores paired as homogeneous, in the
         order they are tried: the scores of the players it leaves unpaired,
-        lowest first (:func:`_floater_order`), each only if the absolute
+        lowest first (:func:`floater_order`), each only if the absolute
         criteria allow it; for each (with
         ``differences``: brackets paired as homogeneous), first the pairs'
         score differences at their smallest (the largest difference as small
@@ -584,7 +615,7 @@ class BracketProcedure:
 
         fill(0, spare, ())
         targets: list[_Target] = []
-        for floaters in sorted(options, key=_floater_order):
+        for floaters in sorted(options, key=floater_order):
             best = self._best_differences(floaters)
             if best is not None:
                 targets += (
@@ -863,7 +894,7 @@ class BracketProcedure:
                     return
 
 
-def _floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+def floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     """B.3's order of the scores a bracket may leave unpaired (largest first):
     the lowest total first, then the highest of them as low as possible, then
     the next.

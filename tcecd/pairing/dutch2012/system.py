@@ -16,10 +16,10 @@ round bracket by bracket, from the highest score down:
   already backtracking);
 * C.13: the lowest bracket must pair everybody but the bye; if it cannot
   pair its moved-down players, the penultimate bracket is asked first for
-  other floaters, then M1 = 0, then any other pairing of the penultimate
-  bracket; if none helps (or P becomes zero there) the two lowest brackets
-  are joined, with the latest added one as S1, and so on upwards
-  (:data:`_C13_STEPS`);
+  other floaters, then M1 = 0, then other floaters with M1 = 0, then any
+  other pairing of the penultimate bracket; if none helps (or P becomes
+  zero there) the two lowest brackets are joined, with the latest added one
+  as S1, and so on upwards (:data:`_C13_STEPS`);
 * the readings of the text where it is open are JaVaFo 1.4's (docs/pairing.md,
   "Compared with JaVaFo 1.4");
 * A.5/B.1b: the bye (odd field) is the player the lowest bracket leaves
@@ -50,12 +50,16 @@ from tcecd.pairing.base import (
     absent_players,
     board_order_games,
 )
-from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome
+from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome, floater_order
 from tcecd.pairing.dutch2012.colours import Preference, allocate, preference
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 from tcecd.pairing.points import partners
+
+
+def _scores(players: Sequence[PlayerState]) -> tuple[int, ...]:
+    return tuple(sorted((p.score for p in players), reverse=True))
 
 
 def _first(outcomes: Iterator[Outcome]) -> Outcome | None:
@@ -215,7 +219,10 @@ def _pair_brackets(
         # C.1/C.12: a moved-down player without an opponent here, or a bracket that
         # cannot make its P1 pairs: the previous bracket may move down another set.
         if k > 0 and carry and (any(p in carry for p in push) or not quality[1]):
-            alt = _c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], quality, p1)
+            moved = _scores([*out.floaters, *push])
+            alt = _c12(
+                rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], (*quality, moved), p1
+            )
             if alt is not None:
                 prev, residents, movers, push, out = alt
                 chosen[k - 1] = prev
@@ -263,16 +270,20 @@ def _c12(
     prev_input: tuple[list[PlayerState], list[PlayerState]],
     prev_pushed: list[PlayerState],
     prev_out: Outcome,
-    quality: tuple[int, bool],
+    quality: tuple[int, bool, tuple[int, ...]],
     p1: int,
 ) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
     """C.12: the first pairing of the previous bracket (in its procedure order)
     moving down another set of players of the same size and scores with which
-    this bracket does better than ``quality`` (more moved-down players paired,
-    else P1 pairs where there were none; this bracket does not backtrack again
-    meanwhile). "This now allows P1 pairings" is read as JaVaFo 1.4 reads it:
-    a heterogeneous bracket's P is the number of moved-down players to pair
-    (C.3.a), and pairing more of them counts even if not all."""
+    this bracket does better than ``quality`` (moved-down players paired, P1
+    pairs made, the scores of the players it moves down; this bracket does
+    not backtrack again meanwhile). "This now allows P1 pairings" is read as
+    JaVaFo 1.4 reads it: a heterogeneous bracket's P is the number of
+    moved-down players to pair (C.3.a), and pairing more of them counts even
+    if not all; else P1 pairs where there were none; else, when C.1 moved a
+    moved-down player on, as many pairs as the bracket with him has players
+    for (his P1) and lower scored players moved down (B.3's order,
+    :func:`floater_order`): seeds 710 round 11 and 873 round 6."""
     scores = sorted(p.score for p in prev_out.floaters)
     original = frozenset(p.id for p in prev_out.floaters)
     found: dict[frozenset[PlayerId], _Next | None] = {}
@@ -286,7 +297,12 @@ def _c12(
             carry = [*floaters, *prev_pushed]
             residents, movers, push = _c1(rnd, group, carry)
             after, better = _pairing(rnd, residents, movers, p1)
-            if better > quality:
+            if better > quality[:2] or (
+                better == quality[:2]
+                and len(after.pairs) >= (len(residents) + len(carry)) // 2
+                and floater_order(_scores([*after.floaters, *push]))
+                < floater_order(quality[2])
+            ):
                 found[ids] = (residents, movers, push, after)
         return found[ids] is not None
 
@@ -318,6 +334,7 @@ _C13_STEPS = (
     _C13Step(None, keep_movers=True),
     _C13Step("same P1", keep_movers=True),
     _C13Step(None, keep_movers=False),
+    _C13Step("same P1", keep_movers=False),
     _C13Step("any", keep_movers=False),
 )
 
@@ -337,8 +354,9 @@ def _c13(
     1.4 reads it, that stops while a moved-down player is still paired: before
     pairing the lowest bracket as homogeneous (M1 = 0, a moved-down player
     left for the bye), the penultimate bracket is asked for a pairing that lets
-    the lowest one pair its moved-down players; then M1 = 0; then any pairing
-    of the penultimate bracket that lets the lowest be paired at all; then the
+    the lowest one pair its moved-down players; then M1 = 0; then a pairing
+    of the penultimate bracket keeping its P1 with which the lowest can be
+    paired at all (M1 = 0 allowed; seed 779 round 10); then any; then the
     two lowest brackets are joined, and so on upwards.
     """
     last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
@@ -395,20 +413,21 @@ def _c13_penultimate(
         if ids == tried:
             return False
         if ids not in lowest_for:
-            if floaters and len(floaters) == whole:
-                # P becomes zero in the penultimate bracket: the two lowest are
-                # joined, the penultimate one (all moved down) the latest added.
-                lowest_for[ids] = _lowest(
-                    rnd,
-                    [*joined, *residents],
-                    [*floaters, *pen_pushed],
-                    m1_zero=not keep_movers,
-                    merged=True,
-                )
-            else:
-                lowest_for[ids] = _lowest(
-                    rnd, residents, [*floaters, *pen_pushed, *joined], m1_zero=not keep_movers
-                )
+            # The players the penultimate bracket moves down are the lowest
+            # bracket's moved-down players (A.3). If P becomes zero there, the
+            # two lowest are joined, the penultimate one (all moved down) the
+            # latest added: "a heterogeneous score bracket with the latest added
+            # score bracket as S1". A lowest bracket already joined by C.13 is
+            # paired the same way, the brackets joined before being its residents
+            # (seeds 811 round 4, 422 round 6: JaVaFo 1.4 pairs it so).
+            merged = bool(joined) or (bool(floaters) and len(floaters) == whole)
+            lowest_for[ids] = _lowest(
+                rnd,
+                [*joined, *residents],
+                [*floaters, *pen_pushed],
+                m1_zero=not keep_movers,
+                merged=merged,
+            )
         return lowest_for[ids] is not None
 
     pen_bracket = rnd.bracket(*pen_input, lowest=False)

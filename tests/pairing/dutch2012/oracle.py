@@ -113,25 +113,9 @@ _C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1
 _FRESH = "recorded after the readings were chosen; not worked out yet"
 OPEN: dict[tuple[int, int], str] = {
     (80, 9): _C14,
-    (422, 6): _FRESH,
-    (510, 7): _FRESH,
     (550, 10): _FRESH,
-    (580, 8): _FRESH,
     (659, 10): _FRESH,
     (670, 8): _C14,
-    (693, 6): _FRESH,
-    (710, 11): _FRESH,
-    (779, 10): _FRESH,
-    (780, 7): _FRESH,
-    (788, 10): _FRESH,
-    (811, 4): _FRESH,
-    (843, 4): _FRESH,
-    (873, 6): _FRESH,
-    (885, 9): _FRESH,
-    (971, 6): _FRESH,
-    (985, 6): _FRESH,
-    (987, 10): _FRESH,
-    (994, 5): _FRESH,
 }
 
 

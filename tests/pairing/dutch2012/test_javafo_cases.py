@@ -48,6 +48,19 @@ CASES = {
     "s173r8": "C.13: as s129r9, B.3's smallest differences among those pairing M1 movers",
     "s177r10": "C.13: a joined heterogeneous bracket keeps B.2 before lowering the bye's score",
     "s45r9": "B.3: two players moved down with the lowest total score (6.5 and 4, not 6 and 5)",
+    "s811r4": "C.13: the penultimate bracket's floaters are a joined lowest bracket's movers",
+    "s780r7": "C.13: as s811r4, two moved down into seven (five of two joined brackets)",
+    "s788r10": "C.13: as s811r4, two moved down into seven, the last round",
+    "s843r4": "C.13: as s811r4, two moved down into nine",
+    "s885r9": "C.13: as s811r4, three moved down into eight",
+    "s971r6": "C.13: as s811r4, two moved down into five",
+    "s987r10": "C.13: as s811r4, two moved down into ten",
+    "s994r5": "C.13: as s811r4, two moved down into five",
+    "s873r6": "C.12 after C.1: other floaters, P1 pairs as before, a lower scored player moved on",
+    "s710r11": "C.12 after C.1: as s873r6, 7 (6 points) moved on, not 6 (8)",
+    "s985r6": "A.3: no B.5/B.6 for upfloaters in a bracket half moved down (homogeneous)",
+    "s779r10": "C.13: the penultimate bracket keeps its P1 (M1 lowered) for the lowest's M1 = 0",
+    "s1143r5": "C.14.b1: the remainder counts as reached when no pairing of P1 meets B.1",
 }
 
 
