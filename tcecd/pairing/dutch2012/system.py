@@ -216,9 +216,11 @@ def _pair_brackets(
         residents, movers, push = _c1(rnd, groups[k], carry)
         p1 = (len(residents) + len(movers)) // 2
         out, quality = _pairing(rnd, residents, movers, p1)
-        # C.1/C.12: a moved-down player without an opponent here, or a bracket that
+        # C.1/C.12: a moved-down player without an opponent here, a heterogeneous
+        # bracket that cannot pair all its moved-down players, or a bracket that
         # cannot make its P1 pairs: the previous bracket may move down another set.
-        if k > 0 and carry and (any(p in carry for p in push) or not quality[1]):
+        stuck = any(p in carry for p in push) or not quality[1]
+        if k > 0 and carry and (stuck or _movers_left(residents, movers, quality)):
             moved = _scores([*out.floaters, *push])
             alt = _c12(
                 rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], (*quality, moved), p1
@@ -231,6 +233,20 @@ def _pair_brackets(
         pushed.append(push)
         carry = [*out.floaters, *push]
     return _c13(rnd, groups, chosen, inputs, pushed, carry, round_number)
+
+
+def _movers_left(
+    residents: Sequence[PlayerState], movers: Sequence[PlayerState], quality: tuple[int, bool]
+) -> bool:
+    """Whether a heterogeneous bracket (A.3: fewer than half of it moved down)
+    paired fewer moved-down players than it has: its procedure got to C.14.b2
+    (lower M1), and C.12 comes before C.14 in the text. As JaVaFo 1.4 pairs it
+    (the dutch9 forecast round a7088fd29c77: the 2.5-point bracket, 2, 7, 8
+    with 1 and 4 moved down, can pair only one of them; the 3-point bracket
+    pairs 6-1 instead of 6-3, and 3 and 4 moved down pair 8-3, 4 on to the
+    bye). A bracket of which at least half moved down is treated as
+    homogeneous: it has no M1 to lower (seed 593, round 7)."""
+    return 2 * len(movers) < len(movers) + len(residents) and quality[0] < len(movers)
 
 
 def _c1(
