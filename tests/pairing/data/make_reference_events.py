@@ -18,6 +18,10 @@ changed on purpose, docs/pairing.md "Compared with JaVaFo 1.4"), and once
 more when C.13's joined bracket took the latest added bracket as S1: of the
 203 rounds that forecast pairs, 4 changed, and JaVaFo 1.4 pairs all 4 as the
 new code does (only that entry was recomputed, with this script's code).
+Once more when C.12 began to come before C.14.b2 (docs/pairing.md): of its
+176 distinct rounds one (a7088fd29c77) pairs otherwise, as JaVaFo 1.4 does,
+and leads to one round not paired before, which JaVaFo 1.4 pairs as tcecd
+does (only that entry recomputed again).
 """
 
 from __future__ import annotations
