@@ -200,11 +200,14 @@ class BracketProcedure:
         accept: Callable[[tuple[PlayerState, ...]], bool] | None = None,
         floaters: int | None = None,
         m1_zero: bool = True,
+        first_set: bool = False,
     ) -> None:
         self.b = bracket
         self.reduce = reduce
         #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
         self.m1_zero = m1_zero
+        #: with M1 below M0, only D.3's first set of moved-down players in S1 (C.13)
+        self.first_set = first_set
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number)
         self.accept = accept
@@ -856,7 +859,10 @@ class BracketProcedure:
         sends the search back to the next transposition (C.9)."""
         players = self.b.players
         movers = [p for p in players if p.id in self.b.movers]
-        for s1 in mover_sets(movers, m1):  # C.8b, D.3
+        sets: Iterator[tuple[PlayerState, ...]] = mover_sets(movers, m1)  # C.8b, D.3
+        if self.first_set and m1 < len(movers):
+            sets = itertools.islice(sets, 1)
+        for s1 in sets:
             s1_ids = {p.id for p in s1}
             s2 = [p for p in players if p.id not in s1_ids]
             for chosen in self._search(s1, s2, req, (), (), budget, bound):

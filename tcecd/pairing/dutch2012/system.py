@@ -338,17 +338,21 @@ class _C13Step:
     or another pairing of the penultimate bracket ("same P1": moving down as
     many players; "any": C.14 included, but never leaving all of its own
     moved-down players unpaired); ``keep_movers``: the lowest bracket must
-    pair a moved-down player (no M1 = 0)."""
+    pair a moved-down player (no M1 = 0); ``first_set``: with M1 lowered
+    below M0, only D.3's first set of moved-down players (the highest) is
+    tried, when there is a penultimate bracket to ask next."""
 
     penultimate: str | None
     keep_movers: bool
+    first_set: bool = False
 
 
 #: C.13's attempts in order, before the two lowest brackets are joined (JaVaFo
 #: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md).
 _C13_STEPS = (
-    _C13Step(None, keep_movers=True),
+    _C13Step(None, keep_movers=True, first_set=True),
     _C13Step("same P1", keep_movers=True),
+    _C13Step(None, keep_movers=True),
     _C13Step(None, keep_movers=False),
     _C13Step("same P1", keep_movers=False),
     _C13Step("any", keep_movers=False),
@@ -373,7 +377,10 @@ def _c13(
     the lowest one pair its moved-down players; then M1 = 0; then a pairing
     of the penultimate bracket keeping its P1 with which the lowest can be
     paired at all (M1 = 0 allowed; seed 779 round 10); then any; then the
-    two lowest brackets are joined, and so on upwards.
+    two lowest brackets are joined, and so on upwards. "Reduce M1 as shown in
+    C.14.b2" puts the M1 highest moved-down players in S1 (C.4): the other
+    sets D.3 lists come only after the penultimate bracket was asked (JaVaFo
+    1.4: the dutch9 forecast round 3ace259062ad), unless there is none to ask.
     """
     last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
@@ -384,10 +391,17 @@ def _c13(
         residents = [p for g in groups[start + 1 :] for p in g] if start < last else groups[-1]
         movers = [*movers_in, *groups[start]] if start < last else movers_in
         pen = start - 1
+        # A penultimate bracket with players to pair again (not all moved on by C.1).
+        ask = start > 0 and len(inputs[pen][0]) + len(inputs[pen][1]) >= 2
         for step in _C13_STEPS:
             if step.penultimate is None:
                 out = _lowest(
-                    rnd, residents, movers, m1_zero=not step.keep_movers, merged=start < last
+                    rnd,
+                    residents,
+                    movers,
+                    m1_zero=not step.keep_movers,
+                    merged=start < last,
+                    first_set=step.first_set and ask,
                 )
                 if out is not None:
                     return [*chosen[:start], out]
@@ -467,6 +481,7 @@ def _lowest(
     *,
     m1_zero: bool = True,
     merged: bool = False,
+    first_set: bool = False,
 ) -> Outcome | None:
     """The lowest bracket's pairing: everybody paired but at most the bye.
     ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
@@ -476,9 +491,12 @@ def _lowest(
     when they are fewer than half (A.3: M1 from M0 down; within each, B.2 in
     force before it is dropped, and B.3 first: the bye's score, then the
     smallest score differences), else one bracket of unequal scores with S1
-    the highest players, B.3 first (lowest bye, smallest score differences)."""
+    the highest players, B.3 first (lowest bye, smallest score differences).
+    ``first_set``: only D.3's first set of moved-down players for each M1 (a
+    bracket C.13 has not joined; :data:`_C13_STEPS`)."""
     bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
-    return _first(BracketProcedure(bracket, m1_zero=m1_zero).outcomes())
+    procedure = BracketProcedure(bracket, m1_zero=m1_zero, first_set=first_set and not merged)
+    return _first(procedure.outcomes())
 
 
 def _lot_colour(

@@ -23,7 +23,6 @@ OPEN: dict[str, str] = {
     "86f7417d2cd0": _C14,
     "da328ac1097e": _C14,
     "fe7f7669e4ad": _C14,
-    "3ace259062ad": _OPEN,
 }
 
 ROUNDS = load()
