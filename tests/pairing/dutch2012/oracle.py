@@ -107,14 +107,12 @@ TEXT_PAIRINGS: dict[tuple[int, int], str] = {
 #: losing others (docs/pairing.md, "Dutch 2012", open difference). Run as
 #: expected failures, never as passes.
 _C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1 elsewhere"
-#: Seeds 401 to 1000 were recorded after every reading was chosen (issue 24's
-#: second pass; seeds 701 to 1000 in the session after it): their differences
-#: are not worked out yet.
-_FRESH = "recorded after the readings were chosen; not worked out yet"
+_NESTED = ("C.13: floaters into brackets joined already: JaVaFo 1.4 pairs them with the latest "
+           "added bracket first, its floaters then with the rest (docs/pairing.md)")
 OPEN: dict[tuple[int, int], str] = {
     (80, 9): _C14,
-    (550, 10): _FRESH,
-    (659, 10): _FRESH,
+    (550, 10): _NESTED,
+    (659, 10): _NESTED,
     (670, 8): _C14,
 }
 
