@@ -15,8 +15,9 @@ round bracket by bracket, from the highest score down:
   moved-down players are paired, or then P1 pairs made (once: never while
   already backtracking);
 * C.13: the lowest bracket must pair everybody but the bye; if it cannot
-  pair its moved-down players, the penultimate bracket is asked first for
-  other floaters, then M1 = 0, then other floaters with M1 = 0, then any
+  pair its moved-down players (the highest of them first: D.3's first set),
+  the penultimate bracket is asked first for other floaters, then D.3's
+  other sets, then M1 = 0, then other floaters with M1 = 0, then any
   other pairing of the penultimate bracket; if none helps (or P becomes
   zero there) the two lowest brackets are joined, with the latest added one
   as S1, and so on upwards (:data:`_C13_STEPS`);
