@@ -339,7 +339,8 @@ class _C13Step:
     or another pairing of the penultimate bracket ("same P1": moving down as
     many players; "any": C.14 included, but never leaving all of its own
     moved-down players unpaired); ``keep_movers``: the lowest bracket must
-    pair a moved-down player (no M1 = 0); ``first_set``: with M1 lowered
+    pair a moved-down player (no M1 = 0), and a "same P1" penultimate bracket
+    keeps its M1 too (C.14.b2 only after the lowest's M1 = 0); ``first_set``: with M1 lowered
     below M0, only D.3's first set of moved-down players (the highest) is
     tried, when there is a penultimate bracket to ask next."""
 
@@ -464,8 +465,16 @@ def _c13_penultimate(
     pen_bracket = rnd.bracket(*pen_input, lowest=False)
     # Keeping the moved-down players paired, the penultimate bracket keeps its P1.
     size = len(pen_out.floaters) if step.penultimate == "same P1" else None
+    # Before the lowest bracket's M1 = 0, the penultimate bracket's other
+    # pairing keeps its own M1 as well (no C.14.b2 there): leaving one of its
+    # own moved-down players unpaired is no "pairing which will allow" the
+    # lowest one to pair its moved-down players (C.13; seed 1444, round 5).
     procedure = BracketProcedure(
-        pen_bracket, accept=accept, floaters=size, m1_zero=step.penultimate == "same P1"
+        pen_bracket,
+        reduce=not (keep_movers and step.penultimate == "same P1"),
+        accept=accept,
+        floaters=size,
+        m1_zero=step.penultimate == "same P1",
     )
     alt = _first(procedure.outcomes())
     if alt is None:

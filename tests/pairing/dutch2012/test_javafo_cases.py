@@ -61,6 +61,7 @@ CASES = {
     "s985r6": "A.3: no B.5/B.6 for upfloaters in a bracket half moved down (homogeneous)",
     "s779r10": "C.13: the penultimate bracket keeps its P1 (M1 lowered) for the lowest's M1 = 0",
     "s1143r5": "C.14.b1: the remainder counts as reached when no pairing of P1 meets B.1",
+    "s1444r5": "C.13: the penultimate bracket keeps its M1 too before the lowest's M1 = 0",
 }
 
 
