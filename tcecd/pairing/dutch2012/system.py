@@ -224,7 +224,8 @@ def _pair_brackets(
         if k > 0 and carry and (stuck or _movers_left(residents, movers, quality)):
             moved = _scores([*out.floaters, *push])
             alt = _c12(
-                rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], (*quality, moved), p1
+                rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], (*quality, moved), p1,
+                len(out.pairs) if any(p in carry for p in push) else None,
             )
             if alt is not None:
                 prev, residents, movers, push, out = alt
@@ -289,6 +290,7 @@ def _c12(
     prev_out: Outcome,
     quality: tuple[int, bool, tuple[int, ...]],
     p1: int,
+    c1_pairs: int | None = None,
 ) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
     """C.12: the first pairing of the previous bracket (in its procedure order)
     moving down another set of players of the same size and scores with which
@@ -300,7 +302,11 @@ def _c12(
     if not all; else P1 pairs where there were none; else, when C.1 moved a
     moved-down player on, as many pairs as the bracket with him has players
     for (his P1) and lower scored players moved down (B.3's order,
-    :func:`floater_order`): seeds 710 round 11 and 873 round 6."""
+    :func:`floater_order`): seeds 710 round 11 and 873 round 6. ``c1_pairs``:
+    the pairs this bracket made when C.1 moved a moved-down player on; then
+    pairing more moved-down players counts only with more pairs than that, or
+    with the P1 pairs of the bracket with every player moved into it (seed
+    1202, round 9; seed 51, round 7, makes one pair where there was none)."""
     scores = sorted(p.score for p in prev_out.floaters)
     original = frozenset(p.id for p in prev_out.floaters)
     found: dict[frozenset[PlayerId], _Next | None] = {}
@@ -314,9 +320,14 @@ def _c12(
             carry = [*floaters, *prev_pushed]
             residents, movers, push = _c1(rnd, group, carry)
             after, better = _pairing(rnd, residents, movers, p1)
-            if better > quality[:2] or (
+            full = len(after.pairs) >= (len(residents) + len(carry)) // 2
+            # C.12 after C.1: more moved-down players paired is "P1 pairings" only
+            # with more pairs, or the bracket's P1 with every player moved in
+            # (seed 1202, round 9: 9-7 instead of 7-11 is no gain).
+            more = c1_pairs is None or full or len(after.pairs) > c1_pairs
+            if (better > quality[:2] and more) or (
                 better == quality[:2]
-                and len(after.pairs) >= (len(residents) + len(carry)) // 2
+                and full
                 and floater_order(_scores([*after.floaters, *push]))
                 < floater_order(quality[2])
             ):
