@@ -490,22 +490,33 @@ class BracketProcedure:
         moved-down players in S1 (any set D.3 may choose), then any. The
         smallest differences of the whole bracket may need fewer moved-down
         players paired (two of them paired together): M1 comes first (A.3).
-        JaVaFo 1.4 pairs it so (seed 173, round 8). Beyond :data:`_MOST_SETS`
+        JaVaFo 1.4 pairs it so (seed 173, round 8). "Smallest": with nobody
+        left over (no bye), the differences adding up to the least, then the
+        largest as small as possible (B.3 over every pair of the bracket; seeds
+        550 and 1172, rounds 10 and 8); with a bye, the largest as small as
+        possible (seeds 395 round 8, 1008 round 9). Beyond :data:`_MOST_SETS`
         sets of M1 players (one matching each), the whole bracket's smallest
         differences stand in (docs/pairing.md, "limits")."""
         if bye.floaters is None:
             return [bye]  # a bracket of equal scores: B.3 holds whatever the pairs
+        by_sum = not bye.floaters
         movers = [p for p in self.b.players if p.id in self.b.movers]
         if math.comb(len(movers), m1) > _MOST_SETS:
-            best = self._best_differences(bye.floaters)
+            best = self._best_differences(bye.floaters, by_sum=by_sum)
             return ([replace(bye, differences=best)] if best is not None else []) + [bye]
         smallest = [
             best
             for s1 in mover_sets(movers, m1)
-            if (best := self._best_differences(bye.floaters, frozenset(p.id for p in s1)))
+            if (
+                best := self._best_differences(
+                    bye.floaters, frozenset(p.id for p in s1), by_sum=by_sum
+                )
+            )
             is not None
         ]
-        return ([replace(bye, differences=min(smallest))] if smallest else []) + [bye]
+        if not smallest:
+            return [bye]
+        return [replace(bye, differences=min(smallest, key=_b3_key(by_sum))), bye]
 
     def _merged_level(
         self, m1: int, p1: int, x1: int, z1: int, target: _Target, b2_dropped: bool | None
@@ -629,17 +640,23 @@ class BracketProcedure:
         return targets
 
     def _best_differences(
-        self, floaters: tuple[int, ...], s1: frozenset[PlayerId] = frozenset()
+        self,
+        floaters: tuple[int, ...],
+        s1: frozenset[PlayerId] = frozenset(),
+        *,
+        by_sum: bool = False,
     ) -> tuple[int, ...] | None:
         """The smallest score differences (sorted, largest first; compared
-        largest first) of a pairing under the absolute criteria that leaves
+        largest first, or with ``by_sum`` their total first) of a pairing
+        under the absolute criteria that leaves
         unpaired players with exactly the scores ``floaters`` and pairs every
         player of ``s1`` with one outside it; None if none does. A
         maximum-weight matching of the players and one extra vertex per score
         of ``floaters`` (joined to the players of that score who may be left
         over), each pair costing ``base ** rank`` of its difference, the
         base beyond the number of pairs: the sum orders pairings as the sorted
-        differences do."""
+        differences do (``by_sum``: plus the difference times ``top * base``,
+        beyond every such sum, so that the total comes first)."""
         players = self.b.players
         n = len(players)
         diffs = sorted({abs(a.score - b.score) for a, b in itertools.combinations(players, 2)})
@@ -651,7 +668,9 @@ class BracketProcedure:
         for i, j in itertools.combinations(range(n), 2):
             a, b = players[i], players[j]
             if self.cost(a, b) is not None and not (a.id in s1 and b.id in s1):
-                graph.add_edge(i, j, weight=top - base ** rank[abs(a.score - b.score)])
+                d = abs(a.score - b.score)
+                total = d * top * base if by_sum else 0
+                graph.add_edge(i, j, weight=top - base ** rank[d] - total)
         for k, score in enumerate(floaters):
             for i, p in enumerate(players):
                 if p.score == score and not self.never_floats(p) and p.id not in s1:
@@ -898,6 +917,12 @@ class BracketProcedure:
                     progress.failed_remainders[key] = frozenset(rest_bound)
                 if budget.left < 0:
                     return
+
+
+def _b3_key(by_sum: bool) -> Callable[[tuple[int, ...]], tuple[int, tuple[int, ...]]]:
+    """B.3's order of a joined bracket's score differences (sorted, largest
+    first): with ``by_sum`` the total first, then largest first."""
+    return lambda d: (sum(d) if by_sum else 0, d)
 
 
 def floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:

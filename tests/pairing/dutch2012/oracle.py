@@ -111,7 +111,6 @@ _NESTED = ("C.13: floaters into brackets joined already: JaVaFo 1.4 pairs them w
            "added bracket first, its floaters then with the rest (docs/pairing.md)")
 OPEN: dict[tuple[int, int], str] = {
     (80, 9): _C14,
-    (550, 10): _NESTED,
     (659, 10): _NESTED,
     (670, 8): _C14,
 }
