@@ -901,6 +901,13 @@ class BracketProcedure:
                 rest_req = req.minus(costs).for_remainder()
                 taken = set(chosen)
                 remainder = [p for k, p in enumerate(s2) if k not in taken]
+                if self.b.lowest and len({p.score for p in remainder}) > 1:
+                    # A.3: the lowest bracket's remainder of unequal scores (a bracket
+                    # joined by C.13) is treated as homogeneous, its bye left by
+                    # B.3/A.11: B.5/B.6 for downfloaters do not bar it (seed 1032,
+                    # round 11). With equal scores they do (seeds 132 round 4, 1011
+                    # round 5, ...).
+                    rest_req = replace(rest_req, b5_down=UNLIMITED, b6_down=UNLIMITED)
                 key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), rest_target)
                 if key in progress.failed_remainders:
                     bound.update(progress.failed_remainders[key])

@@ -64,6 +64,7 @@ CASES = {
     "s1444r5": "C.13: the penultimate bracket keeps its M1 too before the lowest's M1 = 0",
     "s1202r9": "C.12 after C.1: more moved-down players paired but no more pairs is no gain",
     "s1172r8": "C.13: a joined bracket without a bye: B.3's differences adding up to the least",
+    "s1032r11": "A.3: no B.5/B.6 for the bye of a lowest remainder of unequal scores (joined)",
 }
 
 
