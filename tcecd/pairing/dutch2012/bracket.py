@@ -578,7 +578,7 @@ class BracketProcedure:
         if len(rejected) < len(candidates) or math.comb(len(candidates), spare) > _MOST_SETS:
             return False
         for chosen in itertools.combinations(candidates, spare):
-            if wanted is not None and _scores(chosen) != wanted:
+            if wanted is not None and scores_of(chosen) != wanted:
                 continue
             if frozenset(p.id for p in chosen) not in rejected:
                 return False
@@ -819,7 +819,7 @@ class BracketProcedure:
                 not must
                 and len(left_b5) <= req.b5_down
                 and len(left_b6) <= req.b6_down
-                and (floating is None or _scores(group) == floating)
+                and (floating is None or scores_of(group) == floating)
             )
             if fine:
                 yield Outcome((), tuple(group))
@@ -841,7 +841,7 @@ class BracketProcedure:
             for chosen in self._search(s1, s2, req, must_s2, leftover, budget, bound, allowed):
                 taken = set(chosen)
                 floaters = tuple(p for k, p in enumerate(s2) if k not in taken)
-                if floating is not None and _scores(floaters) != floating:
+                if floating is not None and scores_of(floaters) != floating:
                     continue
                 if differences is not None and differences != tuple(
                     sorted(
@@ -945,7 +945,9 @@ def floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     return sum(scores), scores
 
 
-def _scores(players: Sequence[PlayerState]) -> tuple[int, ...]:
+def scores_of(players: Sequence[PlayerState]) -> tuple[int, ...]:
+    """The players' scores, highest first (the form :func:`floater_order` and
+    B.3's floater targets compare)."""
     return tuple(sorted((p.score for p in players), reverse=True))
 
 

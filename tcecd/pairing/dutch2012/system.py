@@ -51,16 +51,18 @@ from tcecd.pairing.base import (
     absent_players,
     board_order_games,
 )
-from tcecd.pairing.dutch2012.bracket import Bracket, BracketProcedure, Outcome, floater_order
+from tcecd.pairing.dutch2012.bracket import (
+    Bracket,
+    BracketProcedure,
+    Outcome,
+    floater_order,
+    scores_of,
+)
 from tcecd.pairing.dutch2012.colours import Preference, allocate, preference
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 from tcecd.pairing.points import partners
-
-
-def _scores(players: Sequence[PlayerState]) -> tuple[int, ...]:
-    return tuple(sorted((p.score for p in players), reverse=True))
 
 
 def _first(outcomes: Iterator[Outcome]) -> Outcome | None:
@@ -220,12 +222,13 @@ def _pair_brackets(
         # C.1/C.12: a moved-down player without an opponent here, a heterogeneous
         # bracket that cannot pair all its moved-down players, or a bracket that
         # cannot make its P1 pairs: the previous bracket may move down another set.
-        stuck = any(p in carry for p in push) or not quality[1]
+        moved_on = any(p in carry for p in push)  # C.1 moved a moved-down player on
+        stuck = moved_on or not quality[1]
         if k > 0 and carry and (stuck or _movers_left(residents, movers, quality)):
-            moved = _scores([*out.floaters, *push])
+            moved = scores_of([*out.floaters, *push])
             alt = _c12(
                 rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], (*quality, moved), p1,
-                len(out.pairs) if any(p in carry for p in push) else None,
+                len(out.pairs) if moved_on else None,
             )
             if alt is not None:
                 prev, residents, movers, push, out = alt
@@ -328,7 +331,7 @@ def _c12(
             if (better > quality[:2] and more) or (
                 better == quality[:2]
                 and full
-                and floater_order(_scores([*after.floaters, *push]))
+                and floater_order(scores_of([*after.floaters, *push]))
                 < floater_order(quality[2])
             ):
                 found[ids] = (residents, movers, push, after)
