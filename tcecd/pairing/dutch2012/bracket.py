@@ -56,6 +56,7 @@ from tcecd.pairing.dutch2012.transpose import (
     Budget,
     LeftoverLimit,
     Limit,
+    Weight,
     exchanges,
     mover_sets,
     transpositions,
@@ -174,6 +175,25 @@ class _Target:
 
     floaters: tuple[int, ...] | None = None
     differences: tuple[int, ...] | None = None
+    #: B.3 in a bracket joined by C.13 (:func:`b3_cost`): the pairing's cost, exactly
+    cost: int | None = None
+
+
+def b3_cost(a: PlayerState, b: PlayerState | None) -> int:
+    """B.3's measure of a pair in a bracket joined by C.13, as JaVaFo 1.4 pairs
+    it: the square of the pair's score difference (half-points); the bye
+    (``b`` None) counts as a game against a player half a point below zero.
+    A pairing's cost is the sum over its pairs and bye; the text names no
+    measure, and this one fits every recorded joined bracket (a bye counted
+    from anywhere between a quarter and three quarters of a point below zero
+    does too): docs/pairing.md, "Compared with JaVaFo 1.4"."""
+    if b is None:
+        return (a.score + _BYE_BELOW) ** 2
+    return (a.score - b.score) ** 2
+
+
+#: :func:`b3_cost`: the bye as a game against a player this far below zero (half-points)
+_BYE_BELOW = 1
 
 
 #: One position of the C.10 counter: the criteria it relaxes and its values.
@@ -462,10 +482,11 @@ class BracketProcedure:
         possible"; C.14.b2, to 0 unless ``m1_zero`` is off: then the caller
         backtracks first); for each M1, the requirement states of C.10 with B.2
         in force, then those with B.2 dropped for top scorers (C.10.g, the last
-        requirement lowered); and within each, B.3 first: the bye's score as
-        low as possible, then the pairs' score differences at their smallest
-        with M1 moved-down players paired, then any (seed 177, round 10: no
-        B.2 broken for a lower scored bye)."""
+        requirement lowered); and within each, B.3 first: the pairings of the
+        least :func:`b3_cost` (the pairs' score differences and the bye's
+        score together) with M1 moved-down players paired, then any, the bye's
+        score as low as possible first (seed 177, round 10: no B.2 broken for
+        a lower cost)."""
         n = len(self.b.players)
         p1 = n // 2  # the lowest bracket: everybody paired but the bye
         m0 = len(self.b.movers)
@@ -473,50 +494,65 @@ class BracketProcedure:
         byes = self._targets(p1, differences=False)
         phases = (False, True) if self._soft_b2() else (None,)
         for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
-            targets = [t for bye in byes for t in self._merged_targets(bye, m1)]
-            smallest = [t for t in targets if t.differences is not None]
-            others = [t for t in targets if t.differences is None]
+            smallest = self._merged_targets(m1) if byes != [_Target()] else []
             # B.2's note: B.2 gives way for top scorers' smallest score
             # differences (seed 191, round 11), not for a lower scored bye
             # (seed 177, round 10).
-            for group in (smallest, others):
+            for group in (smallest, byes):
                 for b2_dropped in phases:
                     for target in group:
                         yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
 
-    def _merged_targets(self, bye: _Target, m1: int) -> list[_Target]:
-        """B.3 within one M1 of :meth:`_merged_outcomes`: the pairs' score
-        differences at their smallest among the pairings that pair M1
-        moved-down players in S1 (any set D.3 may choose), then any. The
-        smallest differences of the whole bracket may need fewer moved-down
-        players paired (two of them paired together): M1 comes first (A.3).
-        JaVaFo 1.4 pairs it so (seed 173, round 8). "Smallest": with nobody
-        left over (no bye), the differences adding up to the least, then the
-        largest as small as possible (B.3 over every pair of the bracket; seeds
-        550 and 1172, rounds 10 and 8); with a bye, the largest as small as
-        possible (seeds 395 round 8, 1008 round 9). Beyond :data:`_MOST_SETS`
-        sets of M1 players (one matching each), the whole bracket's smallest
-        differences stand in (docs/pairing.md, "limits")."""
-        if bye.floaters is None:
-            return [bye]  # a bracket of equal scores: B.3 holds whatever the pairs
-        by_sum = not bye.floaters
+    def _merged_targets(self, m1: int) -> list[_Target]:
+        """B.3 within one M1 of :meth:`_merged_outcomes`: the least
+        :func:`b3_cost` of the pairings that pair M1 moved-down players in S1
+        (any set D.3 may choose). The least cost of the whole bracket may need
+        fewer moved-down players paired (two of them paired together): M1
+        comes first (A.3). JaVaFo 1.4 pairs it so (seed 173, round 8; the
+        cost: seeds 1153 round 5, 1235 round 11, 1561 round 7, 1610 round 6).
+        Beyond :data:`_MOST_SETS` sets of M1 players (one matching each), the
+        whole bracket's least cost stands in (docs/pairing.md, "limits")."""
         movers = [p for p in self.b.players if p.id in self.b.movers]
         if math.comb(len(movers), m1) > _MOST_SETS:
-            best = self._best_differences(bye.floaters, by_sum=by_sum)
-            return ([replace(bye, differences=best)] if best is not None else []) + [bye]
-        smallest = [
-            best
-            for s1 in mover_sets(movers, m1)
-            if (
-                best := self._best_differences(
-                    bye.floaters, frozenset(p.id for p in s1), by_sum=by_sum
-                )
-            )
-            is not None
+            sets: Iterator[tuple[PlayerState, ...]] = iter([()])
+        else:
+            sets = mover_sets(movers, m1)
+        costs = [
+            cost
+            for s1 in sets
+            if (cost := self._least_cost(frozenset(p.id for p in s1))) is not None
         ]
-        if not smallest:
-            return [bye]
-        return [replace(bye, differences=min(smallest, key=_b3_key(by_sum))), bye]
+        return [_Target(cost=min(costs))] if costs else []
+
+    def _least_cost(self, s1: frozenset[PlayerId] = frozenset()) -> int | None:
+        """The least :func:`b3_cost` of a pairing of the whole bracket under the
+        absolute criteria (everybody paired but the bye, who must be allowed
+        one) that pairs every player of ``s1`` with one outside it; None if
+        none does. A maximum-weight matching of greatest size, each pair
+        weighing a constant less its cost (the bye: an extra vertex)."""
+        players = self.b.players
+        n = len(players)
+        spare = n % 2
+        top = 1 + sum(b3_cost(p, None) for p in players) + sum(
+            b3_cost(a, b) for a, b in itertools.combinations(players, 2)
+        )
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n + spare))
+        for i, j in itertools.combinations(range(n), 2):
+            a, b = players[i], players[j]
+            if self.cost(a, b) is not None and not (a.id in s1 and b.id in s1):
+                graph.add_edge(i, j, weight=top - b3_cost(a, b))
+        if spare:
+            for i, p in enumerate(players):
+                if not self.never_floats(p) and p.id not in s1:
+                    graph.add_edge(n, i, weight=top - b3_cost(p, None))
+        matching = nx.max_weight_matching(graph, maxcardinality=True)
+        if 2 * len(matching) != n + spare:
+            return None
+        return sum(
+            b3_cost(players[min(i, j)], None if max(i, j) == n else players[max(i, j)])
+            for i, j in matching
+        )
 
     def _merged_level(
         self, m1: int, p1: int, x1: int, z1: int, target: _Target, b2_dropped: bool | None
@@ -695,17 +731,33 @@ class BracketProcedure:
         budget: Budget,
         bound: set[str],
         differences: frozenset[int] | None = None,
+        cost: int | None = None,
+        *,
+        remainder: bool = False,
     ) -> Iterator[tuple[int, ...]]:
         """:func:`transpositions` of S2 against S1 under ``req`` (``differences``:
-        the score differences a pair may have)."""
+        the score differences a pair may have; ``cost``: the most
+        :func:`b3_cost` the pairs and the S2 players left over may add up to;
+        ``remainder``: those go on to a remainder instead, and add nothing here)."""
 
-        def cost(i: int, j: int) -> int | None:
+        def criteria_of(i: int, j: int) -> int | None:
             a, b = s1[i], s2[j]
             if differences is not None and abs(a.score - b.score) not in differences:
                 return None
             return self.cost(a, b)
 
-        return transpositions(len(s1), len(s2), cost, req.limits(), leftover, must, budget, bound)
+        weight = None
+        if cost is not None:
+            weight = Weight(
+                [[b3_cost(a, b) for b in s2] for a in s1],
+                [None if self.never_floats(b) else b3_cost(b, None) for b in s2]
+                if len(s2) > len(s1) and self.b.lowest and not remainder
+                else [None] * len(s2),
+                cost,
+            )
+        return transpositions(
+            len(s1), len(s2), criteria_of, req.limits(), leftover, must, budget, bound, weight
+        )
 
     def _leftover(
         self, s2: Sequence[PlayerState], req: Requirements
@@ -787,6 +839,7 @@ class BracketProcedure:
         score differences."""
         floating = target.floaters if target is not None else None
         differences = target.differences if target is not None else None
+        cost = target.cost if target is not None else None
         n = len(group)
         if 2 * pairs > n or pairs < 0:
             return
@@ -820,6 +873,7 @@ class BracketProcedure:
                 and len(left_b5) <= req.b5_down
                 and len(left_b6) <= req.b6_down
                 and (floating is None or scores_of(group) == floating)
+                and (cost is None or cost == sum(b3_cost(p, None) for p in group))
             )
             if fine:
                 yield Outcome((), tuple(group))
@@ -830,6 +884,11 @@ class BracketProcedure:
             return
         # B.3's target differences: a pair with any other difference cannot be part of it.
         allowed = frozenset(differences) if differences else None
+        if cost is not None:
+            allowed = frozenset(
+                d for a, b in itertools.combinations(group, 2)
+                if (d := abs(a.score - b.score)) ** 2 <= cost
+            )
         splits = itertools.chain([((), ())], exchanges(pairs, n - pairs))
         for out_s1, in_s2 in splits:
             s1_pos = sorted((set(range(pairs)) - set(out_s1)) | set(in_s2))
@@ -838,7 +897,9 @@ class BracketProcedure:
             s2 = [group[i] for i in s2_pos]
             must_s2 = [k for k, i in enumerate(s2_pos) if i in must]
             leftover = self._leftover(s2, req) if n > 2 * pairs else ()
-            for chosen in self._search(s1, s2, req, must_s2, leftover, budget, bound, allowed):
+            for chosen in self._search(
+                s1, s2, req, must_s2, leftover, budget, bound, allowed, cost
+            ):
                 taken = set(chosen)
                 floaters = tuple(p for k, p in enumerate(s2) if k not in taken)
                 if floating is not None and scores_of(floaters) != floating:
@@ -848,6 +909,10 @@ class BracketProcedure:
                         (abs(s1[i].score - s2[j].score) for i, j in enumerate(chosen)), reverse=True
                     )
                 ):
+                    continue
+                if cost is not None and cost != sum(
+                    b3_cost(s1[i], s2[j]) for i, j in enumerate(chosen)
+                ) + sum(b3_cost(p, None) for p in floaters):
                     continue
                 yield Outcome(
                     tuple(
@@ -884,11 +949,19 @@ class BracketProcedure:
         for s1 in sets:
             s1_ids = {p.id for p in s1}
             s2 = [p for p in players if p.id not in s1_ids]
-            for chosen in self._search(s1, s2, req, (), (), budget, bound):
+            for chosen in self._search(
+                s1, s2, req, (), (), budget, bound, cost=target.cost, remainder=True
+            ):
                 progress.reached_remainder = True  # C.6
                 pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
                 rest_target = target
-                if target.differences is not None:
+                if target.cost is not None:
+                    # B.3 in a merged bracket: the remainder has the cost left.
+                    spent = sum(b3_cost(a, b) for a, b in pairs)
+                    if spent > target.cost:
+                        continue
+                    rest_target = replace(target, cost=target.cost - spent)
+                elif target.differences is not None:
                     # B.3 in a merged bracket: the remainder has the differences left.
                     left = Counter(target.differences)
                     left.subtract(abs(a.score - b.score) for a, b in pairs)

@@ -148,6 +148,37 @@ class _Matching:
 
 
 @dataclass(frozen=True, slots=True)
+class Weight:
+    """An additive measure of a transposition that may not exceed ``most``:
+    ``pairs[i][j]`` for S1[i] against S2[j], ``spare[j]`` for S2[j] left
+    unpaired (None: never left unpaired, or nothing to count)."""
+
+    pairs: Sequence[Sequence[int]]
+    spare: Sequence[int | None]
+    most: int
+
+    def pair(self, i: int, j: int) -> int:
+        return self.pairs[i][j]
+
+    def least(
+        self, start: int, s1_size: int, adj: Sequence[Sequence[int]], used: set[int], s2_size: int
+    ) -> int:
+        """A lower bound of what S1[start:] and the S2 players left over add:
+        each S1 player's cheapest free partner, and the cheapest free players
+        to leave over."""
+        total = 0
+        for k in range(start, s1_size):
+            total += min((self.pairs[k][j] for j in adj[k] if j not in used), default=0)
+        spare = s2_size - s1_size
+        if spare > 0:
+            left = sorted(
+                w for j, w in enumerate(self.spare) if w is not None and j not in used
+            )
+            total += sum(left[:spare])
+        return total
+
+
+@dataclass(frozen=True, slots=True)
 class Limit:
     """A relative criterion that pairs may break, at most ``left`` more times
     (C.10: "any criterion may be dropped only for the minimum number of pairs")."""
@@ -190,6 +221,7 @@ def transpositions(
     must_pair: Collection[int],
     budget: Budget,
     bound: set[str],
+    weight: Weight | None = None,
 ) -> Iterator[tuple[int, ...]]:
     """D.1: the S2 positions paired with S1[0], S1[1], ... for every
     transposition meeting the requirements, in D.1 order.
@@ -201,6 +233,8 @@ def transpositions(
     unpaired; ``must_pair``: S2 positions that may never be left unpaired.
     A criterion that rejects or prunes anything adds its name to ``bound``
     (a criterion with nothing left is checked at once, on every pair).
+    ``weight``: a total the transposition may not exceed (B.3's cost in a
+    bracket joined by C.13); branches that cannot stay within it are skipped.
     """
     zero_mask = 0
     for k, limit in enumerate(limits):
@@ -274,6 +308,7 @@ def transpositions(
         mm: _Matching,
         edges: list[tuple[int, _Matching]],
         sides: list[tuple[int, _Matching]],
+        spent: int,
     ) -> Iterator[tuple[int, ...]]:
         if i == s1_size:
             yield tuple(chosen)
@@ -285,6 +320,14 @@ def transpositions(
                 continue
             if not budget.spend():
                 return
+            now = spent
+            if weight is not None:
+                now += weight.pair(i, j)
+                used.add(j)
+                over = now + weight.least(i + 1, s1_size, adj, used, s2_size) > weight.most
+                used.discard(j)
+                if over:
+                    continue
             c = costs[i, j]
             new_edges: list[tuple[int, _Matching]] = []
             blocked_r = used | {j}
@@ -329,7 +372,7 @@ def transpositions(
                 continue
             chosen.append(j)
             used.add(j)
-            yield from search(i + 1, na, nm, new_edges, new_sides)
+            yield from search(i + 1, na, nm, new_edges, new_sides, now)
             used.discard(j)
             chosen.pop()
             if budget.left < 0:
@@ -341,6 +384,7 @@ def transpositions(
         m_must,
         [(r.left, r.matching) for r in edge_rules],
         [(r.left, r.matching) for r in side_rules],
+        0,
     )
 
 
