@@ -399,7 +399,13 @@ class BracketProcedure:
                     # would have if the moved-down players can be paired at all.
                     progress.reached_remainder = self._movers_pairable(m1, p1)
             targets: Sequence[_Target] = [_Target()]
-            if wanted:
+            if wanted and self.b.merged:
+                # A bracket joined by C.13, at least half of it moved down: B.3
+                # as in the heterogeneous ones (:meth:`_merged_targets`), M1 = 0.
+                targets = self._targets(p1, differences=False)
+                if targets != [_Target()]:
+                    targets = [*self._merged_targets(0), *targets]
+            elif wanted:
                 targets = self._targets(p1, differences=not hetero)
                 if not targets and hetero and not progress.reached_remainder:
                     # No pairing of this P1 meets B.1/B.2 (B.3 has no target):
@@ -533,8 +539,10 @@ class BracketProcedure:
         players = self.b.players
         n = len(players)
         spare = n % 2
-        top = 1 + sum(b3_cost(p, None) for p in players) + sum(
-            b3_cost(a, b) for a, b in itertools.combinations(players, 2)
+        top = (
+            1
+            + sum(b3_cost(p, None) for p in players)
+            + sum(b3_cost(a, b) for a, b in itertools.combinations(players, 2))
         )
         graph = nx.Graph()
         graph.add_nodes_from(range(n + spare))
@@ -675,24 +683,15 @@ class BracketProcedure:
                 )
         return targets
 
-    def _best_differences(
-        self,
-        floaters: tuple[int, ...],
-        s1: frozenset[PlayerId] = frozenset(),
-        *,
-        by_sum: bool = False,
-    ) -> tuple[int, ...] | None:
+    def _best_differences(self, floaters: tuple[int, ...]) -> tuple[int, ...] | None:
         """The smallest score differences (sorted, largest first; compared
-        largest first, or with ``by_sum`` their total first) of a pairing
-        under the absolute criteria that leaves
-        unpaired players with exactly the scores ``floaters`` and pairs every
-        player of ``s1`` with one outside it; None if none does. A
-        maximum-weight matching of the players and one extra vertex per score
-        of ``floaters`` (joined to the players of that score who may be left
-        over), each pair costing ``base ** rank`` of its difference, the
-        base beyond the number of pairs: the sum orders pairings as the sorted
-        differences do (``by_sum``: plus the difference times ``top * base``,
-        beyond every such sum, so that the total comes first)."""
+        largest first) of a pairing under the absolute criteria that leaves
+        unpaired players with exactly the scores ``floaters``; None if none
+        does. A maximum-weight matching of the players and one extra vertex
+        per score of ``floaters`` (joined to the players of that score who
+        may be left over), each pair costing ``base ** rank`` of its
+        difference, the base beyond the number of pairs: the sum orders
+        pairings as the sorted differences do."""
         players = self.b.players
         n = len(players)
         diffs = sorted({abs(a.score - b.score) for a, b in itertools.combinations(players, 2)})
@@ -703,13 +702,12 @@ class BracketProcedure:
         graph.add_nodes_from(range(n + len(floaters)))
         for i, j in itertools.combinations(range(n), 2):
             a, b = players[i], players[j]
-            if self.cost(a, b) is not None and not (a.id in s1 and b.id in s1):
+            if self.cost(a, b) is not None:
                 d = abs(a.score - b.score)
-                total = d * top * base if by_sum else 0
-                graph.add_edge(i, j, weight=top - base ** rank[d] - total)
+                graph.add_edge(i, j, weight=top - base ** rank[d])
         for k, score in enumerate(floaters):
             for i, p in enumerate(players):
-                if p.score == score and not self.never_floats(p) and p.id not in s1:
+                if p.score == score and not self.never_floats(p):
                     graph.add_edge(n + k, i, weight=top)
         matching = nx.max_weight_matching(graph, maxcardinality=True)
         if 2 * len(matching) != n + len(floaters):
@@ -886,7 +884,8 @@ class BracketProcedure:
         allowed = frozenset(differences) if differences else None
         if cost is not None:
             allowed = frozenset(
-                d for a, b in itertools.combinations(group, 2)
+                d
+                for a, b in itertools.combinations(group, 2)
                 if (d := abs(a.score - b.score)) ** 2 <= cost
             )
         splits = itertools.chain([((), ())], exchanges(pairs, n - pairs))
@@ -997,12 +996,6 @@ class BracketProcedure:
                     progress.failed_remainders[key] = frozenset(rest_bound)
                 if budget.left < 0:
                     return
-
-
-def _b3_key(by_sum: bool) -> Callable[[tuple[int, ...]], tuple[int, tuple[int, ...]]]:
-    """B.3's order of a joined bracket's score differences (sorted, largest
-    first): with ``by_sum`` the total first, then largest first."""
-    return lambda d: (sum(d) if by_sum else 0, d)
 
 
 def floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:

@@ -171,9 +171,7 @@ class Weight:
             total += min((self.pairs[k][j] for j in adj[k] if j not in used), default=0)
         spare = s2_size - s1_size
         if spare > 0:
-            left = sorted(
-                w for j, w in enumerate(self.spare) if w is not None and j not in used
-            )
+            left = sorted(w for j, w in enumerate(self.spare) if w is not None and j not in used)
             total += sum(left[:spare])
         return total
 

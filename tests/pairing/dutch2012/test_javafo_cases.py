@@ -65,6 +65,9 @@ CASES = {
     "s1202r9": "C.12 after C.1: more moved-down players paired but no more pairs is no gain",
     "s1172r8": "C.13: a joined bracket without a bye: B.3's differences adding up to the least",
     "s1032r11": "A.3: no B.5/B.6 for the bye of a lowest remainder of unequal scores (joined)",
+    "s1561r7": "C.13: B.3 in a joined bracket: squared differences, the bye's score with them",
+    "s1610r6": "C.13: as s1561r7, two pairings of the least cost: the procedure's order decides",
+    "s659r10": "C.13: as s1561r7 in a joined bracket of which at least half moved down",
 }
 
 
