@@ -181,19 +181,22 @@ class _Target:
 
 def b3_cost(a: PlayerState, b: PlayerState | None) -> int:
     """B.3's measure of a pair in a bracket joined by C.13, as JaVaFo 1.4 pairs
-    it: the square of the pair's score difference (half-points); the bye
-    (``b`` None) counts as a game against a player half a point below zero.
-    A pairing's cost is the sum over its pairs and bye; the text names no
-    measure, and this one fits every recorded joined bracket (a bye counted
-    from anywhere between a quarter and three quarters of a point below zero
-    does too): docs/pairing.md, "Compared with JaVaFo 1.4"."""
+    it: the square of the pair's score difference; the bye (``b`` None)
+    counts as a game against a player :data:`BYE_BELOW` below zero. A
+    pairing's cost is the sum over its pairs and bye. (Quarter points, so
+    that the cost is an integer: scores are in half-points.) The text names
+    no measure; this one fits every recorded joined bracket: docs/pairing.md,
+    "Compared with JaVaFo 1.4"."""
     if b is None:
-        return (a.score + _BYE_BELOW) ** 2
-    return (a.score - b.score) ** 2
+        return (2 * a.score + BYE_BELOW) ** 2
+    return (2 * (a.score - b.score)) ** 2
 
 
-#: :func:`b3_cost`: the bye as a game against a player this far below zero (half-points)
-_BYE_BELOW = 1
+#: :func:`b3_cost`: the bye as a game against a player this far below zero, in
+#: quarter points. Fitted: every recorded round fits from about 0.7 to 1 (at 1
+#: seed 1774's round 11 ties, and the procedure's order settles it as JaVaFo 1.4
+#: does); 2, half a point, breaks that round.
+BYE_BELOW = 1
 
 
 #: One position of the C.10 counter: the criteria it relaxes and its values.
@@ -515,7 +518,8 @@ class BracketProcedure:
         (any set D.3 may choose). The least cost of the whole bracket may need
         fewer moved-down players paired (two of them paired together): M1
         comes first (A.3). JaVaFo 1.4 pairs it so (seed 173, round 8; the
-        cost: seeds 1153 round 5, 1235 round 11, 1561 round 7, 1610 round 6).
+        cost: seeds 1153 round 5, 1235 round 11, 1561 round 7, 1610 round 6,
+        1774 round 11).
         Beyond :data:`_MOST_SETS` sets of M1 players (one matching each), the
         whole bracket's least cost stands in (docs/pairing.md, "limits")."""
         movers = [p for p in self.b.players if p.id in self.b.movers]

@@ -356,18 +356,24 @@ class _C13Step:
     pair a moved-down player (no M1 = 0), and a "same P1" penultimate bracket
     keeps its M1 too (C.14.b2 only after the lowest's M1 = 0); ``first_set``: with M1 lowered
     below M0, only D.3's first set of moved-down players (the highest) is
-    tried, when there is a penultimate bracket to ask next."""
+    tried, when there is a penultimate bracket to ask next; ``same_scores``:
+    the penultimate bracket's other pairing moves down players with the
+    scores of those it moved down before."""
 
     penultimate: str | None
     keep_movers: bool
     first_set: bool = False
+    same_scores: bool = False
 
 
 #: C.13's attempts in order, before the two lowest brackets are joined (JaVaFo
 #: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md).
 _C13_STEPS = (
     _C13Step(None, keep_movers=True, first_set=True),
-    _C13Step("same P1", keep_movers=True),
+    # C.12's "another set of players of the same size and with the same
+    # scores": C.13 asks so first, else the lowest's M1 = 0 comes before
+    # other floaters (seed 1970, round 5).
+    _C13Step("same P1", keep_movers=True, same_scores=True),
     _C13Step(None, keep_movers=True),
     _C13Step(None, keep_movers=False),
     _C13Step("same P1", keep_movers=False),
@@ -457,6 +463,8 @@ def _c13_penultimate(
     def accept(floaters: tuple[PlayerState, ...]) -> bool:
         ids = frozenset(p.id for p in floaters)
         if ids == tried:
+            return False
+        if step.same_scores and scores_of(floaters) != scores_of(pen_out.floaters):
             return False
         if ids not in lowest_for:
             # The players the penultimate bracket moves down are the lowest
