@@ -407,7 +407,7 @@ class BracketProcedure:
                 # as in the heterogeneous ones (:meth:`_merged_targets`), M1 = 0.
                 targets = self._targets(p1, differences=False)
                 if targets != [_Target()]:
-                    targets = [*self._merged_targets(0), *targets]
+                    targets = [*self._merged_targets(0, targets), *targets]
             elif wanted:
                 targets = self._targets(p1, differences=not hetero)
                 if not targets and hetero and not progress.reached_remainder:
@@ -503,7 +503,7 @@ class BracketProcedure:
         byes = self._targets(p1, differences=False)
         phases = (False, True) if self._soft_b2() else (None,)
         for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
-            smallest = self._merged_targets(m1) if byes != [_Target()] else []
+            smallest = self._merged_targets(m1, byes) if byes != [_Target()] else []
             # B.2's note: B.2 gives way for top scorers' smallest score
             # differences (seed 191, round 11), not for a lower scored bye
             # (seed 177, round 10).
@@ -512,34 +512,49 @@ class BracketProcedure:
                     for target in group:
                         yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
 
-    def _merged_targets(self, m1: int) -> list[_Target]:
-        """B.3 within one M1 of :meth:`_merged_outcomes`: the least
-        :func:`b3_cost` of the pairings that pair M1 moved-down players in S1
-        (any set D.3 may choose). The least cost of the whole bracket may need
-        fewer moved-down players paired (two of them paired together): M1
-        comes first (A.3). JaVaFo 1.4 pairs it so (seed 173, round 8; the
-        cost: seeds 1153 round 5, 1235 round 11, 1561 round 7, 1610 round 6,
-        1774 round 11).
+    def _merged_targets(self, m1: int, byes: Sequence[_Target]) -> list[_Target]:
+        """B.3 within one M1 of :meth:`_merged_outcomes`: for each score the
+        bye may have (``byes``), the least :func:`b3_cost` of the pairings
+        that pair M1 moved-down players in S1 (any set D.3 may choose), the
+        least first. The least cost of the whole
+        bracket may need fewer moved-down players paired (two of them paired
+        together): M1 comes first (A.3). JaVaFo 1.4 pairs it so (seed 173,
+        round 8; the cost: seeds 1153 round 5, 1235 round 11, 1561 round 7,
+        1610 round 6, 1774 round 11). One target per bye score, so that B.2
+        in force tries every one before it is dropped (:meth:`_merged_outcomes`).
         Beyond :data:`_MOST_SETS` sets of M1 players (one matching each), the
         whole bracket's least cost stands in (docs/pairing.md, "limits")."""
         movers = [p for p in self.b.players if p.id in self.b.movers]
-        if math.comb(len(movers), m1) > _MOST_SETS:
-            sets: Iterator[tuple[PlayerState, ...]] = iter([()])
-        else:
-            sets = mover_sets(movers, m1)
-        costs = [
-            cost
-            for s1 in sets
-            if (cost := self._least_cost(frozenset(p.id for p in s1))) is not None
-        ]
-        return [_Target(cost=min(costs))] if costs else []
+        targets: list[tuple[int, _Target]] = []
+        for bye in byes:
+            if math.comb(len(movers), m1) > _MOST_SETS:
+                sets: Iterator[tuple[PlayerState, ...]] = iter([()])
+            else:
+                sets = mover_sets(movers, m1)
+            costs = [
+                cost
+                for s1 in sets
+                if (cost := self._least_cost(frozenset(p.id for p in s1), bye.floaters))
+                is not None
+            ]
+            if costs:
+                targets.append((min(costs), replace(bye, cost=min(costs))))
+        # Byes of equal least cost are one target: the procedure's order
+        # chooses between them (seed 1774, round 11).
+        merged: dict[int, _Target] = {}
+        for cost, target in targets:
+            merged[cost] = replace(target, floaters=None) if cost in merged else target
+        return [merged[cost] for cost in sorted(merged)]
 
-    def _least_cost(self, s1: frozenset[PlayerId] = frozenset()) -> int | None:
+    def _least_cost(
+        self, s1: frozenset[PlayerId] = frozenset(), bye: tuple[int, ...] | None = None
+    ) -> int | None:
         """The least :func:`b3_cost` of a pairing of the whole bracket under the
         absolute criteria (everybody paired but the bye, who must be allowed
-        one) that pairs every player of ``s1`` with one outside it; None if
-        none does. A maximum-weight matching of greatest size, each pair
-        weighing a constant less its cost (the bye: an extra vertex)."""
+        one, with the score in ``bye`` if given) that pairs every player of
+        ``s1`` with one outside it; None if none does. A maximum-weight
+        matching of greatest size, each pair weighing a constant less its cost
+        (the bye: an extra vertex)."""
         players = self.b.players
         n = len(players)
         spare = n % 2
@@ -556,8 +571,9 @@ class BracketProcedure:
                 graph.add_edge(i, j, weight=top - b3_cost(a, b))
         if spare:
             for i, p in enumerate(players):
-                if not self.never_floats(p) and p.id not in s1:
-                    graph.add_edge(n, i, weight=top - b3_cost(p, None))
+                if self.never_floats(p) or p.id in s1 or (bye and p.score not in bye):
+                    continue
+                graph.add_edge(n, i, weight=top - b3_cost(p, None))
         matching = nx.max_weight_matching(graph, maxcardinality=True)
         if 2 * len(matching) != n + spare:
             return None
