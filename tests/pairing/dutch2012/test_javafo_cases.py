@@ -68,7 +68,7 @@ CASES = {
     "s1561r7": "C.13: B.3 in a joined bracket: squared differences, the bye's score with them",
     "s1610r6": "C.13: as s1561r7, two pairings of the least cost: the procedure's order decides",
     "s659r10": "C.13: as s1561r7 in a joined bracket of which at least half moved down",
-    "s1970r5": "C.13: the penultimate's other floaters with the same scores, else the lowest's M1 = 0",
+    "s1970r5": "C.13: the penultimate's floaters with the same scores, else the lowest's M1 = 0",
 }
 
 

@@ -1,0 +1,63 @@
+"""Dutch 2012 against JaVaFo 1.4 on 1,050 hard C.13 rounds of small forecasts,
+without Java (``record_c13_sample.py`` says how they were drawn and recorded).
+
+Every round must give JaVaFo 1.4's output except those in :data:`OPEN`, which
+must still differ (a round that starts to agree fails, so that it leaves
+OPEN), and the two JaVaFo 1.4 fails on (an assertion inside it). Nearly all
+of OPEN is the C.14 position of docs/pairing.md ("Open difference"): the
+penultimate bracket with P1 = M1 = 2 once its remainder was reached, where
+JaVaFo 1.4 lowers P1 in some rounds and M1 in others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from tcecd.trf.reader import parse_trf
+from tests.pairing.dutch2012.oracle import tcecd_pairing
+from tests.pairing.dutch2012.record_c13_sample import load
+
+#: Rounds (the start of the SHA-256 of their TRF text) where tcecd and JaVaFo
+#: 1.4 differ: 25 are the C.14 position (C.13's step keeping the penultimate
+#: bracket's P1, M1 lowered by tcecd), 4 others are not worked out.
+OPEN = frozenset({
+    "2bd7b0d38db8", "781e69c5eb3f", "7795e2c73b73", "793e3eceb28d", "fa5cdb56d2b7",
+    "c79fa2c9953e", "e94a5fddbed8", "f8057ccdea88", "e3def18512a3", "96e49dba8f79",
+    "dbac8ab7609c", "4430c9971b7e", "d96564e725c1", "a225dbadc005", "1d6795df8db6",
+    "4bea51af653b", "6a3fc0fe05e1", "419ee1501eae", "0593ca40faf8", "45c022fa3478",
+    "4ca57c38d3f8", "1c1e0f1c1b97", "e0897a5e90a7", "2f824038ab58", "aa5ca41768a3",
+    "ad113c84293d", "34c3728045c2", "c0f28faaa295", "a9236b415e37",
+})  # fmt: skip
+
+ROUNDS = load()
+CHUNKS = 6
+
+
+def _key(trf: str) -> str:
+    return hashlib.sha256(trf.encode()).hexdigest()[:12]
+
+
+def test_the_recording_is_whole() -> None:
+    keys = [_key(r["trf"]) for r in ROUNDS]
+    assert len(ROUNDS) == 1050
+    assert len(set(keys)) == len(keys)
+    assert set(keys) >= OPEN, OPEN - set(keys)
+    assert sum(r["javafo"].startswith("CRASH") for r in ROUNDS) == 2
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_rounds_agree_with_recorded_javafo_1_4(chunk: int) -> None:
+    wrong = []
+    for i in range(chunk, len(ROUNDS), CHUNKS):
+        r = ROUNDS[i]
+        if r["javafo"].startswith("CRASH"):
+            continue
+        key = _key(r["trf"])
+        got, _ = tcecd_pairing(parse_trf(r["trf"], f"c13 sample round {i}"))
+        if (got == r["javafo"]) == (key in OPEN):
+            what = "now agrees: take it out of OPEN" if key in OPEN else "differs"
+            wrong.append(f"{key} (round {i}, {r['flags']}) {what}:\n{r['trf']}\n"
+                         f"JaVaFo 1.4:\n{r['javafo']}\ntcecd:\n{got}")  # fmt: skip
+    assert not wrong, "\n\n".join(wrong)
