@@ -64,6 +64,8 @@ from tcecd.wallclock import utc_now
 
 #: Seconds to wait for a CONNACK or a PUBACK before treating the broker as gone.
 _OP_TIMEOUT_S = 5.0
+#: How long closing waits for the background task before cancelling it again.
+_CANCEL_RETRY_S = 0.5
 #: Longest wait for the retained burst of ``<root>/#`` when clearing stale state.
 _SWEEP_TIMEOUT_S = 10.0
 #: Longest pause between connection attempts while :meth:`Publisher.settle` waits.
@@ -128,6 +130,9 @@ class Publisher:
         self._wakeup = asyncio.Event()
         self._idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        #: Set when the publisher closes: the background task stops even if a
+        #: cancellation was lost (see :meth:`__aexit__`).
+        self._closing = False
         self._ssl: ssl.SSLContext | None = None
         self._connected = False
         self._failed = False  # the latest connection attempt failed (or the connection died)
@@ -289,11 +294,16 @@ class Publisher:
         if self._connected or not self._failed:
             await self.flush(self._close_timeout_s)
         task, self._task = self._task, None
-        if task is not None:
+        self._closing = True
+        while task is not None and not task.done():
             task.cancel()
             # asyncio.wait (not ``await task``): the task's own CancelledError is
             # expected, but a cancellation of *our* caller must still propagate.
-            await asyncio.wait([task])
+            # Cancel again until it ends: on Python 3.11 asyncio.wait_for (inside
+            # aiomqtt's connect) can swallow a cancellation that arrives as the
+            # awaited future completes; the task then sees ``_closing`` when its
+            # connection attempt ends (each is bounded by _OP_TIMEOUT_S).
+            await asyncio.wait([task], timeout=_CANCEL_RETRY_S)
         await self._save_acks()
 
     # -- the background task ----------------------------------------------------------------
@@ -313,10 +323,13 @@ class Publisher:
             timeout=_OP_TIMEOUT_S, keepalive=15,
         )
 
+    def _stopping(self) -> bool:
+        return self._closing
+
     async def _run(self) -> None:
         delay, max_delay = self._backoff
         warned = False
-        while True:
+        while not self._closing:
             self.attempts += 1
             try:
                 async with self._client() as client:
@@ -343,6 +356,8 @@ class Publisher:
                 self._log.exception("mqtt publisher error; reconnecting")
             finally:
                 self._connected, self._failed = False, True
+            if self._stopping():  # (a method: mypy narrows the attribute in the loop)
+                return
             pause = delay * random.uniform(0.5, 1.0)
             if self._hurry.is_set():
                 await asyncio.sleep(min(pause, _SETTLE_RETRY_S))

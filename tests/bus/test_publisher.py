@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import aiomqtt
 import pytest
 
 from tcecd.bus.publisher import Publisher
@@ -246,3 +248,27 @@ async def test_exit_before_the_first_connection_still_delivers(mosquitto: Mosqui
     got = await retained("127.0.0.1", mosquitto.port)
     assert json.loads(got["tcecd/bus-test/event"])["name"] == "Bus Test"
     assert json.loads(got["tcecd/bus-test/status"])["state"] == "offline"
+
+
+async def test_close_ends_even_when_a_cancellation_is_lost(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Python 3.11 asyncio.wait_for (inside aiomqtt's connect) can swallow a
+    cancellation that arrives as its future completes; the background task
+    then goes on retrying. Closing must still end, within its bounds."""
+
+    class Swallowing:
+        async def __aenter__(self) -> None:
+            with contextlib.suppress(asyncio.CancelledError):  # the lost cancellation
+                await asyncio.sleep(0.05)
+            raise aiomqtt.MqttError("refused")
+
+        async def __aexit__(self, *exc: object) -> None:
+            return None
+
+    monkeypatch.setattr(Publisher, "_client", lambda self: Swallowing())
+    settings = MqttSettings.from_url("mqtt://127.0.0.1:1")
+    async with asyncio.timeout(10):
+        async with fast(settings) as pub:
+            pub.publish(start_events()[0])
+            await wait_attempts(pub, 2)
+        assert pub.attempts >= 2
