@@ -57,6 +57,7 @@ from tcecd import __version__
 from tcecd.bus.outbox import OutboxEntry, OutboxMessage, entries_of
 from tcecd.bus.payloads import Kind, Message, Projection, encode, slugify
 from tcecd.bus.queue import OutQueue
+from tcecd.bus.reaping import cancel_and_reap
 from tcecd.bus.settings import MqttSettings
 from tcecd.events import DomainEvent
 from tcecd.game.record import GameRecord, GameSummary
@@ -64,8 +65,6 @@ from tcecd.wallclock import utc_now
 
 #: Seconds to wait for a CONNACK or a PUBACK before treating the broker as gone.
 _OP_TIMEOUT_S = 5.0
-#: How long closing waits for the background task before cancelling it again.
-_CANCEL_RETRY_S = 0.5
 #: Longest wait for the retained burst of ``<root>/#`` when clearing stale state.
 _SWEEP_TIMEOUT_S = 10.0
 #: Longest pause between connection attempts while :meth:`Publisher.settle` waits.
@@ -295,15 +294,10 @@ class Publisher:
             await self.flush(self._close_timeout_s)
         task, self._task = self._task, None
         self._closing = True
-        while task is not None and not task.done():
-            task.cancel()
-            # asyncio.wait (not ``await task``): the task's own CancelledError is
-            # expected, but a cancellation of *our* caller must still propagate.
-            # Cancel again until it ends: on Python 3.11 asyncio.wait_for (inside
-            # aiomqtt's connect) can swallow a cancellation that arrives as the
-            # awaited future completes; the task then sees ``_closing`` when its
-            # connection attempt ends (each is bounded by _OP_TIMEOUT_S).
-            await asyncio.wait([task], timeout=_CANCEL_RETRY_S)
+        if task is not None:
+            # Cancelled again until it ends (a lost cancellation: tcecd.bus.reaping);
+            # ``_closing`` also ends its loop after the current connection attempt.
+            await cancel_and_reap(task)
         await self._save_acks()
 
     # -- the background task ----------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Any
 
 import aiomqtt
 
+from tcecd.bus.reaping import cancel_and_reap
 from tcecd.bus.settings import MqttSettings
 from tcecd.control.console import Console
 
@@ -35,8 +36,7 @@ async def control_listener(
     try:
         yield task
     finally:
-        task.cancel()
-        await asyncio.wait([task])  # reap it without swallowing our own cancellation
+        await cancel_and_reap(task)  # again until it ends (a lost cancellation)
 
 
 async def _listen(settings: MqttSettings, root: str, console: Console, log: Any) -> None:

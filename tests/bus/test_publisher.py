@@ -272,3 +272,24 @@ async def test_close_ends_even_when_a_cancellation_is_lost(
             pub.publish(start_events()[0])
             await wait_attempts(pub, 2)
         assert pub.attempts >= 2
+
+
+async def test_cancel_and_reap_cancels_again_until_the_task_ends() -> None:
+    """A task that ignores its first cancellation (as one lost on Python 3.11)."""
+    from tcecd.bus.reaping import cancel_and_reap
+
+    seen = []
+
+    async def stubborn() -> None:
+        for _ in range(2):
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(60)
+            seen.append("cancelled")
+        await asyncio.sleep(60)
+
+    task = asyncio.create_task(stubborn())
+    await asyncio.sleep(0)
+    async with asyncio.timeout(10):
+        await cancel_and_reap(task, retry_s=0.05)
+    assert task.cancelled()
+    assert seen == ["cancelled", "cancelled"]
