@@ -317,13 +317,12 @@ class Publisher:
             timeout=_OP_TIMEOUT_S, keepalive=15,
         )
 
-    def _stopping(self) -> bool:
-        return self._closing
-
     async def _run(self) -> None:
         delay, max_delay = self._backoff
         warned = False
-        while not self._closing:
+        while True:
+            if self._closing:
+                return
             self.attempts += 1
             try:
                 async with self._client() as client:
@@ -350,8 +349,6 @@ class Publisher:
                 self._log.exception("mqtt publisher error; reconnecting")
             finally:
                 self._connected, self._failed = False, True
-            if self._stopping():  # (a method: mypy narrows the attribute in the loop)
-                return
             pause = delay * random.uniform(0.5, 1.0)
             if self._hurry.is_set():
                 await asyncio.sleep(min(pause, _SETTLE_RETRY_S))

@@ -27,11 +27,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tcecd.pairing.base import Player, RoundContext, RoundPairing, RoundRecord
-from tcecd.trf.model import TrfEvent
 from tcecd.trf.reader import parse_trf
-from tcecd.trf.writer import format_trf
 from tests.pairing.dutch2012.oracle import NoAnswer, javafo_pairing, missing, tcecd_pairing
+from tests.pairing.dutch2012.record_forecast import distinct_rounds
 
 RECORDING = Path(__file__).parent / "data" / "javafo14-c13-sample.json.gz"
 FORMAT = 1
@@ -52,21 +50,9 @@ def forecast_rounds() -> list[str]:
     """Every distinct round the forecasts pair, as TRF text."""
     from tcecd.forecast.model import fit_model
     from tcecd.forecast.montecarlo import EventSnapshot, simulate
-    from tcecd.pairing.registry import SystemOptions, get_system
     from tcecd.pairing.simulation import simulate_event
 
-    system = type(get_system("dutch-2012", SystemOptions()))
-    seen: dict[str, None] = {}
-    pair = system.pair
-
-    def spy(self: Any, players: tuple[Player, ...], history: tuple[RoundRecord, ...], *,
-            double: bool = False, context: RoundContext | None = None) -> RoundPairing:
-        event = TrfEvent("fc", tuple(players), tuple(history), context or RoundContext())
-        seen.setdefault(format_trf(event), None)
-        return pair(self, players, history, double=double, context=context)
-
-    system.pair = spy  # type: ignore[method-assign]
-    try:
+    def run() -> None:
         for n in range(5, 14):
             for total in (n - 2, n + 1):
                 for played in (1, 2, 3):
@@ -78,9 +64,8 @@ def forecast_rounds() -> list[str]:
                             simulate(snap, fit_model(snap.players, snap.games_so_far()), 40, seed)
                         except Exception:  # a simulation that cannot go on
                             continue
-    finally:
-        system.pair = pair  # type: ignore[method-assign]
-    return list(seen)
+
+    return distinct_rounds(run, "fc")
 
 
 def c13_steps(trf: str) -> tuple[str, ...]:

@@ -26,9 +26,11 @@ pairings are JaVaFo's only: tcecd's output is never recorded.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +46,15 @@ _SOURCE = ("tests/pairing/data/make_reference_events.py FORECASTS 'dutch9': "
            "simulate_event(9, 2, seed=7, system='dutch-2012'), 7 rounds, 50 simulations, seed 4")
 
 
-def forecast_rounds() -> list[str]:
-    """The TRF text of every distinct round the ``dutch9`` forecast pairs, in
-    the order they first come up."""
-    from tcecd.forecast.model import fit_model
-    from tcecd.forecast.montecarlo import EventSnapshot, simulate
+def round_key(trf: str) -> str:
+    """A recorded round's name in the tests: the start of the SHA-256 of its TRF."""
+    return hashlib.sha256(trf.encode()).hexdigest()[:12]
+
+
+def distinct_rounds(run: Callable[[], None], name: str) -> list[str]:
+    """The TRF text of every distinct round ``dutch-2012`` pairs while ``run``
+    runs, in the order they first come up (event name ``name``)."""
     from tcecd.pairing.registry import SystemOptions, get_system
-    from tcecd.pairing.simulation import simulate_event
 
     system = type(get_system("dutch-2012", SystemOptions()))
     seen: dict[str, None] = {}
@@ -58,18 +62,31 @@ def forecast_rounds() -> list[str]:
 
     def spy(self: Any, players: tuple[Player, ...], history: tuple[RoundRecord, ...], *,
             double: bool = False, context: RoundContext | None = None) -> RoundPairing:
-        event = TrfEvent("dutch9", tuple(players), tuple(history), context or RoundContext())
+        event = TrfEvent(name, tuple(players), tuple(history), context or RoundContext())
         seen.setdefault(format_trf(event), None)
         return pair(self, players, history, double=double, context=context)
 
     system.pair = spy  # type: ignore[method-assign]
     try:
-        ev = simulate_event(9, 2, seed=7, double=False, system="dutch-2012")
-        snap = EventSnapshot("dutch-2012", ev.players, False, ev.rounds, 7)
-        simulate(snap, fit_model(snap.players, snap.games_so_far()), 50, 4)
+        run()
     finally:
         system.pair = pair  # type: ignore[method-assign]
     return list(seen)
+
+
+def forecast_rounds() -> list[str]:
+    """The TRF text of every distinct round the ``dutch9`` forecast pairs, in
+    the order they first come up."""
+    from tcecd.forecast.model import fit_model
+    from tcecd.forecast.montecarlo import EventSnapshot, simulate
+    from tcecd.pairing.simulation import simulate_event
+
+    def run() -> None:
+        ev = simulate_event(9, 2, seed=7, double=False, system="dutch-2012")
+        snap = EventSnapshot("dutch-2012", ev.players, False, ev.rounds, 7)
+        simulate(snap, fit_model(snap.players, snap.games_so_far()), 50, 4)
+
+    return distinct_rounds(run, "dutch9")
 
 
 def record(out: Path) -> int:

@@ -11,13 +11,12 @@ JaVaFo 1.4 lowers P1 in some rounds and M1 in others.
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 
 from tcecd.trf.reader import parse_trf
 from tests.pairing.dutch2012.oracle import tcecd_pairing
 from tests.pairing.dutch2012.record_c13_sample import load
+from tests.pairing.dutch2012.record_forecast import round_key
 
 #: Rounds (the start of the SHA-256 of their TRF text) where tcecd and JaVaFo
 #: 1.4 differ: 25 are the C.14 position (C.13's step keeping the penultimate
@@ -35,12 +34,8 @@ ROUNDS = load()
 CHUNKS = 6
 
 
-def _key(trf: str) -> str:
-    return hashlib.sha256(trf.encode()).hexdigest()[:12]
-
-
 def test_the_recording_is_whole() -> None:
-    keys = [_key(r["trf"]) for r in ROUNDS]
+    keys = [round_key(r["trf"]) for r in ROUNDS]
     assert len(ROUNDS) == 1050
     assert len(set(keys)) == len(keys)
     assert set(keys) >= OPEN, OPEN - set(keys)
@@ -54,7 +49,7 @@ def test_rounds_agree_with_recorded_javafo_1_4(chunk: int) -> None:
         r = ROUNDS[i]
         if r["javafo"].startswith("CRASH"):
             continue
-        key = _key(r["trf"])
+        key = round_key(r["trf"])
         got, _ = tcecd_pairing(parse_trf(r["trf"], f"c13 sample round {i}"))
         if (got == r["javafo"]) == (key in OPEN):
             what = "now agrees: take it out of OPEN" if key in OPEN else "differs"

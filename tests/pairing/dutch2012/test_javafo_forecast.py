@@ -7,13 +7,11 @@ leaves OPEN) and the one JaVaFo 1.4 fails on (an assertion inside it)."""
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 
 from tcecd.trf.reader import parse_trf
 from tests.pairing.dutch2012.oracle import tcecd_pairing
-from tests.pairing.dutch2012.record_forecast import load
+from tests.pairing.dutch2012.record_forecast import load, round_key
 
 _OPEN = "JaVaFo 1.4 pairs it otherwise; not worked out yet"
 _C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1 elsewhere"
@@ -28,12 +26,8 @@ OPEN: dict[str, str] = {
 ROUNDS = load()
 
 
-def _key(trf: str) -> str:
-    return hashlib.sha256(trf.encode()).hexdigest()[:12]
-
-
 def test_the_recording_is_whole() -> None:
-    keys = [_key(r["trf"]) for r in ROUNDS]
+    keys = [round_key(r["trf"]) for r in ROUNDS]
     assert len(ROUNDS) == 176
     assert len(set(keys)) == len(keys)
     assert set(OPEN) <= set(keys), set(OPEN) - set(keys)
@@ -44,7 +38,7 @@ def test_the_recording_is_whole() -> None:
 def test_rounds_agree_with_recorded_javafo_1_4() -> None:
     differ = []
     for i, r in enumerate(ROUNDS):
-        key = _key(r["trf"])
+        key = round_key(r["trf"])
         if key in OPEN or r["javafo"].startswith("CRASH"):
             continue
         got, _ = tcecd_pairing(parse_trf(r["trf"], f"dutch9 round {i}"))
@@ -57,6 +51,6 @@ def test_rounds_agree_with_recorded_javafo_1_4() -> None:
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.xfail(
     strict=True, reason=OPEN[k])) for k in sorted(OPEN)])  # fmt: skip
 def test_open_difference(key: str) -> None:
-    r = next(r for r in ROUNDS if _key(r["trf"]) == key)
+    r = next(r for r in ROUNDS if round_key(r["trf"]) == key)
     got, _ = tcecd_pairing(parse_trf(r["trf"], key))
     assert got == r["javafo"]
