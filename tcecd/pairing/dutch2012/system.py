@@ -351,7 +351,7 @@ def _c12(
 class _C13Step:
     """One attempt of C.13: the lowest bracket as it is (``penultimate`` None),
     or another pairing of the penultimate bracket ("same P1": moving down as
-    many players; "any": C.14 included, but never leaving all of its own
+    many players; "any": C.14 included; neither leaves all of its own
     moved-down players unpaired); ``keep_movers``: the lowest bracket must
     pair a moved-down player (no M1 = 0), and a "same P1" penultimate bracket
     keeps its M1 too (C.14.b2 only after the lowest's M1 = 0); ``first_set``: with M1 lowered
@@ -475,11 +475,17 @@ def _c13_penultimate(
             # paired the same way, the brackets joined before being its residents
             # (seeds 811 round 4, 422 round 6: JaVaFo 1.4 pairs it so).
             merged = bool(joined) or (bool(floaters) and len(floaters) == whole)
+            # Keeping the moved-down players paired before M1 = 0 is for a
+            # lowest bracket C.13 has not joined yet: a joined one lowers its
+            # M1 at once, as C.13's first sentence says (seed 1936 round 9:
+            # JaVaFo 1.4 gives the bye to 8, moved down into the joined
+            # bracket, before it takes the penultimate's later pairing that
+            # moves down 10, whom the joined bracket could pair).
             lowest_for[ids] = _lowest(
                 rnd,
                 [*joined, *residents],
                 [*floaters, *pen_pushed],
-                m1_zero=not keep_movers,
+                m1_zero=not keep_movers or bool(joined),
                 merged=merged,
             )
         return lowest_for[ids] is not None
@@ -491,12 +497,17 @@ def _c13_penultimate(
     # pairing keeps its own M1 as well (no C.14.b2 there): leaving one of its
     # own moved-down players unpaired is no "pairing which will allow" the
     # lowest one to pair its moved-down players (C.13; seed 1444, round 5).
+    # And it never leaves all of them unpaired (C.14.b2 stops at M1 = 1, no
+    # M1 = 0): a heterogeneous bracket's P is M1 (C.3.a), and "if in the
+    # penultimate score bracket P becomes zero" the two lowest are joined
+    # (seed 2037 round 10: JaVaFo 1.4 joins the 5-point bracket, where its
+    # pairing 6-8 moving on 3, moved down into it, would have done).
     procedure = BracketProcedure(
         pen_bracket,
         reduce=not (keep_movers and step.penultimate == "same P1"),
         accept=accept,
         floaters=size,
-        m1_zero=step.penultimate == "same P1",
+        m1_zero=False,
     )
     alt = _first(procedure.outcomes())
     if alt is None:

@@ -119,14 +119,10 @@ TEXT_PAIRINGS: dict[tuple[int, int], str] = {
 #: losing others (docs/pairing.md, "Dutch 2012", open difference). Run as
 #: expected failures, never as passes.
 _C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1 elsewhere"
-_LATE = ("seeds 1751-2050, played after every reading: JaVaFo 1.4 pairs it otherwise; not "
-         "worked out yet (docs/pairing.md)")
 OPEN: dict[tuple[int, int], str] = {
     (80, 9): _C14,
     (670, 8): _C14,
-    (1936, 9): _LATE,
-    (2037, 10): _LATE,
-    (2037, 11): _LATE,
+    (2037, 11): _C14,
 }
 
 

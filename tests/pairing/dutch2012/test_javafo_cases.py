@@ -69,6 +69,8 @@ CASES = {
     "s1610r6": "C.13: as s1561r7, two pairings of the least cost: the procedure's order decides",
     "s659r10": "C.13: as s1561r7 in a joined bracket of which at least half moved down",
     "s1970r5": "C.13: the penultimate's floaters with the same scores, else the lowest's M1 = 0",
+    "s1936r9": "C.13: a joined lowest bracket lowers its M1 at once (the bye to its mover)",
+    "s2037r10": "C.13: the penultimate bracket never leaves all its movers unpaired: P = 0, joined",
 }
 
 
