@@ -105,6 +105,11 @@ DEPARTURES: dict[tuple[int, int], str] = {
     (2016, 11): B1B,
     (2017, 9): B1B,
     (2021, 11): B1B,
+    (2120, 10): B1B,
+    (2258, 6): B1B,
+    (2315, 6): B1B,
+    (2331, 9): B1B,
+    (2338, 11): B1B,
     (45, 7): C10,
 }
 
@@ -119,10 +124,13 @@ TEXT_PAIRINGS: dict[tuple[int, int], str] = {
 #: losing others (docs/pairing.md, "Dutch 2012", open difference). Run as
 #: expected failures, never as passes.
 _C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1 elsewhere"
+_C14_ONE = ("C.13/C.14: P1 = M1 = 1, remainder reached: JaVaFo 1.4 pairs the penultimate bracket "
+             "as homogeneous (M1 = 0) here, moves it down whole (P1 = 0) elsewhere")
 OPEN: dict[tuple[int, int], str] = {
     (80, 9): _C14,
     (670, 8): _C14,
     (2037, 11): _C14,
+    (2307, 8): _C14_ONE,
 }
 
 
