@@ -163,6 +163,9 @@ async def test_a_reopened_round_survives_a_restart_of_the_daemon(tmp_path: Path)
     async with running_event(run, board) as r:
         await listening(r)
         await play_until(r, "3.1")
+        # What viewers have before the restart: the standings after round 2.
+        before = await standings_where(r, lambda doc: doc["after_round"] == 2)
+        assert sum(x["games"] for x in before["rows"]) == 2 * 4
         reply = await ctl(r, "restart-game", {"game": "1.1", "reason": "hardware fault"})
         assert reply["ok"] is True, reply
         r.task.cancel()  # (the Mosquitto it embeds goes with it)
@@ -171,10 +174,20 @@ async def test_a_reopened_round_survives_a_restart_of_the_daemon(tmp_path: Path)
         first = await again.until(lambda: again.running("1.1") or again.running("3.1"))
         assert first.job.game_id == gid("1.1")
         assert r.watch.state.restarted == {gid("1.1"): "hardware fault"}
-        # Viewers keep the standings after round 2, 1.1 left out (to be played).
-        shown = await standings_where(r, lambda doc: True)
+        # Viewers get the standings after round 2, 1.1 left out (to be played).
+        # The broker keeps its retained messages across the restart: a viewer
+        # may first get the standings the first run left there (``before``),
+        # if it was stopped before its publisher sent the corrected ones (seen
+        # under load in CI); the daemon sends its whole state again as it starts.
+        seen: list[dict[str, Any]] = []
+
+        def corrected(doc: dict[str, Any]) -> bool:
+            seen.append(doc)
+            return sum(x["games"] for x in doc["rows"]) == 2 * 3
+
+        shown = await standings_where(r, corrected)
         assert shown["after_round"] == 2
-        assert sum(x["games"] for x in shown["rows"]) == 2 * 3
+        assert all(stale == before for stale in seen[:-1]), seen  # nothing else first
         first.end(Result.WHITE_WINS)
         for g in ("3.1", "3.2"):
             (await again.until(lambda g=g: again.running(g))).end(Result.DRAW)  # type: ignore[misc]
