@@ -24,7 +24,9 @@ import pytest
 
 from tests.daemon.helpers import ROOT, normalise_pgn, pgn_rounds, run_env, run_tcecd, tcecd_argv
 
-pytestmark = pytest.mark.slow
+# One worker for the module: its tests share the cup played once (a module
+# fixture; spread over workers it was played once per worker).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("daemon-cup")]
 
 OPENINGS = ROOT / "configs" / "openings" / "demo.epd"
 ENGINES = [

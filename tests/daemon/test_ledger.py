@@ -20,7 +20,9 @@ import pytest
 
 from tests.daemon.helpers import pgn_rounds, run_tcecd, write_config
 
-pytestmark = pytest.mark.slow  # real event runs (a few seconds each)
+# Real event runs (a few seconds each), played once for the module: one worker
+# for it (spread over workers, the module fixture ran once per worker).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ledger")]
 
 ROUNDS = 2
 

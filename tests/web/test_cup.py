@@ -41,7 +41,9 @@ from tests.daemon.test_cup import write_cup
 from tests.fixtures.mosquitto import MosquittoBroker, find_binary, free_port
 from tests.web.helpers import chrome, get_json, wait_for, web_server
 
-pytestmark = [pytest.mark.slow, pytest.mark.mosquitto]
+# One worker for the module: its tests share the cup played once (a module
+# fixture; spread over workers it was played once per worker).
+pytestmark = [pytest.mark.slow, pytest.mark.mosquitto, pytest.mark.xdist_group("web-cup")]
 
 VIEWER = os.environ.get("TCECD_TCEC_VIEWER")
 SLUG = "cup-test"
