@@ -525,18 +525,13 @@ class BracketProcedure:
         Beyond :data:`_MOST_SETS` sets of M1 players (one matching each), the
         whole bracket's least cost stands in (docs/pairing.md, "limits")."""
         movers = [p for p in self.b.players if p.id in self.b.movers]
+        if math.comb(len(movers), m1) > _MOST_SETS:
+            sets: list[frozenset[PlayerId]] = [frozenset()]
+        else:
+            sets = [frozenset(p.id for p in s1) for s1 in mover_sets(movers, m1)]
         targets: list[tuple[int, _Target]] = []
         for bye in byes:
-            if math.comb(len(movers), m1) > _MOST_SETS:
-                sets: Iterator[tuple[PlayerState, ...]] = iter([()])
-            else:
-                sets = mover_sets(movers, m1)
-            costs = [
-                cost
-                for s1 in sets
-                if (cost := self._least_cost(frozenset(p.id for p in s1), bye.floaters))
-                is not None
-            ]
+            costs = [c for s1 in sets if (c := self._least_cost(s1, bye.floaters)) is not None]
             if costs:
                 targets.append((min(costs), replace(bye, cost=min(costs))))
         # Byes of equal least cost are one target: the procedure's order
