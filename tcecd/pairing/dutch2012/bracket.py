@@ -40,15 +40,15 @@ floater" likewise). docs/pairing.md, "Dutch 2012", shows the case.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-import networkx as nx
-
 from tcecd.domain import PlayerId
+from tcecd.pairing.dutch.matcher import Matcher
 from tcecd.pairing.dutch2012 import criteria
 from tcecd.pairing.dutch2012.colours import Preference, x1_z1
 from tcecd.pairing.dutch2012.state import PlayerState
@@ -96,24 +96,20 @@ class Requirements:
 
     def limits(self) -> tuple[Limit, ...]:
         """The pair criteria in the order of :data:`criteria.PAIR_NAMES`."""
-        values = (self.x, self.z, self.a7d, self.b2, self.b5_up, self.b6_up)
-        return tuple(Limit(n, v) for n, v in zip(criteria.PAIR_NAMES, values, strict=True))
+        return _limits(self)
 
     def minus(self, bits: Sequence[int]) -> Requirements:
         """What is left after pairs breaking ``bits`` (one mask per pair)."""
-
-        def used(bit: int) -> int:
-            return sum(1 for b in bits if b & bit)
-
-        return replace(
-            self,
-            x=self.x - used(criteria.X),
-            z=self.z - used(criteria.Z),
-            a7d=self.a7d - used(criteria.A7D),
-            b2=self.b2 - used(criteria.B2),
-            b5_up=self.b5_up - used(criteria.B5_UP),
-            b6_up=self.b6_up - used(criteria.B6_UP),
-        )
+        x, z, a7d, b2, b5_up, b6_up = self.x, self.z, self.a7d, self.b2, self.b5_up, self.b6_up
+        for b in bits:
+            if b:
+                x -= 1 if b & criteria.X else 0
+                z -= 1 if b & criteria.Z else 0
+                a7d -= 1 if b & criteria.A7D else 0
+                b2 -= 1 if b & criteria.B2 else 0
+                b5_up -= 1 if b & criteria.B5_UP else 0
+                b6_up -= 1 if b & criteria.B6_UP else 0
+        return Requirements(b2, a7d, x, z, self.b5_down, self.b6_down, b5_up, b6_up)
 
     def for_remainder(self) -> Requirements:
         """The requirements a heterogeneous bracket's remainder is paired under.
@@ -125,7 +121,17 @@ class Requirements:
         C.13, and where C.14.b2 left moved-down players in S2 (D.3). JaVaFo
         1.4 pairs it so (seed 221, round 8; no recorded round differs).
         """
-        return replace(self, b5_up=UNLIMITED, b6_up=UNLIMITED)
+        return Requirements(
+            self.b2, self.a7d, self.x, self.z, self.b5_down, self.b6_down, UNLIMITED, UNLIMITED
+        )
+
+
+@functools.lru_cache(maxsize=4096)
+def _limits(req: Requirements) -> tuple[Limit, ...]:
+    """:meth:`Requirements.limits`, made once per distinct state (the search asks
+    for them at every transposition search)."""
+    values = (req.x, req.z, req.a7d, req.b2, req.b5_up, req.b6_up)
+    return tuple(Limit(n, v) for n, v in zip(criteria.PAIR_NAMES, values, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,30 +244,36 @@ class BracketProcedure:
         self.index = {p.id: i for i, p in enumerate(bracket.players)}
         self.total = Budget(BRACKET_STEPS)
         self._costs: dict[tuple[PlayerId, PlayerId], int | None] = {}
+        self._floats: dict[PlayerId, tuple[bool, bool]] = {}
 
     # -- the criteria -------------------------------------------------------
 
     def cost(self, a: PlayerState, b: PlayerState) -> int | None:
         """:func:`criteria.pair_breaks` for this bracket (cached)."""
         key = (a.id, b.id)
-        if key not in self._costs:
-            self._costs[key] = self._costs[b.id, a.id] = criteria.pair_breaks(
-                a,
-                b,
-                self.b.prefs,
-                movers=self.b.movers,
-                even_round=self.b.even_round,
-                top_scorer_above=self.b.top_scorer_above,
-            )
-        return self._costs[key]
+        try:
+            return self._costs[key]
+        except KeyError:
+            pass
+        breaks = self._costs[key] = self._costs[b.id, a.id] = criteria.pair_breaks(
+            a,
+            b,
+            self.b.prefs,
+            movers=self.b.movers,
+            even_round=self.b.even_round,
+            top_scorer_above=self.b.top_scorer_above,
+        )
+        return breaks
 
     def float_breaks(self, p: PlayerState) -> tuple[bool, bool]:
         """B.5 and B.6 for ``p`` moved down from this bracket. A player moved
         down into it is a downfloater of this round already: moving him on gives
         him no second downfloat (JaVaFo 1.4 reads it so too)."""
-        if p.id in self.b.movers:
-            return False, False
-        return criteria.float_breaks(p)
+        known = self._floats.get(p.id)
+        if known is None:
+            moved = p.id in self.b.movers
+            known = self._floats[p.id] = (False, False) if moved else criteria.float_breaks(p)
+        return known
 
     def never_floats(self, p: PlayerState) -> bool:
         """B.1b: no second point without playing, so no bye (lowest bracket)."""
@@ -558,18 +570,17 @@ class BracketProcedure:
             + sum(b3_cost(p, None) for p in players)
             + sum(b3_cost(a, b) for a, b in itertools.combinations(players, 2))
         )
-        graph = nx.Graph()
-        graph.add_nodes_from(range(n + spare))
+        edges: list[tuple[int, int, int]] = []
         for i, j in itertools.combinations(range(n), 2):
             a, b = players[i], players[j]
             if self.cost(a, b) is not None and not (a.id in s1 and b.id in s1):
-                graph.add_edge(i, j, weight=top - b3_cost(a, b))
+                edges.append((i, j, top - b3_cost(a, b)))
         if spare:
             for i, p in enumerate(players):
                 if self.never_floats(p) or p.id in s1 or (bye and p.score not in bye):
                     continue
-                graph.add_edge(n, i, weight=top - b3_cost(p, None))
-        matching = nx.max_weight_matching(graph, maxcardinality=True)
+                edges.append((i, n, top - b3_cost(p, None)))
+        matching = max_weight_matching(n + spare, edges)
         if 2 * len(matching) != n + spare:
             return None
         return sum(
@@ -713,18 +724,17 @@ class BracketProcedure:
         rank = {d: k for k, d in enumerate(diffs)}
         base = n + 1
         top = base ** (len(diffs) + 1)
-        graph = nx.Graph()
-        graph.add_nodes_from(range(n + len(floaters)))
+        edges: list[tuple[int, int, int]] = []
         for i, j in itertools.combinations(range(n), 2):
             a, b = players[i], players[j]
             if self.cost(a, b) is not None:
                 d = abs(a.score - b.score)
-                graph.add_edge(i, j, weight=top - base ** rank[d])
+                edges.append((i, j, top - base ** rank[d]))
         for k, score in enumerate(floaters):
             for i, p in enumerate(players):
                 if p.score == score and not self.never_floats(p):
-                    graph.add_edge(n + k, i, weight=top)
-        matching = nx.max_weight_matching(graph, maxcardinality=True)
+                    edges.append((i, n + k, top))
+        matching = max_weight_matching(n + len(floaters), edges)
         if 2 * len(matching) != n + len(floaters):
             return None
         return tuple(
@@ -753,12 +763,20 @@ class BracketProcedure:
         :func:`b3_cost` the pairs and the S2 players left over may add up to;
         ``remainder``: those go on to a remainder instead, and add nothing here)."""
 
-        def criteria_of(i: int, j: int) -> int | None:
-            a, b = s1[i], s2[j]
-            if differences is not None and abs(a.score - b.score) not in differences:
-                return None
-            return self.cost(a, b)
-
+        # The pairs' criteria (:meth:`cost`), None where B.3's differences exclude
+        # the pair; read from the cache inline (the hottest loop of the search).
+        known = self._costs
+        matrix: list[list[int | None]] = []
+        for a in s1:
+            row: list[int | None] = []
+            for b in s2:
+                if differences is not None and abs(a.score - b.score) not in differences:
+                    row.append(None)
+                elif (key := (a.id, b.id)) in known:
+                    row.append(known[key])
+                else:
+                    row.append(self.cost(a, b))
+            matrix.append(row)
         weight = None
         if cost is not None:
             weight = Weight(
@@ -769,7 +787,7 @@ class BracketProcedure:
                 cost,
             )
         return transpositions(
-            len(s1), len(s2), criteria_of, req.limits(), leftover, must, budget, bound, weight
+            len(s1), len(s2), matrix, req.limits(), leftover, must, budget, bound, weight
         )
 
     def _leftover(
@@ -1030,6 +1048,21 @@ def scores_of(players: Sequence[PlayerState]) -> tuple[int, ...]:
     """The players' scores, highest first (the form :func:`floater_order` and
     B.3's floater targets compare)."""
     return tuple(sorted((p.score for p in players), reverse=True))
+
+
+def max_weight_matching(size: int, edges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """A maximum-weight matching of the graph on vertices ``0..size-1`` with
+    ``edges`` (i, j, weight > 0), as pairs (i, j) with i < j: the compiled blossom
+    of py4swiss (:class:`Matcher`; the weights may be any width). Both callers
+    weigh their edges so that every maximum-weight matching is of greatest
+    size and all of them have the measure they read off it, so which one is
+    returned does not matter."""
+    if not edges:
+        return []
+    matcher = Matcher(size, max(w for _, _, w in edges).bit_length())
+    for i, j, w in edges:
+        matcher.set(i, j, w)
+    return [(u, v) for u, v in enumerate(matcher.compute()) if u < v]
 
 
 def _matching_size(forbidden: list[set[int]]) -> int:

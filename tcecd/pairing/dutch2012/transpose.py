@@ -213,7 +213,7 @@ class _Criterion:
 def transpositions(
     s1_size: int,
     s2_size: int,
-    cost: Callable[[int, int], int | None],
+    cost: Callable[[int, int], int | None] | Sequence[Sequence[int | None]],
     limits: Sequence[Limit],
     leftover: Sequence[LeftoverLimit],
     must_pair: Collection[int],
@@ -224,11 +224,12 @@ def transpositions(
     """D.1: the S2 positions paired with S1[0], S1[1], ... for every
     transposition meeting the requirements, in D.1 order.
 
-    ``cost(i, j)``: None when S1[i] may never meet S2[j] (the absolute
-    criteria), else the bitmask of the relative criteria the pair breaks (bit
-    ``k`` is ``limits[k]``); each limited criterion may be broken at most its
-    ``left`` times in all. ``leftover``: criteria broken by S2 players left
-    unpaired; ``must_pair``: S2 positions that may never be left unpaired.
+    ``cost(i, j)`` (or ``cost[i][j]``, a matrix of them): None when S1[i] may
+    never meet S2[j] (the absolute criteria), else the bitmask of the relative
+    criteria the pair breaks (bit ``k`` is ``limits[k]``); each limited
+    criterion may be broken at most its ``left`` times in all. ``leftover``:
+    criteria broken by S2 players left unpaired; ``must_pair``: S2 positions
+    that may never be left unpaired.
     A criterion that rejects or prunes anything adds its name to ``bound``
     (a criterion with nothing left is checked at once, on every pair).
     ``weight``: a total the transposition may not exceed (B.3's cost in a
@@ -240,10 +241,16 @@ def transpositions(
             zero_mask |= 1 << k
     costs: dict[tuple[int, int], int] = {}
     adj: list[list[int]] = []
+    col_adj: list[list[int]] = [[] for _ in range(s2_size)]  # adj by S2 player
+    if callable(cost):
+        matrix: Sequence[Sequence[int | None]] = [
+            [cost(i, j) for j in range(s2_size)] for i in range(s1_size)
+        ]
+    else:
+        matrix = cost
     for i in range(s1_size):
         row = []
-        for j in range(s2_size):
-            c = cost(i, j)
+        for j, c in enumerate(matrix[i]):
             if c is None:
                 continue
             if c & zero_mask:
@@ -253,6 +260,7 @@ def transpositions(
                 continue
             costs[i, j] = c
             row.append(j)
+            col_adj[j].append(i)
         adj.append(row)
     must_set = set(must_pair)
     for rule in leftover:
@@ -269,7 +277,6 @@ def transpositions(
         yield ()
         return
     must = sorted(must_set)
-    col_adj = [[i for i in range(s1_size) if j in set(adj[i])] for j in range(s2_size)]
     m_all = _Matching(adj)
     # The must-pair matching runs from the S2 side: left = index in ``must``.
     m_must = _Matching([col_adj[j] for j in must])
