@@ -33,8 +33,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from tcecd.domain import PlayerId, Result
 from tcecd.pairing.base import PlayedGame, Player
 from tcecd.pairing.simulation import RATING_MEAN, WHITE_ADVANTAGE
@@ -99,6 +97,8 @@ def fit_model(
     settings: ModelSettings = ModelSettings(),
 ) -> EloModel:
     """Fit ratings and the draw rate to ``games`` (module docstring)."""
+    import numpy as np  # here: a daemon without a forecast never pays for numpy
+
     priors = prior_ratings(players)
     ids = [p.id for p in players]
     index = {pid: i for i, pid in enumerate(ids)}

@@ -36,9 +36,7 @@ objects. What is left is the pairing itself, once per simulated round: see
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import cast
-
-import numpy as np
+from typing import TYPE_CHECKING, cast
 
 from tcecd.domain import PlayerId, Result
 from tcecd.errors import ConfigError
@@ -53,6 +51,9 @@ from tcecd.pairing.base import (
 from tcecd.pairing.registry import SystemOptions, get_system
 from tcecd.pairing.session import IndexedRound, IndexedSession, open_session
 from tcecd.pairing.standings import DEFAULT_TIEBREAKS, check_tiebreaks, rank_order
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Simulations per independently seeded chunk (the unit of parallel work).
 CHUNK = 50
@@ -112,6 +113,8 @@ def chunk_sizes(simulations: int) -> list[int]:
 
 
 def chunk_seeds(seed: int, chunks: int) -> list[np.random.SeedSequence]:
+    import numpy as np  # here: importing tcecd.events must not cost numpy's import
+
     return list(np.random.SeedSequence(seed).spawn(chunks))
 
 
@@ -135,6 +138,8 @@ def simulate_chunk(
     snap: EventSnapshot, model: EloModel, count: int, seed: np.random.SeedSequence
 ) -> Counts:
     """Play the rest of the event ``count`` times from ``seed`` and count places."""
+    import numpy as np
+
     check_snapshot(snap)
     players = snap.players
     ids = [p.id for p in players]
