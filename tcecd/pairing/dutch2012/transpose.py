@@ -55,15 +55,16 @@ class Budget:
 def _augment(
     start: int,
     adj: Sequence[Sequence[int]],
-    mate_l: dict[int, int],
-    mate_r: dict[int, int],
+    mate_l: list[int],
+    mate_r: list[int],
     blocked_r: set[int],
     seen: set[int],
 ) -> bool:
     """Kuhn's augmenting path from the free left vertex ``start`` (iterative);
-    ``seen`` holds right vertices already known to lead nowhere."""
+    ``seen`` holds right vertices already known to lead nowhere. ``mate_*``:
+    the partner of each vertex, -1 if it has none."""
     for v in adj[start]:  # a free partner at once: the common case
-        if v not in mate_r and v not in blocked_r:
+        if mate_r[v] < 0 and v not in blocked_r:
             mate_l[start] = v
             mate_r[v] = start
             return True
@@ -80,8 +81,8 @@ def _augment(
                 continue
             seen.add(v)
             stack[-1] = (u, pos)
-            w = mate_r.get(v)
-            if w is None:
+            w = mate_r[v]
+            if w < 0:
                 via.append(v)
                 for (lu, _), rv in zip(stack, via, strict=True):
                     mate_l[lu] = rv
@@ -99,27 +100,33 @@ def _augment(
 
 class _Matching:
     """A maximum matching of left vertices into right vertices, kept as the
-    search fixes pairs (left = S1 players, or S2 players that must be paired)."""
+    search fixes pairs (left = S1 players, or S2 players that must be paired).
+    Partners are kept in lists (-1: none), which copy faster than dicts: the
+    search copies a matching at every step."""
 
-    __slots__ = ("adj", "mate_l", "mate_r")
+    __slots__ = ("adj", "count", "mate_l", "mate_r")
 
     def __init__(self, adj: Sequence[Sequence[int]]) -> None:
         self.adj = adj
-        self.mate_l: dict[int, int] = {}
-        self.mate_r: dict[int, int] = {}
+        rights = max((max(row) for row in adj if row), default=-1) + 1
+        self.mate_l = [-1] * len(adj)
+        self.mate_r = [-1] * rights
+        self.count = 0
         for u in range(len(adj)):  # greedy first, then augmenting paths
             for v in adj[u]:
-                if v not in self.mate_r:
+                if self.mate_r[v] < 0:
                     self.mate_l[u] = v
                     self.mate_r[v] = u
+                    self.count += 1
                     break
         seen: set[int] = set()
         for u in range(len(adj)):
-            if u not in self.mate_l and _augment(u, adj, self.mate_l, self.mate_r, set(), seen):
+            if self.mate_l[u] < 0 and _augment(u, adj, self.mate_l, self.mate_r, set(), seen):
+                self.count += 1
                 seen = set()
 
     def size(self) -> int:
-        return len(self.mate_l)
+        return self.count
 
     def without(
         self, left: int | None, right: int | None, blocked_r: set[int], blocked_l: set[int]
@@ -128,22 +135,30 @@ class _Matching:
         matching (``blocked_*``: vertices no longer present)."""
         new = _Matching.__new__(_Matching)
         new.adj = self.adj
-        new.mate_l = dict(self.mate_l)
-        new.mate_r = dict(self.mate_r)
-        if left is not None and left in new.mate_l:
-            del new.mate_r[new.mate_l.pop(left)]
-        if right is not None and right in new.mate_r:
-            del new.mate_l[new.mate_r.pop(right)]
+        mate_l = new.mate_l = self.mate_l[:]
+        mate_r = new.mate_r = self.mate_r[:]
+        count = self.count
+        if left is not None and mate_l[left] >= 0:
+            mate_r[mate_l[left]] = -1
+            mate_l[left] = -1
+            count -= 1
+        if right is not None and right < len(mate_r) and mate_r[right] >= 0:
+            mate_l[mate_r[right]] = -1
+            mate_r[right] = -1
+            count -= 1
         # The old matching less two vertices may no longer be maximum: augment until
         # no path is left (at most two succeed; failed searches share ``seen``).
+        adj = self.adj
         while True:
             seen: set[int] = set()
-            for u in range(len(new.adj)):
-                if u in new.mate_l or u in blocked_l or u == left:
+            for u in range(len(adj)):
+                if mate_l[u] >= 0 or u in blocked_l or u == left:
                     continue
-                if _augment(u, new.adj, new.mate_l, new.mate_r, blocked_r, seen):
+                if _augment(u, adj, mate_l, mate_r, blocked_r, seen):
+                    count += 1
                     break
             else:
+                new.count = count
                 return new
 
 
