@@ -59,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import os
+    import sys
 
     from tcecd.commands.mqtt_password import command_line_password
     from tcecd.config.event import apply_overrides
@@ -79,10 +80,13 @@ def run(args: argparse.Namespace) -> int:
 
         check_state_dir(config.state_dir, "--state-dir")
     settings = from_config(config)
-    from tcecd.daemon.progress import ProgressDisplay
+    # Live progress on a terminal only; off one (services, pipes, tests) the log is
+    # all, and rich and the viewer's model, a tenth of a second of imports, stay out.
+    progress = None
+    if sys.stderr.isatty() or sys.stdout.isatty():
+        from tcecd.daemon.progress import ProgressDisplay
 
-    # Live progress on a terminal only; off one (services, pipes, tests) the log is all.
-    progress = ProgressDisplay.for_terminal(settings.event, config.rounds)
+        progress = ProgressDisplay.for_terminal(settings.event, config.rounds)
     configure(
         settings.log_level,
         settings.log_format,
