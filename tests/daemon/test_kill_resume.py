@@ -61,6 +61,11 @@ def run_to_end(cfg: Path, first_crash: str | None, *, max_runs: int = 6) -> Fini
     raise AssertionError("never finished")
 
 
+#: The tests that compare with :func:`reference` share one xdist worker, so that the
+#: reference event is played once, not once per worker.
+_SHARES_REFERENCE = pytest.mark.xdist_group("kill-resume-reference")
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     """The same event run once without interruption."""
@@ -76,6 +81,7 @@ def assert_same_event(got: Finished, ref: Finished) -> None:
     assert standings_block(got.stdout) == standings_block(ref.stdout)
 
 
+@_SHARES_REFERENCE
 def test_reference_event_is_complete(reference: Finished) -> None:
     # 4 players, 3 single rounds: 2 games a round, in playing order, each once.
     assert pgn_rounds(reference.pgn) == ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
@@ -103,6 +109,7 @@ def test_reference_event_is_complete(reference: Finished) -> None:
         "after-game:1.1;mid-game:1.2:ply=2",
     ],
 )
+@_SHARES_REFERENCE
 def test_sigkill_at_a_point_then_resume_gives_the_same_event(
     tmp_path: Path, reference: Finished, crash: str
 ) -> None:
@@ -111,6 +118,7 @@ def test_sigkill_at_a_point_then_resume_gives_the_same_event(
     assert_same_event(got, reference)
 
 
+@_SHARES_REFERENCE
 def test_torn_pgn_is_repaired_on_resume(tmp_path: Path, reference: Finished) -> None:
     cfg = write_config(tmp_path)
     proc = run_tcecd(cfg, crash_at="mid-pgn-write:1.2")
@@ -123,6 +131,7 @@ def test_torn_pgn_is_repaired_on_resume(tmp_path: Path, reference: Finished) -> 
     assert_same_event(got, reference)
 
 
+@_SHARES_REFERENCE
 def test_real_sigkill_at_random_moments(tmp_path: Path, reference: Finished) -> None:
     """External SIGKILLs at random moments of the event: each run is killed right after
     its k-th log line (k drawn from a seeded generator: ``TCECD_KILL_SEED`` to vary it,
@@ -152,6 +161,7 @@ def test_real_sigkill_at_random_moments(tmp_path: Path, reference: Finished) -> 
     assert_same_event(got, reference)
 
 
+@_SHARES_REFERENCE
 def test_resume_refuses_changed_engines(tmp_path: Path, reference: Finished) -> None:
     shutil.copytree(reference.state, tmp_path / "state")
     cfg = write_config(tmp_path, engines=("ab-d1", "ab-d1-noisy", "ab-d2", "ab-d3"))
@@ -165,6 +175,7 @@ def test_resume_refuses_changed_engines(tmp_path: Path, reference: Finished) -> 
     assert "ab-d3" in line
 
 
+@_SHARES_REFERENCE
 def test_resume_accepts_a_new_mqtt_url(tmp_path: Path, reference: Finished) -> None:
     """A harmless change (the broker URL; nothing listens there) is accepted:
     the finished event is reported again, nothing is replayed."""
@@ -198,6 +209,7 @@ def test_double_rounds_kill_and_resume(tmp_path: Path) -> None:
     assert_same_event(got, ref)
 
 
+@_SHARES_REFERENCE
 def test_lost_state_continues_from_the_pgn(tmp_path: Path, reference: Finished) -> None:
     """``--from-pgn``: the state directory is gone, the PGN of the first three
     games (one round and a half) is all there is; the event continues to the
@@ -219,6 +231,7 @@ def test_lost_state_continues_from_the_pgn(tmp_path: Path, reference: Finished) 
     assert "already holds an event" in again.stderr
 
 
+@_SHARES_REFERENCE
 def test_tampered_state_is_refused(tmp_path: Path, reference: Finished) -> None:
     """A stored schedule whose recorded games disagree with it (colours swapped
     by hand after the games were played) is reported, not played on."""

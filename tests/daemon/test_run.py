@@ -161,6 +161,11 @@ def test_replay_policy_replays_then_disqualifies(tmp_path: Path) -> None:
 # -- signals ------------------------------------------------------------------------------
 
 
+#: The tests that compare with :func:`reference_pgn` share one xdist worker, so that
+#: the reference event is played once, not once per worker.
+_SHARES_REFERENCE = pytest.mark.xdist_group("daemon-signals-reference")
+
+
 @pytest.fixture(scope="module")
 def reference_pgn(tmp_path_factory: pytest.TempPathFactory) -> str:
     cfg = write_config(tmp_path_factory.mktemp("sigref"))
@@ -187,6 +192,7 @@ def _start_and_wait_for_game(cfg: Path) -> tuple[subprocess.Popen[str], list[str
     ("mode", "sig"),
     [("finish-game", signal.SIGTERM), ("abort", signal.SIGTERM), ("finish-game", signal.SIGINT)],
 )
+@_SHARES_REFERENCE
 def test_sigterm_stops_cleanly_and_resume_completes(
     tmp_path: Path, reference_pgn: str, mode: str, sig: signal.Signals
 ) -> None:
@@ -212,6 +218,7 @@ def test_sigterm_stops_cleanly_and_resume_completes(
 @pytest.mark.parametrize(
     ("first", "second"), [(signal.SIGTERM, signal.SIGTERM), (signal.SIGINT, signal.SIGINT)]
 )
+@_SHARES_REFERENCE
 def test_second_signal_aborts_at_once(
     tmp_path: Path, reference_pgn: str, first: signal.Signals, second: signal.Signals
 ) -> None:

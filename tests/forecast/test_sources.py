@@ -26,7 +26,9 @@ from tcecd.pairing.state_json import dumps, event_to_json
 from tcecd.store.sqlite import EventStore
 from tests.daemon.helpers import run_tcecd, write_config
 
-pytestmark = pytest.mark.slow  # one tiny event with engines, shared by the module
+# One tiny event with engines, shared by the module: on one xdist worker, so that
+# it is played once, not once per worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("forecast-sources")]
 
 
 @pytest.fixture(scope="module")
