@@ -757,26 +757,15 @@ class BracketProcedure:
         cost: int | None = None,
         *,
         remainder: bool = False,
+        matrix: Sequence[Sequence[int | None]] | None = None,
     ) -> Iterator[tuple[int, ...]]:
         """:func:`transpositions` of S2 against S1 under ``req`` (``differences``:
         the score differences a pair may have; ``cost``: the most
         :func:`b3_cost` the pairs and the S2 players left over may add up to;
-        ``remainder``: those go on to a remainder instead, and add nothing here)."""
-
-        # The pairs' criteria (:meth:`cost`), None where B.3's differences exclude
-        # the pair; read from the cache inline (the hottest loop of the search).
-        known = self._costs
-        matrix: list[list[int | None]] = []
-        for a in s1:
-            row: list[int | None] = []
-            for b in s2:
-                if differences is not None and abs(a.score - b.score) not in differences:
-                    row.append(None)
-                elif (key := (a.id, b.id)) in known:
-                    row.append(known[key])
-                else:
-                    row.append(self.cost(a, b))
-            matrix.append(row)
+        ``remainder``: those go on to a remainder instead, and add nothing here;
+        ``matrix``: :meth:`_matrix` of S1 and S2, when the caller has it)."""
+        if matrix is None:
+            matrix = self._matrix(s1, s2, differences)
         weight = None
         if cost is not None:
             weight = Weight(
@@ -790,12 +779,37 @@ class BracketProcedure:
             len(s1), len(s2), matrix, req.limits(), leftover, must, budget, bound, weight
         )
 
+    def _matrix(
+        self,
+        s1: Sequence[PlayerState],
+        s2: Sequence[PlayerState],
+        differences: frozenset[int] | None = None,
+    ) -> list[list[int | None]]:
+        """The pairs' criteria (:meth:`cost`), S1 by S2; None where B.3's
+        ``differences`` exclude the pair. Read from the cache inline: the
+        search asks for one at every exchange of every requirement state."""
+        known = self._costs
+        matrix: list[list[int | None]] = []
+        for a in s1:
+            row: list[int | None] = []
+            for b in s2:
+                if differences is not None and abs(a.score - b.score) not in differences:
+                    row.append(None)
+                elif (key := (a.id, b.id)) in known:
+                    row.append(known[key])
+                else:
+                    row.append(self.cost(a, b))
+            matrix.append(row)
+        return matrix
+
     def _leftover(
-        self, s2: Sequence[PlayerState], req: Requirements
+        self, s2_pos: Sequence[int], left_b5: set[int], left_b6: set[int], req: Requirements
     ) -> tuple[LeftoverLimit, LeftoverLimit]:
-        """B.5 and B.6 for downfloaters over the S2 players (by position)."""
-        b5 = frozenset(k for k, p in enumerate(s2) if self.float_breaks(p)[0])
-        b6 = frozenset(k for k, p in enumerate(s2) if self.float_breaks(p)[1])
+        """B.5 and B.6 for downfloaters over the S2 players (by position in S2;
+        ``s2_pos``: their positions in the group, ``left_b*``: the group's
+        positions that break B.5/B.6 when left over)."""
+        b5 = frozenset(k for k, i in enumerate(s2_pos) if i in left_b5)
+        b6 = frozenset(k for k, i in enumerate(s2_pos) if i in left_b6)
         return LeftoverLimit("B5down", req.b5_down, b5), LeftoverLimit("B6down", req.b6_down, b6)
 
     def _gate(
@@ -928,7 +942,7 @@ class BracketProcedure:
             s1 = [group[i] for i in s1_pos]
             s2 = [group[i] for i in s2_pos]
             must_s2 = [k for k, i in enumerate(s2_pos) if i in must]
-            leftover = self._leftover(s2, req) if n > 2 * pairs else ()
+            leftover = self._leftover(s2_pos, left_b5, left_b6, req) if n > 2 * pairs else ()
             for chosen in self._search(
                 s1, s2, req, must_s2, leftover, budget, bound, allowed, cost
             ):

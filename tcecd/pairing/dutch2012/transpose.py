@@ -254,9 +254,10 @@ def transpositions(
     for k, limit in enumerate(limits):
         if limit.left <= 0:
             zero_mask |= 1 << k
-    costs: dict[tuple[int, int], int] = {}
     adj: list[list[int]] = []
     col_adj: list[list[int]] = [[] for _ in range(s2_size)]  # adj by S2 player
+    bits: list[list[int]] = []  # the criteria of the allowed pairs (0 elsewhere)
+    broken = 0  # every criterion some allowed pair breaks
     if callable(cost):
         matrix: Sequence[Sequence[int | None]] = [
             [cost(i, j) for j in range(s2_size)] for i in range(s1_size)
@@ -265,6 +266,7 @@ def transpositions(
         matrix = cost
     for i in range(s1_size):
         row = []
+        row_bits = [0] * s2_size
         for j, c in enumerate(matrix[i]):
             if c is None:
                 continue
@@ -273,10 +275,12 @@ def transpositions(
                     if c & zero_mask & (1 << k):
                         bound.add(limit.name)
                 continue
-            costs[i, j] = c
             row.append(j)
+            row_bits[j] = c
+            broken |= c
             col_adj[j].append(i)
         adj.append(row)
+        bits.append(row_bits)
     must_set = set(must_pair)
     for rule in leftover:
         if rule.left <= 0 and rule.positions:
@@ -297,8 +301,9 @@ def transpositions(
     m_must = _Matching([col_adj[j] for j in must])
     edge_rules = []
     for k, limit in enumerate(limits):
-        if 0 < limit.left < s1_size and any(c & (1 << k) for c in costs.values()):
-            good = [[j for j in adj[i] if not costs[i, j] & (1 << k)] for i in range(s1_size)]
+        bit = 1 << k
+        if 0 < limit.left < s1_size and broken & bit:
+            good = [[j for j in adj[i] if not bits[i][j] & bit] for i in range(s1_size)]
             edge_rules.append(_Criterion(limit.name, limit.left, _Matching(good), bit=1 << k))
     side_rules = []
     for rule in leftover:
@@ -348,7 +353,7 @@ def transpositions(
                 used.discard(j)
                 if over:
                     continue
-            c = costs[i, j]
+            c = bits[i][j]
             new_edges: list[tuple[int, _Matching]] = []
             blocked_r = used | {j}
             ok = True
