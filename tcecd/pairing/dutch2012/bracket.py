@@ -1006,7 +1006,7 @@ class BracketProcedure:
                     spent = sum(b3_cost(a, b) for a, b in pairs)
                     if spent > target.cost:
                         continue
-                    rest_target = replace(target, cost=target.cost - spent)
+                    rest_target = _Target(target.floaters, target.differences, target.cost - spent)
                 elif target.differences is not None:
                     # B.3 in a merged bracket: the remainder has the differences left.
                     left = Counter(target.differences)

@@ -138,6 +138,13 @@ class _Matching:
         mate_l = new.mate_l = self.mate_l[:]
         mate_r = new.mate_r = self.mate_r[:]
         count = self.count
+        if left is not None and right is not None and mate_l[left] == right:
+            # A maximum matching less one of its pairs is a maximum matching of the
+            # graph less the pair's two vertices (a bigger one plus the pair would
+            # beat the old): nothing to augment.
+            mate_l[left] = mate_r[right] = -1
+            new.count = count - 1
+            return new
         if left is not None and mate_l[left] >= 0:
             mate_r[mate_l[left]] = -1
             mate_l[left] = -1
@@ -147,9 +154,10 @@ class _Matching:
             mate_r[right] = -1
             count -= 1
         # The old matching less two vertices may no longer be maximum: augment until
-        # no path is left (at most two succeed; failed searches share ``seen``).
+        # no path is left (at most two succeed; failed searches share ``seen``), or
+        # until it is as big as the old one, which a smaller graph cannot beat.
         adj = self.adj
-        while True:
+        while count < self.count:
             seen: set[int] = set()
             for u in range(len(adj)):
                 if mate_l[u] >= 0 or u in blocked_l or u == left:
@@ -158,8 +166,9 @@ class _Matching:
                     count += 1
                     break
             else:
-                new.count = count
-                return new
+                break
+        new.count = count
+        return new
 
 
 @dataclass(frozen=True, slots=True)
