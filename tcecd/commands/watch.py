@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 import time
 import uuid
@@ -23,6 +24,7 @@ import uuid
 import aiomqtt
 
 from tcecd import eventloop
+from tcecd.bus.reaping import cancelling, stop_when
 from tcecd.bus.settings import MqttSettings
 from tcecd.commands.mqtt_password import (
     add_password_file_option,
@@ -37,6 +39,8 @@ HELP = "watch a live event over MQTT in the terminal"
 
 #: Redraw at most this often (seconds).
 _FRAME_S = 0.1
+#: How long Ctrl-C waits for the reader and the drawer before exiting without them.
+_STOP_S = 5.0
 #: ``--once`` without a barrier: the retained burst is over after this much silence.
 _QUIET_S = 1.0
 
@@ -197,13 +201,26 @@ async def _live(settings: MqttSettings, prefix: str | None, event: str | None,
                         if _apply(watcher, m):
                             dirty.set()
             except aiomqtt.MqttError as exc:
+                if cancelling():  # aiomqtt's __aexit__ turned our cancellation into this
+                    raise asyncio.CancelledError from exc
                 note = f"(broker {url} unreachable: {exc}; retrying)"
                 dirty.set()
             await asyncio.sleep(delay)
             delay = min(delay * 2, 10.0)
 
+    # Ctrl-C: this task stops the reader and the drawer itself, cancelling again
+    # what a single cancellation does not stop (aiomqtt on Python 3.11,
+    # tcecd.bus.reaping), and gives up on them after a bound; then it exits 130
+    # with "tcecd: interrupted", as before.
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop.set)
     dirty.set()
     with live if live is not None else contextlib.nullcontext():
-        async with asyncio.TaskGroup() as tg:
-            tg.create_task(drawer(), name="watch-draw")
-            tg.create_task(reader(), name="watch-read")
+        tasks = [asyncio.create_task(drawer(), name="watch-draw"),
+                 asyncio.create_task(reader(), name="watch-read")]
+        if not await stop_when(stop, tasks, _STOP_S):
+            print(f"tcecd watch: a task did not stop within {_STOP_S:g} s", file=sys.stderr,
+                  flush=True)
+            os._exit(130)  # the bounded shutdown's last resort
+    if stop.is_set():
+        raise KeyboardInterrupt
