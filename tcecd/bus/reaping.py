@@ -46,14 +46,23 @@ async def stop_when(
     try:
         await asyncio.wait([waiter, *tasks], return_when=asyncio.FIRST_COMPLETED)
     finally:
+        # (also when the caller is cancelled: its CancelledError goes on afterwards)
         waiter.cancel()
-        try:
-            async with asyncio.timeout(limit_s):
-                for task in tasks:
-                    await cancel_and_reap(task)
-        except TimeoutError:
-            return False
+        stopped = await _reap_within(tasks, limit_s)
+    if not stopped:
+        return False
     for task in tasks:
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()  # type: ignore[misc]
+    return True
+
+
+async def _reap_within(tasks: Sequence[asyncio.Task[None]], limit_s: float) -> bool:
+    """:func:`cancel_and_reap` every task, for at most ``limit_s`` in all."""
+    try:
+        async with asyncio.timeout(limit_s):
+            for task in tasks:
+                await cancel_and_reap(task)
+    except TimeoutError:
+        return False
     return True

@@ -757,15 +757,12 @@ class BracketProcedure:
         cost: int | None = None,
         *,
         remainder: bool = False,
-        matrix: Sequence[Sequence[int | None]] | None = None,
     ) -> Iterator[tuple[int, ...]]:
         """:func:`transpositions` of S2 against S1 under ``req`` (``differences``:
         the score differences a pair may have; ``cost``: the most
         :func:`b3_cost` the pairs and the S2 players left over may add up to;
-        ``remainder``: those go on to a remainder instead, and add nothing here;
-        ``matrix``: :meth:`_matrix` of S1 and S2, when the caller has it)."""
-        if matrix is None:
-            matrix = self._matrix(s1, s2, differences)
+        ``remainder``: those go on to a remainder instead, and add nothing here)."""
+        matrix = self._matrix(s1, s2, differences)
         weight = None
         if cost is not None:
             weight = Weight(
