@@ -5,6 +5,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash deploy/install.sh --dev
 export PATH="$PWD/.venv/bin:$PATH:/usr/games:/usr/sbin"
+# This machine's environment sets PYTHONDONTWRITEBYTECODE=1: every Python process
+# of the run (pytest workers, daemons, engines, Dask workers: about 2,000) would
+# then compile tcecd's and the tests' modules from source again, and pytest would
+# rewrite every test module's asserts again in each worker (collection took 8 s
+# per process instead of 2). The run writes and reuses its bytecode
+# (__pycache__/ is git-ignored); install.sh compiles the venv's.
+unset PYTHONDONTWRITEBYTECODE
 echo "== ruff"; ruff check tcecd tests bench engines
 echo "== mypy --strict tcecd"; mypy --strict tcecd
 # loadgroup: tests marked xdist_group(NAME) share one xdist worker (e.g. the Dask
