@@ -989,45 +989,70 @@ class BracketProcedure:
         sets: Iterator[tuple[PlayerState, ...]] = mover_sets(movers, m1)  # C.8b, D.3
         if self.first_set and m1 < len(movers):
             sets = itertools.islice(sets, 1)
+        lowest = self.b.lowest
         for s1 in sets:
             s1_ids = {p.id for p in s1}
             s2 = [p for p in players if p.id not in s1_ids]
+            s2_ids = [p.id for p in s2]
+            all_s2 = frozenset(s2_ids)
+            # Most transpositions of a big bracket end in a remainder already
+            # known to fail (the same S2 players left, under the same
+            # requirements): the key is built first, from the pairs' criteria
+            # (one matrix per S1) and the remainder's ids, and the rest only
+            # for a remainder still to try. The remainder's requirements
+            # depend on those criteria alone (and, in the lowest bracket, on
+            # whether its scores are equal): kept per S1.
+            costs_of = [[self.cost(a, b) or 0 for b in s2] for a in s1]
+            s2_scores = [p.score for p in s2]
+            s2_range = range(len(s2))
+            mixed_s2 = lowest and len(set(s2_scores)) > 1
+            if target.cost is not None:
+                b3_of = [[b3_cost(a, b) for b in s2] for a in s1]
+            elif target.differences is not None:
+                diff_of = [[abs(a.score - b.score) for b in s2] for a in s1]
+            rest_reqs: dict[tuple[tuple[int, ...], bool], Requirements] = {}
             for chosen in self._search(
                 s1, s2, req, (), (), budget, bound, cost=target.cost, remainder=True
             ):
                 progress.reached_remainder = True  # C.6
-                pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
                 rest_target = target
                 if target.cost is not None:
                     # B.3 in a merged bracket: the remainder has the cost left.
-                    spent = sum(b3_cost(a, b) for a, b in pairs)
+                    spent = sum([b3_of[i][j] for i, j in enumerate(chosen)])
                     if spent > target.cost:
                         continue
                     rest_target = _Target(target.floaters, target.differences, target.cost - spent)
                 elif target.differences is not None:
                     # B.3 in a merged bracket: the remainder has the differences left.
                     left = Counter(target.differences)
-                    left.subtract(abs(a.score - b.score) for a, b in pairs)
+                    left.subtract([diff_of[i][j] for i, j in enumerate(chosen)])
                     if any(k < 0 for k in left.values()):
                         continue
-                    rest_target = replace(
-                        target, differences=tuple(sorted(left.elements(), reverse=True))
+                    rest_target = _Target(
+                        target.floaters, tuple(sorted(left.elements(), reverse=True)), None
                     )
-                costs = [self.cost(a, b) or 0 for a, b in pairs]
-                rest_req = req.minus(costs).for_remainder()
+                rest_ids = all_s2.difference([s2_ids[j] for j in chosen])
+                # A.3: the lowest bracket's remainder of unequal scores (a bracket
+                # joined by C.13) is treated as homogeneous, its bye left by
+                # B.3/A.11: B.5/B.6 for downfloaters do not bar it (seed 1032,
+                # round 11). With equal scores they do (seeds 132 round 4, 1011
+                # round 5, ...).
                 taken = set(chosen)
-                remainder = [p for k, p in enumerate(s2) if k not in taken]
-                if self.b.lowest and len({p.score for p in remainder}) > 1:
-                    # A.3: the lowest bracket's remainder of unequal scores (a bracket
-                    # joined by C.13) is treated as homogeneous, its bye left by
-                    # B.3/A.11: B.5/B.6 for downfloaters do not bar it (seed 1032,
-                    # round 11). With equal scores they do (seeds 132 round 4, 1011
-                    # round 5, ...).
-                    rest_req = replace(rest_req, b5_down=UNLIMITED, b6_down=UNLIMITED)
-                key = (rest_req, p1 - m1, frozenset(p.id for p in remainder), rest_target)
+                mixed = mixed_s2 and len({s2_scores[k] for k in s2_range if k not in taken}) > 1
+                costs = tuple([costs_of[i][j] for i, j in enumerate(chosen)])
+                try:
+                    rest_req = rest_reqs[costs, mixed]
+                except KeyError:
+                    rest_req = req.minus(costs).for_remainder()
+                    if mixed:
+                        rest_req = replace(rest_req, b5_down=UNLIMITED, b6_down=UNLIMITED)
+                    rest_reqs[costs, mixed] = rest_req
+                key = (rest_req, p1 - m1, rest_ids, rest_target)
                 if key in progress.failed_remainders:
                     bound.update(progress.failed_remainders[key])
                     continue
+                pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
+                remainder = [p for k, p in enumerate(s2) if k not in taken]
                 found = False
                 rest_bound: set[str] = set()
                 for rest in self._homogeneous(

@@ -375,16 +375,28 @@ def transpositions(
                 new_edges.append((nleft, m))
             if not ok:
                 continue
-            na = ma.without(i, j, blocked_r, done_l)  # S1 players 0..i are paired
+            # The last S1 player (rest == 0): nothing is left for the full and
+            # the per-criterion matchings to bound (they can only prune S1
+            # players still to pair), so they are not updated; the must-pair
+            # and leftover matchings still decide.
+            na = ma.without(i, j, blocked_r, done_l) if rest else ma  # S1 0..i are paired
             if na.size() < rest:
                 continue
             # must-pair side: S2 player j is now paired; S1 player i is gone.
-            nm = mm.without(
-                must_index.get(j), i, done_l, {must_index[u] for u in blocked_r if u in must_index}
-            )
-            if nm.size() < len(must_set - blocked_r):
-                continue
+            if must_set:
+                nm = mm.without(
+                    must_index.get(j),
+                    i,
+                    done_l,
+                    {must_index[u] for u in blocked_r if u in must_index},
+                )
+                if nm.size() < len(must_set - blocked_r):
+                    continue
+            else:
+                nm = mm  # empty: nothing to keep matched
             for k, (r, (nleft, m)) in enumerate(zip(edge_rules, new_edges, strict=True)):
+                if not rest:
+                    break
                 nx = m.without(i, j, blocked_r, done_l)
                 if rest - nx.size() > nleft:
                     bound.add(r.name)
@@ -403,6 +415,11 @@ def transpositions(
                     break
                 new_sides.append((left, ns))
             if not ok:
+                continue
+            if not rest:
+                yield (*chosen, j)
+                if budget.left < 0:
+                    return
                 continue
             chosen.append(j)
             used.add(j)
