@@ -16,10 +16,11 @@ echo "== ruff"; ruff check tcecd tests bench engines
 echo "== mypy --strict tcecd"; mypy --strict tcecd
 # loadgroup: tests marked xdist_group(NAME) share one xdist worker (e.g. the Dask
 # cluster tests share one cluster); the others are spread as with the default "load".
-# Three workers on two cores: most tests wait on engines and brokers in subprocesses
-# (the two-worker phase kept the cores about 75% busy); three took 350 s against
-# 398-425 s, every test passing. Nothing timed runs here: timing is the solo phase's.
-echo "== pytest"; pytest -n 3 --dist loadgroup -q -m "not solo" "$@" || [ $? -eq 5 ]
+# Four workers on two cores: most tests wait on engines and brokers in subprocesses
+# (two workers kept the cores about 75% busy, three 87%, four 93%); three took 350 s
+# against 398-425 s for two, every test passing. Nothing timed runs here: timing is
+# the solo phase's.
+echo "== pytest"; pytest -n 4 --dist loadgroup -q -m "not solo" "$@" || [ $? -eq 5 ]
 # Timing-sensitive tests (marked solo) alone, with the machine to themselves;
 # exit 5 (none selected, e.g. when "$@" names other tests) is not a failure.
 echo "== pytest (solo)"; pytest -q -m solo "$@" || [ $? -eq 5 ]
