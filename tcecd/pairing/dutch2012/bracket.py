@@ -1039,7 +1039,9 @@ class BracketProcedure:
                 # round 5, ...).
                 taken = set(chosen)
                 mixed = mixed_s2 and len({s2_scores[k] for k in s2_range if k not in taken}) > 1
-                costs = tuple([costs_of[i][j] for i, j in enumerate(chosen)])
+                # Sorted: the requirements left depend on how many pairs break
+                # each criterion, not on which.
+                costs = tuple(sorted([costs_of[i][j] for i, j in enumerate(chosen)]))
                 try:
                     rest_req = rest_reqs[costs, mixed]
                 except KeyError:
