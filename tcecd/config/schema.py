@@ -9,12 +9,16 @@ tablebase ``path`` may be one directory. Pure.
 
 from __future__ import annotations
 
+import ast
+import inspect
+import itertools
+import textwrap
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from tcecd.config.engines import EngineConfig
-from tcecd.config.event import EventConfig
+from tcecd.config.event import EventConfig, _Section
 from tcecd.config.load import EngineRef
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -27,6 +31,7 @@ def event_json_schema() -> dict[str, Any]:
     """The event config file's JSON Schema (draft 2020-12) as a dict."""
     schema: dict[str, Any] = EventConfig.model_json_schema(mode="validation")
     defs: dict[str, Any] = schema.setdefault("$defs", {})
+    _describe_fields(schema, defs)
     for name in _INTERNAL:
         schema["properties"].pop(name, None)
         if name in schema.get("required", []):
@@ -92,3 +97,52 @@ def event_json_schema() -> dict[str, Any]:
         "(see docs/config.md).",
         **{k: v for k, v in schema.items() if k not in ("title", "description")},
     }
+
+
+def _sections() -> list[type[BaseModel]]:
+    """Every config section model (the subclasses of ``_Section``, at any depth)."""
+    found: list[type[BaseModel]] = []
+    todo: list[type[BaseModel]] = [_Section]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
+def attribute_docstrings(model: type[BaseModel]) -> dict[str, str]:
+    """The docstring written right below each field of ``model``'s class body
+    (PEP 257's "attribute docstrings"), cleaned as :func:`inspect.cleandoc`
+    does: what pydantic's ``use_attribute_docstrings`` reads, read here only
+    when a schema is asked for."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(model)))
+    body = tree.body[0].body if isinstance(tree.body[0], ast.ClassDef) else []
+    out: dict[str, str] = {}
+    for node, after in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            out[node.target.id] = inspect.cleandoc(after.value.value)
+    return out
+
+
+def _describe_fields(schema: dict[str, Any], defs: dict[str, Any]) -> None:
+    """Each section field's docstring as its description, where the field has
+    none of its own (``Field(description=...)`` wins, as in pydantic)."""
+    for model in _sections():
+        target = schema if model is EventConfig else defs.get(model.__name__)
+        if target is None:
+            continue  # not reachable from EventConfig
+        properties = target.get("properties", {})
+        for name, text in attribute_docstrings(model).items():
+            field = model.model_fields.get(name)
+            if field is None:
+                continue
+            prop = properties.get(field.alias or name)
+            if prop is not None and "description" not in prop:
+                prop["description"] = text

@@ -18,7 +18,8 @@ from tcecd.game.timecontrol import TimeControl
 from tests.fixtures.event_config import BASE_EVENT, write_event
 from tests.fixtures.requirements import require_program
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "config.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "config.md"
 
 
 def test_validate_prints_a_summary(
@@ -141,6 +142,32 @@ def test_schema_is_a_valid_draft_2020_12_schema(capsys: pytest.CaptureFixture[st
     ]
     assert schema["required"] == ["event", "pairing", "engines", "time_control"]
     assert schema["additionalProperties"] is False
+
+
+def test_schema_describes_each_field_with_its_docstring(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Editors show a field's description on hover: it is the docstring written
+    below the field in tcecd/config/event.py (checked against the source text)."""
+    schema = _schema(capsys)
+    properties = schema["properties"]
+    defs = schema["$defs"]
+    assert isinstance(properties, dict)
+    assert isinstance(defs, dict)
+    assert properties["pairing"]["description"] == "The pairing system and its parameters."
+    assert properties["time_control"]["description"] == "The time control."
+    rounds = defs["PairingConfig"]["properties"]["rounds"]["description"]
+    assert rounds.startswith("Number of rounds (the TCEC rules suggest an odd number")
+    source = (ROOT / "tcecd" / "config" / "event.py").read_text(encoding="utf-8")
+    described = 0
+    for name, model in defs.items():
+        for field, prop in model.get("properties", {}).items():
+            text = prop.get("description")
+            if text and name.endswith("Config") and name not in ("EngineConfig", "EngineRef"):
+                # the first line of each description is in the source, as written
+                assert text.splitlines()[0] in source, (name, field, text)
+                described += 1
+    assert described > 60, described
 
 
 def test_schema_accepts_good_files_and_rejects_bad_ones(
