@@ -40,7 +40,7 @@ from pathlib import Path
 import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import abengine
+import absearch
 
 
 def illegal_move(board: chess.Board) -> str:
@@ -66,7 +66,7 @@ def main() -> None:
     ap.add_argument("--bytes", type=int, default=0, help="flood-line: its length (0: endless)")
     ap.add_argument("--ready-file", type=Path, help="PATH.<pid> is created at the first readyok")
     args = ap.parse_args()
-    search = abengine.Search(1, 0, 0)
+    search = absearch.Search(1, 0, 0)
     board = chess.Board()
     gos = 0
     readies = 0
@@ -100,7 +100,7 @@ def main() -> None:
         elif cmd == "ucinewgame":
             board, gos = chess.Board(), 0
         elif cmd == "position":
-            board = abengine.parse_position(tokens[1:])
+            board = absearch.parse_position(tokens[1:])
         elif cmd == "go":
             gos += 1
             due = gos == args.after
