@@ -111,7 +111,7 @@ def _sections() -> list[type[BaseModel]]:
     return found
 
 
-def attribute_docstrings(model: type[BaseModel]) -> dict[str, str]:
+def _attribute_docstrings(model: type[BaseModel]) -> dict[str, str]:
     """The docstring written right below each field of ``model``'s class body
     (PEP 257's "attribute docstrings"), cleaned as :func:`inspect.cleandoc`
     does: what pydantic's ``use_attribute_docstrings`` reads, read here only
@@ -139,7 +139,7 @@ def _describe_fields(schema: dict[str, Any], defs: dict[str, Any]) -> None:
         if target is None:
             continue  # not reachable from EventConfig
         properties = target.get("properties", {})
-        for name, text in attribute_docstrings(model).items():
+        for name, text in _attribute_docstrings(model).items():
             field = model.model_fields.get(name)
             if field is None:
                 continue

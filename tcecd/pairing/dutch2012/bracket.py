@@ -1002,7 +1002,7 @@ class BracketProcedure:
             # for a remainder still to try. The remainder's requirements
             # depend on those criteria alone (and, in the lowest bracket, on
             # whether its scores are equal): kept per S1.
-            costs_of = [[self.cost(a, b) or 0 for b in s2] for a in s1]
+            costs_of = self._matrix(s1, s2)
             s2_scores = [p.score for p in s2]
             s2_range = range(len(s2))
             mixed_s2 = lowest and len(set(s2_scores)) > 1
@@ -1041,7 +1041,7 @@ class BracketProcedure:
                 mixed = mixed_s2 and len({s2_scores[k] for k in s2_range if k not in taken}) > 1
                 # Sorted: the requirements left depend on how many pairs break
                 # each criterion, not on which.
-                costs = tuple(sorted([costs_of[i][j] for i, j in enumerate(chosen)]))
+                costs = tuple(sorted([costs_of[i][j] or 0 for i, j in enumerate(chosen)]))
                 try:
                     rest_req = rest_reqs[costs, mixed]
                 except KeyError:

@@ -396,7 +396,7 @@ def transpositions(
                 nm = mm  # empty: nothing to keep matched
             for k, (r, (nleft, m)) in enumerate(zip(edge_rules, new_edges, strict=True)):
                 if not rest:
-                    break
+                    break  # the last S1 player: as for the full matching above
                 nx = m.without(i, j, blocked_r, done_l)
                 if rest - nx.size() > nleft:
                     bound.add(r.name)
