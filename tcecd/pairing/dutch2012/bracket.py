@@ -23,10 +23,9 @@ number of pairs that may break it (0: the criterion is in force); each
 are visited as a counter over these numbers. A state that only allows more
 breaks of criteria that rejected nothing in the previous state cannot do
 better and is skipped (its search would visit the same transpositions in the
-same order). Within a state: C.4/C.5 subgroups, C.6 trial, C.7
-transpositions (D.1), C.8 exchanges (D.2 homogeneous, D.3 heterogeneous), C.9
-back from a failed remainder to the next transposition of the heterogeneous
-part.
+same order). Within a state, :class:`search.BracketSearch` runs C.4 to C.9;
+the values (:class:`values.Bracket`, :class:`values.Requirements`, ...) are
+in :mod:`values`.
 
 B.3 in a bracket of unequal scores treated as homogeneous (A.3: at least
 half of it moved down): the score differences of the pairs are smallest when
@@ -40,170 +39,40 @@ floater" likewise). docs/pairing.md, "Dutch 2012", shows the case.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 
 from tcecd.domain import PlayerId
 from tcecd.pairing.dutch.matcher import Matcher
 from tcecd.pairing.dutch2012 import criteria
-from tcecd.pairing.dutch2012.colours import Preference, x1_z1
+from tcecd.pairing.dutch2012.colours import x1_z1
+from tcecd.pairing.dutch2012.search import BracketSearch
 from tcecd.pairing.dutch2012.state import PlayerState
-from tcecd.pairing.dutch2012.transpose import (
-    Budget,
-    LeftoverLimit,
-    Limit,
-    Weight,
-    exchanges,
-    mover_sets,
-    transpositions,
+from tcecd.pairing.dutch2012.transpose import Budget, mover_sets
+from tcecd.pairing.dutch2012.values import (
+    BRACKET_STEPS,
+    STATE_STEPS,
+    UNLIMITED,
+    Bracket,
+    Outcome,
+    Progress,
+    Requirements,
+    Target,
+    b3_cost,
+    floater_order,
+    scores_of,
 )
-from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 
-#: Search steps (pairs tried) for one requirement state, and for one bracket in
-#: all (docs/pairing.md "limits"): far beyond what real brackets need, they keep
-#: a pathological bracket from running for hours.
-STATE_STEPS = 20_000
-BRACKET_STEPS = 300_000
+__all__ = ["Bracket", "BracketProcedure", "Outcome", "floater_order", "scores_of"]
 
 #: Largest number of sets of players to move down that backtracking checks
 #: against those it refused (:meth:`BracketProcedure._exhausted`), and of sets
 #: of M1 moved-down players whose B.3 differences a joined bracket compares
 #: (:meth:`BracketProcedure._merged_targets`).
 _MOST_SETS = 200
-
-#: Breaks allowed of a criterion that does not apply (A.7.d in even rounds, Z in odd ones).
-UNLIMITED = 1 << 30
-
-
-@dataclass(frozen=True, slots=True)
-class Requirements:
-    """The current requirements of C.3: how many pairs may still break each
-    relative criterion (0: in force; X and Z as A.8 counts them), and how many
-    players left unpaired may break B.5/B.6 for downfloaters."""
-
-    b2: int
-    a7d: int
-    x: int
-    z: int
-    b5_down: int
-    b6_down: int
-    b5_up: int
-    b6_up: int
-
-    def limits(self) -> tuple[Limit, ...]:
-        """The pair criteria in the order of :data:`criteria.PAIR_NAMES`."""
-        return _limits(self)
-
-    def minus(self, bits: Sequence[int]) -> Requirements:
-        """What is left after pairs breaking ``bits`` (one mask per pair)."""
-        x, z, a7d, b2, b5_up, b6_up = self.x, self.z, self.a7d, self.b2, self.b5_up, self.b6_up
-        for b in bits:
-            if b:
-                x -= 1 if b & criteria.X else 0
-                z -= 1 if b & criteria.Z else 0
-                a7d -= 1 if b & criteria.A7D else 0
-                b2 -= 1 if b & criteria.B2 else 0
-                b5_up -= 1 if b & criteria.B5_UP else 0
-                b6_up -= 1 if b & criteria.B6_UP else 0
-        return Requirements(b2, a7d, x, z, self.b5_down, self.b6_down, b5_up, b6_up)
-
-    def for_remainder(self) -> Requirements:
-        """The requirements a heterogeneous bracket's remainder is paired under.
-
-        A.3: the remainder "is always treated as a homogeneous one", and B.5/B.6
-        for upfloaters are requirements of heterogeneous brackets only (C.3.g,
-        C.3.h, C.10.a, C.10.b): no pair of the remainder breaks them. This
-        matters only where the remainder mixes scores: in brackets joined by
-        C.13, and where C.14.b2 left moved-down players in S2 (D.3). JaVaFo
-        1.4 pairs it so (seed 221, round 8; no recorded round differs).
-        """
-        return Requirements(
-            self.b2, self.a7d, self.x, self.z, self.b5_down, self.b6_down, UNLIMITED, UNLIMITED
-        )
-
-
-@functools.lru_cache(maxsize=4096)
-def _limits(req: Requirements) -> tuple[Limit, ...]:
-    """:meth:`Requirements.limits`, made once per distinct state (the search asks
-    for them at every transposition search)."""
-    values = (req.x, req.z, req.a7d, req.b2, req.b5_up, req.b6_up)
-    return tuple(Limit(n, v) for n, v in zip(criteria.PAIR_NAMES, values, strict=True))
-
-
-@dataclass(frozen=True, slots=True)
-class Bracket:
-    """A score bracket to pair: players in A.2 order, those moved down into it
-    (A.3, A.6.c), and the round's facts the rules depend on."""
-
-    players: tuple[PlayerState, ...]
-    movers: frozenset[PlayerId]
-    prefs: Mapping[PlayerId, Preference]
-    lowest: bool
-    even_round: bool
-    #: top scorers in the last round: B.2 may be dropped (C.3.b, C.10.g) for
-    #: pairs with a top scorer; None outside the last round (A.10)
-    top_scorer_above: int | None = None
-    #: brackets joined by C.13, ``movers`` the latest added score bracket's
-    #: players (with those moved down into it), "S1": fewer than half (A.3),
-    #: heterogeneous (:meth:`BracketProcedure._merged_outcomes`); else one
-    #: bracket of unequal scores, S1 the highest, B.3 first
-    merged: bool = False
-
-    def is_top_scorer(self, p: PlayerState) -> bool:
-        return criteria.is_top_scorer(p, self.top_scorer_above)
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """A bracket's pairing: pairs (higher by A.2 first) and the players moved
-    down (in the lowest bracket: the bye, if any)."""
-
-    pairs: tuple[tuple[PlayerState, PlayerState], ...]
-    floaters: tuple[PlayerState, ...]
-
-
-@dataclass(slots=True)
-class _Progress:
-    reached_remainder: bool = False
-    #: remainders that failed, with the criteria that rejected anything in them
-    failed_remainders: dict[tuple[object, ...], frozenset[str]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class _Target:
-    """B.3 in a bracket of unequal scores: the scores (largest first) the
-    players left unpaired must have, and the pairs' score differences
-    (largest first); None: free."""
-
-    floaters: tuple[int, ...] | None = None
-    differences: tuple[int, ...] | None = None
-    #: B.3 in a bracket joined by C.13 (:func:`b3_cost`): the pairing's cost, exactly
-    cost: int | None = None
-
-
-def b3_cost(a: PlayerState, b: PlayerState | None) -> int:
-    """B.3's measure of a pair in a bracket joined by C.13, as JaVaFo 1.4 pairs
-    it: the square of the pair's score difference; the bye (``b`` None)
-    counts as a game against a player :data:`BYE_BELOW` below zero. A
-    pairing's cost is the sum over its pairs and bye. (Quarter points, so
-    that the cost is an integer: scores are in half-points.) The text names
-    no measure; this one fits every recorded joined bracket: docs/pairing.md,
-    "Compared with JaVaFo 1.4"."""
-    if b is None:
-        return (2 * a.score + BYE_BELOW) ** 2
-    return (2 * (a.score - b.score)) ** 2
-
-
-#: :func:`b3_cost`: the bye as a game against a player this far below zero, in
-#: quarter points. Fitted: every recorded round fits from about 0.7 to 1 (at 1
-#: seed 1774's round 11 ties, and the procedure's order settles it as JaVaFo 1.4
-#: does); 2, half a point, breaks that round.
-BYE_BELOW = 1
-
 
 #: One position of the C.10 counter: the criteria it relaxes and its values.
 _Position = tuple[frozenset[str], list[dict[str, int]]]
@@ -214,8 +83,9 @@ def _counter(name: str, upto: int) -> _Position:
     return frozenset((name,)), [{name: k} for k in range(upto + 1)]
 
 
-class BracketProcedure:
-    """C.2-C.10 and C.14 for one bracket; :meth:`outcomes` streams its pairings.
+class BracketProcedure(BracketSearch):
+    """C.2-C.10 and C.14 for one bracket; :meth:`outcomes` streams its pairings
+    (the search within each requirement state: :class:`BracketSearch`).
 
     ``reduce``: whether C.14 may lower P1/M1 (off for the first pass that
     decides whether C.12 backtracking is needed).
@@ -231,53 +101,15 @@ class BracketProcedure:
         m1_zero: bool = True,
         first_set: bool = False,
     ) -> None:
-        self.b = bracket
+        super().__init__(bracket, first_set=first_set)
         self.reduce = reduce
         #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
         self.m1_zero = m1_zero
-        #: with M1 below M0, only D.3's first set of moved-down players in S1 (C.13)
-        self.first_set = first_set
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number)
         self.accept = accept
         self.floaters = floaters
-        self.index = {p.id: i for i, p in enumerate(bracket.players)}
         self.total = Budget(BRACKET_STEPS)
-        self._costs: dict[tuple[PlayerId, PlayerId], int | None] = {}
-        self._floats: dict[PlayerId, tuple[bool, bool]] = {}
-
-    # -- the criteria -------------------------------------------------------
-
-    def cost(self, a: PlayerState, b: PlayerState) -> int | None:
-        """:func:`criteria.pair_breaks` for this bracket (cached)."""
-        key = (a.id, b.id)
-        try:
-            return self._costs[key]
-        except KeyError:
-            pass
-        breaks = self._costs[key] = self._costs[b.id, a.id] = criteria.pair_breaks(
-            a,
-            b,
-            self.b.prefs,
-            movers=self.b.movers,
-            even_round=self.b.even_round,
-            top_scorer_above=self.b.top_scorer_above,
-        )
-        return breaks
-
-    def float_breaks(self, p: PlayerState) -> tuple[bool, bool]:
-        """B.5 and B.6 for ``p`` moved down from this bracket. A player moved
-        down into it is a downfloater of this round already: moving him on gives
-        him no second downfloat (JaVaFo 1.4 reads it so too)."""
-        known = self._floats.get(p.id)
-        if known is None:
-            moved = p.id in self.b.movers
-            known = self._floats[p.id] = (False, False) if moved else criteria.float_breaks(p)
-        return known
-
-    def never_floats(self, p: PlayerState) -> bool:
-        """B.1b: no second point without playing, so no bye (lowest bracket)."""
-        return self.b.lowest and p.unplayed_point
 
     # -- C.3 and C.10: the requirement states ----------------------------------
 
@@ -401,7 +233,7 @@ class BracketProcedure:
         m1 = m0 if hetero else 0
         p1 = p0
         x1, z1 = self._x1_z1(p1)
-        progress = _Progress()
+        progress = Progress()
         #: sets of players moved down that ``accept`` refused (by id)
         rejected: set[frozenset[PlayerId]] = set()
         while True:
@@ -413,12 +245,12 @@ class BracketProcedure:
                     # C.14.b1 asks whether the procedure got to the remainder: it
                     # would have if the moved-down players can be paired at all.
                     progress.reached_remainder = self._movers_pairable(m1, p1)
-            targets: Sequence[_Target] = [_Target()]
+            targets: Sequence[Target] = [Target()]
             if wanted and self.b.merged:
                 # A bracket joined by C.13, at least half of it moved down: B.3
                 # as in the heterogeneous ones (:meth:`_merged_targets`), M1 = 0.
                 targets = self._targets(p1, differences=False)
-                if targets != [_Target()]:
+                if targets != [Target()]:
                     targets = [*self._merged_targets(0, targets), *targets]
             elif wanted:
                 targets = self._targets(p1, differences=not hetero)
@@ -515,7 +347,7 @@ class BracketProcedure:
         byes = self._targets(p1, differences=False)
         phases = (False, True) if self._soft_b2() else (None,)
         for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
-            smallest = self._merged_targets(m1, byes) if byes != [_Target()] else []
+            smallest = self._merged_targets(m1, byes) if byes != [Target()] else []
             # B.2's note: B.2 gives way for top scorers' smallest score
             # differences (seed 191, round 11), not for a lower scored bye
             # (seed 177, round 10).
@@ -524,7 +356,7 @@ class BracketProcedure:
                     for target in group:
                         yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
 
-    def _merged_targets(self, m1: int, byes: Sequence[_Target]) -> list[_Target]:
+    def _merged_targets(self, m1: int, byes: Sequence[Target]) -> list[Target]:
         """B.3 within one M1 of :meth:`_merged_outcomes`: for each score the
         bye may have (``byes``), the least :func:`b3_cost` of the pairings
         that pair M1 moved-down players in S1 (any set D.3 may choose), the
@@ -541,14 +373,14 @@ class BracketProcedure:
             sets: list[frozenset[PlayerId]] = [frozenset()]
         else:
             sets = [frozenset(p.id for p in s1) for s1 in mover_sets(movers, m1)]
-        targets: list[tuple[int, _Target]] = []
+        targets: list[tuple[int, Target]] = []
         for bye in byes:
             costs = [c for s1 in sets if (c := self._least_cost(s1, bye.floaters)) is not None]
             if costs:
                 targets.append((min(costs), replace(bye, cost=min(costs))))
         # Byes of equal least cost are one target: the procedure's order
         # chooses between them (seed 1774, round 11).
-        merged: dict[int, _Target] = {}
+        merged: dict[int, Target] = {}
         for cost, target in targets:
             merged[cost] = replace(target, floaters=None) if cost in merged else target
         return [merged[cost] for cost in sorted(merged)]
@@ -589,11 +421,11 @@ class BracketProcedure:
         )
 
     def _merged_level(
-        self, m1: int, p1: int, x1: int, z1: int, target: _Target, b2_dropped: bool | None
+        self, m1: int, p1: int, x1: int, z1: int, target: Target, b2_dropped: bool | None
     ) -> Iterator[Outcome]:
         """One M1, B.2 phase and B.3 target of :meth:`_merged_outcomes`: C.3 to C.10."""
         n = len(self.b.players)
-        progress = _Progress()
+        progress = Progress()
         positions = self._positions(
             x1, z1, p1, n - 2 * p1, heterogeneous=m1 > 0, b2_dropped=b2_dropped
         )
@@ -607,8 +439,8 @@ class BracketProcedure:
                     yield outcome
 
     def _state(
-        self, m1: int, p1: int, req: Requirements, bound: set[str], progress: _Progress,
-        target: _Target,
+        self, m1: int, p1: int, req: Requirements, bound: set[str], progress: Progress,
+        target: Target,
     ) -> Iterator[Outcome]:
         """The pairings of one requirement state (C.3 to C.9 under ``req``;
         heterogeneous with ``m1`` moved-down players paired, homogeneous when
@@ -629,10 +461,10 @@ class BracketProcedure:
     def _exhausted(
         self,
         spare: int,
-        target: _Target,
+        target: Target,
         rejected: set[frozenset[PlayerId]],
         hetero: bool,
-        progress: _Progress,
+        progress: Progress,
     ) -> bool:
         """Backtracking: whether ``accept`` has refused every set of ``spare``
         players this level could move down (with ``target``'s scores), so that
@@ -671,7 +503,7 @@ class BracketProcedure:
             [self.b.prefs[p.id] for p in self.b.players], pairs, even_round=self.b.even_round
         )
 
-    def _targets(self, pairs: int, *, differences: bool) -> list[_Target]:
+    def _targets(self, pairs: int, *, differences: bool) -> list[Target]:
         """B.3 for a bracket of unequal scores paired as homogeneous, in the
         order they are tried: the scores of the players it leaves unpaired,
         lowest first (:func:`floater_order`), each only if the absolute
@@ -682,7 +514,7 @@ class BracketProcedure:
         equal scores has no such condition."""
         players = self.b.players
         if len({p.score for p in players}) == 1:
-            return [_Target()]
+            return [Target()]
         spare = len(players) - 2 * pairs
         levels = sorted(Counter(p.score for p in players).items())
         options: list[tuple[int, ...]] = []
@@ -698,14 +530,14 @@ class BracketProcedure:
                 fill(k + 1, left - take, chosen + (score,) * take)
 
         fill(0, spare, ())
-        targets: list[_Target] = []
+        targets: list[Target] = []
         for floaters in sorted(options, key=floater_order):
             best = self._best_differences(floaters)
             if best is not None:
                 targets += (
-                    [_Target(floaters, best), _Target(floaters)]
+                    [Target(floaters, best), Target(floaters)]
                     if differences
-                    else [_Target(floaters)]
+                    else [Target(floaters)]
                 )
         return targets
 
@@ -744,349 +576,6 @@ class BracketProcedure:
             )
         )
 
-    def _search(
-        self,
-        s1: Sequence[PlayerState],
-        s2: Sequence[PlayerState],
-        req: Requirements,
-        must: Sequence[int],
-        leftover: Sequence[LeftoverLimit],
-        budget: Budget,
-        bound: set[str],
-        differences: frozenset[int] | None = None,
-        cost: int | None = None,
-        *,
-        remainder: bool = False,
-    ) -> Iterator[tuple[int, ...]]:
-        """:func:`transpositions` of S2 against S1 under ``req`` (``differences``:
-        the score differences a pair may have; ``cost``: the most
-        :func:`b3_cost` the pairs and the S2 players left over may add up to;
-        ``remainder``: those go on to a remainder instead, and add nothing here)."""
-        matrix = self._matrix(s1, s2, differences)
-        weight = None
-        if cost is not None:
-            weight = Weight(
-                [[b3_cost(a, b) for b in s2] for a in s1],
-                [None if self.never_floats(b) else b3_cost(b, None) for b in s2]
-                if len(s2) > len(s1) and self.b.lowest and not remainder
-                else [None] * len(s2),
-                cost,
-            )
-        return transpositions(
-            len(s1), len(s2), matrix, req.limits(), leftover, must, budget, bound, weight
-        )
-
-    def _matrix(
-        self,
-        s1: Sequence[PlayerState],
-        s2: Sequence[PlayerState],
-        differences: frozenset[int] | None = None,
-    ) -> list[list[int | None]]:
-        """The pairs' criteria (:meth:`cost`), S1 by S2; None where B.3's
-        ``differences`` exclude the pair. Read from the cache inline: the
-        search asks for one at every exchange of every requirement state."""
-        known = self._costs
-        matrix: list[list[int | None]] = []
-        for a in s1:
-            row: list[int | None] = []
-            for b in s2:
-                if differences is not None and abs(a.score - b.score) not in differences:
-                    row.append(None)
-                elif (key := (a.id, b.id)) in known:
-                    row.append(known[key])
-                else:
-                    row.append(self.cost(a, b))
-            matrix.append(row)
-        return matrix
-
-    def _leftover(
-        self, s2_pos: Sequence[int], left_b5: set[int], left_b6: set[int], req: Requirements
-    ) -> tuple[LeftoverLimit, LeftoverLimit]:
-        """B.5 and B.6 for downfloaters over the S2 players (by position in S2;
-        ``s2_pos``: their positions in the group, ``left_b*``: the group's
-        positions that break B.5/B.6 when left over)."""
-        b5 = frozenset(k for k, i in enumerate(s2_pos) if i in left_b5)
-        b6 = frozenset(k for k, i in enumerate(s2_pos) if i in left_b6)
-        return LeftoverLimit("B5down", req.b5_down, b5), LeftoverLimit("B6down", req.b6_down, b6)
-
-    def _gate(
-        self,
-        group: Sequence[PlayerState],
-        pairs: int,
-        req: Requirements,
-        must: set[int],
-        bound: set[str],
-    ) -> bool:
-        """Can ``group`` give ``pairs`` pairs at all under ``req``, leaving only
-        players who may be left over, with each limited criterion broken no
-        more often than allowed by the matching bound? No exchange or
-        transposition could help otherwise.
-
-        The leftovers are modelled as ``len(group) - 2 * pairs`` extra vertices,
-        each joined to every player who may be left unpaired: a perfect
-        matching of that graph is such a pairing.
-        """
-        n = len(group)
-        spare = n - 2 * pairs
-        limits = req.limits()
-        zero = 0
-        for k, limit in enumerate(limits):
-            if limit.left <= 0:
-                zero |= 1 << k
-        forbidden: list[set[int]] = [set() for _ in range(n + spare)]
-        breaking: dict[int, list[set[int]]] = {}
-        for i in range(n):
-            for j in range(i + 1, n):
-                c = self.cost(group[i], group[j])
-                if c is None or c & zero:
-                    forbidden[i].add(j)
-                    forbidden[j].add(i)
-                    if c is not None:  # conservatively: these criteria rejected a pair
-                        bound.update(lim.name for k, lim in enumerate(limits) if c & zero & 1 << k)
-                    continue
-                for k in range(len(limits)):
-                    if c & (1 << k):
-                        sets = breaking.setdefault(k, [set() for _ in range(n + spare)])
-                        sets[i].add(j)
-                        sets[j].add(i)
-        for v in range(n, n + spare):
-            forbidden[v].update(range(n, n + spare))
-            forbidden[v].update(must)
-            for i in must:
-                forbidden[i].add(v)
-        if _matching_size(forbidden) < (n + spare) // 2:
-            return False
-        for k, sets in breaking.items():
-            if limits[k].left >= pairs:
-                continue
-            good = _matching_size([f | c for f, c in zip(forbidden, sets, strict=True)])
-            if pairs - (good - spare) > limits[k].left:
-                bound.add(limits[k].name)
-                return False
-        return True
-
-    def _homogeneous(
-        self,
-        group: Sequence[PlayerState],
-        pairs: int,
-        req: Requirements,
-        budget: Budget,
-        bound: set[str],
-        target: _Target | None = None,
-    ) -> Iterator[Outcome]:
-        """C.4-C.8a for a homogeneous bracket or a remainder: S1 = the ``pairs``
-        highest, S2 the rest (C.4, C.5); transpositions (C.7, D.1), then
-        exchanges (C.8a, D.2), each followed by the transpositions again.
-        ``target``: B.3's scores of the players left unpaired and the pairs'
-        score differences."""
-        floating = target.floaters if target is not None else None
-        differences = target.differences if target is not None else None
-        cost = target.cost if target is not None else None
-        n = len(group)
-        if 2 * pairs > n or pairs < 0:
-            return
-        if self.b.lowest and n - 2 * pairs > 1:
-            return  # the lowest bracket can move nobody down
-        must = {i for i, p in enumerate(group) if self.never_floats(p)} if n > 2 * pairs else set()
-        if floating:
-            # B.3: players scoring more than every player to leave unpaired must pair.
-            must |= {i for i, p in enumerate(group) if p.score > floating[0]}
-        left_b5 = {i for i, p in enumerate(group) if self.float_breaks(p)[0]}
-        left_b6 = {i for i, p in enumerate(group) if self.float_breaks(p)[1]}
-        if n > 2 * pairs:
-            # Only players who could be left unpaired otherwise make B.5/B.6 reject
-            # anything (B.1b and B.3 fix the others, whatever the requirements).
-            free = {
-                i
-                for i, p in enumerate(group)
-                if i not in must and (not floating or p.score in floating)
-            }
-            if req.b5_down <= 0 and left_b5:
-                if left_b5 & free:
-                    bound.add("B5down")
-                must |= left_b5
-            if req.b6_down <= 0 and left_b6:
-                if left_b6 & free:
-                    bound.add("B6down")
-                must |= left_b6
-        if pairs == 0:
-            fine = (
-                not must
-                and len(left_b5) <= req.b5_down
-                and len(left_b6) <= req.b6_down
-                and (floating is None or scores_of(group) == floating)
-                and (cost is None or cost == sum(b3_cost(p, None) for p in group))
-            )
-            if fine:
-                yield Outcome((), tuple(group))
-            elif len(left_b5) > req.b5_down or len(left_b6) > req.b6_down:
-                bound.update(("B5down", "B6down"))
-            return
-        if not self._gate(group, pairs, req, must, bound):
-            return
-        # B.3's target differences: a pair with any other difference cannot be part of it.
-        allowed = frozenset(differences) if differences else None
-        if cost is not None:
-            allowed = frozenset(
-                d
-                for a, b in itertools.combinations(group, 2)
-                if (d := abs(a.score - b.score)) ** 2 <= cost
-            )
-        splits = itertools.chain([((), ())], exchanges(pairs, n - pairs))
-        for out_s1, in_s2 in splits:
-            s1_pos = sorted((set(range(pairs)) - set(out_s1)) | set(in_s2))
-            s2_pos = sorted((set(range(pairs, n)) - set(in_s2)) | set(out_s1))
-            s1 = [group[i] for i in s1_pos]
-            s2 = [group[i] for i in s2_pos]
-            must_s2 = [k for k, i in enumerate(s2_pos) if i in must]
-            leftover = self._leftover(s2_pos, left_b5, left_b6, req) if n > 2 * pairs else ()
-            for chosen in self._search(
-                s1, s2, req, must_s2, leftover, budget, bound, allowed, cost
-            ):
-                taken = set(chosen)
-                floaters = tuple(p for k, p in enumerate(s2) if k not in taken)
-                if floating is not None and scores_of(floaters) != floating:
-                    continue
-                if differences is not None and differences != tuple(
-                    sorted(
-                        (abs(s1[i].score - s2[j].score) for i, j in enumerate(chosen)), reverse=True
-                    )
-                ):
-                    continue
-                if cost is not None and cost != sum(
-                    b3_cost(s1[i], s2[j]) for i, j in enumerate(chosen)
-                ) + sum(b3_cost(p, None) for p in floaters):
-                    continue
-                yield Outcome(
-                    tuple(
-                        (s1[i], s2[j])
-                        if self.index[s1[i].id] < self.index[s2[j].id]
-                        else (s2[j], s1[i])
-                        for i, j in enumerate(chosen)
-                    ),
-                    floaters,
-                )
-            if budget.left < 0:
-                return
-
-    def _heterogeneous(
-        self,
-        m1: int,
-        p1: int,
-        req: Requirements,
-        budget: Budget,
-        bound: set[str],
-        progress: _Progress,
-        target: _Target,
-    ) -> Iterator[Outcome]:
-        """C.4-C.9 for a heterogeneous bracket: S1 = M1 moved-down players
-        (D.3 chooses which when M1 < M0), S2 = everybody else; each
-        transposition pairing all of S1 (C.6, C.7, D.1.2) is followed by the
-        homogeneous remainder with P = P1 - M1 (C.6); a remainder that fails
-        sends the search back to the next transposition (C.9)."""
-        players = self.b.players
-        movers = [p for p in players if p.id in self.b.movers]
-        sets: Iterator[tuple[PlayerState, ...]] = mover_sets(movers, m1)  # C.8b, D.3
-        if self.first_set and m1 < len(movers):
-            sets = itertools.islice(sets, 1)
-        lowest = self.b.lowest
-        for s1 in sets:
-            s1_ids = {p.id for p in s1}
-            s2 = [p for p in players if p.id not in s1_ids]
-            s2_ids = [p.id for p in s2]
-            all_s2 = frozenset(s2_ids)
-            # Most transpositions of a big bracket end in a remainder already
-            # known to fail (the same S2 players left, under the same
-            # requirements): the key is built first, from the pairs' criteria
-            # (one matrix per S1) and the remainder's ids, and the rest only
-            # for a remainder still to try. The remainder's requirements
-            # depend on those criteria alone (and, in the lowest bracket, on
-            # whether its scores are equal): kept per S1.
-            costs_of = self._matrix(s1, s2)
-            s2_scores = [p.score for p in s2]
-            s2_range = range(len(s2))
-            mixed_s2 = lowest and len(set(s2_scores)) > 1
-            if target.cost is not None:
-                b3_of = [[b3_cost(a, b) for b in s2] for a in s1]
-            elif target.differences is not None:
-                diff_of = [[abs(a.score - b.score) for b in s2] for a in s1]
-            rest_reqs: dict[tuple[tuple[int, ...], bool], Requirements] = {}
-            for chosen in self._search(
-                s1, s2, req, (), (), budget, bound, cost=target.cost, remainder=True
-            ):
-                progress.reached_remainder = True  # C.6
-                rest_target = target
-                if target.cost is not None:
-                    # B.3 in a merged bracket: the remainder has the cost left.
-                    spent = sum([b3_of[i][j] for i, j in enumerate(chosen)])
-                    if spent > target.cost:
-                        continue
-                    rest_target = _Target(target.floaters, target.differences, target.cost - spent)
-                elif target.differences is not None:
-                    # B.3 in a merged bracket: the remainder has the differences left.
-                    left = Counter(target.differences)
-                    left.subtract([diff_of[i][j] for i, j in enumerate(chosen)])
-                    if any(k < 0 for k in left.values()):
-                        continue
-                    rest_target = _Target(
-                        target.floaters, tuple(sorted(left.elements(), reverse=True)), None
-                    )
-                rest_ids = all_s2.difference([s2_ids[j] for j in chosen])
-                # A.3: the lowest bracket's remainder of unequal scores (a bracket
-                # joined by C.13) is treated as homogeneous, its bye left by
-                # B.3/A.11: B.5/B.6 for downfloaters do not bar it (seed 1032,
-                # round 11). With equal scores they do (seeds 132 round 4, 1011
-                # round 5, ...).
-                taken = set(chosen)
-                mixed = mixed_s2 and len({s2_scores[k] for k in s2_range if k not in taken}) > 1
-                # Sorted: the requirements left depend on how many pairs break
-                # each criterion, not on which.
-                costs = tuple(sorted([costs_of[i][j] or 0 for i, j in enumerate(chosen)]))
-                try:
-                    rest_req = rest_reqs[costs, mixed]
-                except KeyError:
-                    rest_req = req.minus(costs).for_remainder()
-                    if mixed:
-                        rest_req = replace(rest_req, b5_down=UNLIMITED, b6_down=UNLIMITED)
-                    rest_reqs[costs, mixed] = rest_req
-                key = (rest_req, p1 - m1, rest_ids, rest_target)
-                if key in progress.failed_remainders:
-                    bound.update(progress.failed_remainders[key])
-                    continue
-                pairs = tuple((s1[i], s2[j]) for i, j in enumerate(chosen))
-                remainder = [p for k, p in enumerate(s2) if k not in taken]
-                found = False
-                rest_bound: set[str] = set()
-                for rest in self._homogeneous(
-                    remainder, p1 - m1, rest_req, budget, rest_bound, rest_target
-                ):
-                    found = True
-                    yield Outcome(pairs + rest.pairs, rest.floaters)
-                bound |= rest_bound
-                if not found and budget.left >= 0:
-                    progress.failed_remainders[key] = frozenset(rest_bound)
-                if budget.left < 0:
-                    return
-
-
-def floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
-    """B.3's order of the scores a bracket may leave unpaired (largest first):
-    the lowest total first, then the highest of them as low as possible, then
-    the next.
-
-    The players left unpaired meet lower scored players further down, so the
-    lower their total, the smaller the score differences those pairs add up
-    to. With one player left unpaired both orders agree; with two, JaVaFo 1.4
-    leaves 6.5 and 4 points rather than 6 and 5 (seed 45, round 9).
-    """
-    return sum(scores), scores
-
-
-def scores_of(players: Sequence[PlayerState]) -> tuple[int, ...]:
-    """The players' scores, highest first (the form :func:`floater_order` and
-    B.3's floater targets compare)."""
-    return tuple(sorted((p.score for p in players), reverse=True))
-
 
 def max_weight_matching(size: int, edges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int]]:
     """A maximum-weight matching of the graph on vertices ``0..size-1`` with
@@ -1101,10 +590,3 @@ def max_weight_matching(size: int, edges: Sequence[tuple[int, int, int]]) -> lis
     for i, j, w in edges:
         matcher.set(i, j, w)
     return [(u, v) for u, v in enumerate(matcher.compute()) if u < v]
-
-
-def _matching_size(forbidden: list[set[int]]) -> int:
-    """Size of a maximum matching of the complement of ``forbidden`` (general graph)."""
-    n = len(forbidden)
-    matcher = ViabilityMatcher(PairingGraph(forbidden, [0] * n, 0), range(n))
-    return (n - len(matcher.maximize())) // 2
