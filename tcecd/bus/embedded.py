@@ -53,7 +53,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from tcecd.bus.payloads import slugify
 from tcecd.bus.settings import MqttSettings
-from tcecd.config.event import DAEMON_USER
+from tcecd.config.runtime import DAEMON_USER
 from tcecd.errors import BusError
 from tcecd.runner.reaper import EngineGroups, spawn_helper
 

@@ -1,11 +1,13 @@
 """The event config: one YAML file describing a whole event, as frozen models.
 
 Every section is a frozen pydantic model with ``extra="forbid"`` (an unknown
-key is an error naming it). :class:`EventConfig` is the parsed, resolved whole:
-engine references are already :class:`~tcecd.config.engines.EngineConfig`
-values and relative paths are absolute (resolved against the config file's
-directory; outputs against the state directory). Nothing downstream reads raw
-dicts.
+key is an error naming it): the event, seeding and pairing sections are here,
+the game's in :mod:`tcecd.config.game`, the runtime's (outputs, MQTT,
+execution, ...) in :mod:`tcecd.config.runtime`. :class:`EventConfig` is the
+parsed, resolved whole: engine references are already
+:class:`~tcecd.config.engines.EngineConfig` values and relative paths are
+absolute (resolved against the config file's directory; outputs against the
+state directory). Nothing downstream reads raw dicts.
 
 This module is pure: reading the YAML and the engine definitions, and checking
 that files exist, is :func:`tcecd.config.load.load_event`'s job. Relative paths
@@ -18,7 +20,6 @@ turn them into centipawns.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -28,14 +29,29 @@ from pydantic import (
     Field,
     StrictFloat,
     StrictInt,
-    ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from tcecd.config.engines import EngineConfig, Frozen, time_control_of
+from tcecd.config.engines import EngineConfig
+from tcecd.config.game import (
+    AdjudicationConfig,
+    OpeningsConfig,
+    StrikesConfig,
+    TimeControlConfig,
+)
+from tcecd.config.runtime import (
+    ExecutionConfig,
+    ForecastConfig,
+    KibitzerConfig,
+    LoggingConfig,
+    MqttConfig,
+    OutputsConfig,
+    ShutdownConfig,
+)
+from tcecd.config.section import ConfigPath, PositiveInt, Section, error_at
 from tcecd.errors import ConfigError
-from tcecd.game.timecontrol import MAX_TIME_MS, TimeControl
+from tcecd.game.timecontrol import TimeControl
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,8 +61,6 @@ if TYPE_CHECKING:
     from tcecd.game.adjudication import AdjudicationRules
     from tcecd.pairing.base import Player, RoundContext
     from tcecd.pairing.points import PointSystem
-
-PositiveInt = Annotated[StrictInt, Field(ge=1)]
 
 #: Final-ranking tiebreaks (tcec-swiss.md, "Final ranking"); seed ASC always
 #: ends the list so the order is total.
@@ -61,37 +75,6 @@ Tiebreak = Literal[
 DEFAULT_TIEBREAKS: tuple[Tiebreak, ...] = ("black-games", "sonneborn-berger", "wins")
 
 
-def _resolve(value: Path | None, info: ValidationInfo) -> Path | None:
-    """A relative path, made absolute against the config file's directory
-    (``context["base_dir"]``); unchanged when there is no context."""
-    if value is None:
-        return None
-    value = value.expanduser()
-    base = (info.context or {}).get("base_dir") if isinstance(info.context, dict) else None
-    if value.is_absolute() or base is None:
-        return value
-    # normpath: "configs/../state" reads better as "state" in messages and logs.
-    return Path(os.path.normpath(Path(base) / value))
-
-
-def _resolve_path(value: Path, info: ValidationInfo) -> Path:
-    resolved = _resolve(value, info)
-    assert resolved is not None
-    return resolved
-
-
-#: A path in the config: relative paths resolve against the config file's folder.
-ConfigPath = Annotated[Path, AfterValidator(_resolve_path)]
-
-
-class _Section(Frozen):
-    """A config section: frozen, unknown keys are errors, and each field's
-    docstring becomes its description in the JSON Schema (editor hovers;
-    :mod:`tcecd.config.schema` reads them there, not pydantic's
-    ``use_attribute_docstrings``: that reads and tokenizes this module's
-    source at every import, 70 ms of every daemon's and command's start)."""
-
-
 def _variant_name(value: object) -> object:
     """``variant``: a name of :data:`tcecd.game.chess960.VARIANT_NAMES`
     (``fischerandom`` reads as ``chess960``), any case."""
@@ -102,7 +85,7 @@ def _variant_name(value: object) -> object:
     return value
 
 
-class EventInfo(_Section):
+class EventInfo(Section):
     """What the event is called and where it runs (PGN ``Event`` / ``Site``)."""
 
     name: Annotated[str, Field(min_length=1, max_length=200)]
@@ -111,7 +94,7 @@ class EventInfo(_Section):
     """Where it is played (PGN Site tag)."""
 
 
-class SeedingConfig(_Section):
+class SeedingConfig(Section):
     """How seed numbers 1..P are given (tcec-swiss.md, "Players, seeds")."""
 
     method: Literal["explicit", "rating", "group", "random"] | None = None
@@ -155,7 +138,7 @@ def _system_name(value: str) -> str:
         raise ValueError(str(exc)) from None
 
 
-class KnockoutTiebreakConfig(_Section):
+class KnockoutTiebreakConfig(Section):
     """A cup's tiebreak games: played at their own time control once an
     encounter's ``games`` are played and it is still level."""
 
@@ -183,7 +166,7 @@ def _point_system(value: object) -> object:
 PointValue = StrictInt | StrictFloat
 
 
-class PairingConfig(_Section):
+class PairingConfig(Section):
     """The pairing system and its parameters."""
 
     system: Annotated[str, AfterValidator(_system_name)] = "tcec-swiss"
@@ -268,530 +251,7 @@ class PairingConfig(_Section):
         return value
 
 
-class TimeControlConfig(_Section):
-    """The time control: a cutechess-style ``tc`` text and/or per-move limits.
-
-    ``tc`` is checked with :meth:`tcecd.game.timecontrol.TimeControl.parse`, so
-    a bad time control is an error when the config is loaded.
-    """
-
-    tc: str | None = None
-    """cutechess-style time control: [moves/]seconds[+increment], stages joined by ':', 'inf' for
-    no clock; may add 'nodes=N', 'depth=N', 'st=S'."""
-    nodes: PositiveInt | None = None
-    """Nodes per move (a search limit, not a clock)."""
-    depth: PositiveInt | None = None
-    """Search depth per move."""
-    movetime_ms: Annotated[StrictInt, Field(ge=1, le=MAX_TIME_MS)] | None = None
-    """Fixed think time per move, in milliseconds (at most 24 hours)."""
-    margin_ms: Annotated[StrictInt, Field(ge=0)] = 200
-    """Tolerance before a flag falls (engine I/O and process scheduling), in milliseconds."""
-    stall_grace_ms: Annotated[StrictInt, Field(ge=0, le=MAX_TIME_MS)] = 2_000
-    """How long after its flag fell a silent engine is still waited for before it counts as
-    stalled (a stall is a fault; an answer within it is a loss on time), in milliseconds."""
-    stall_timeout_ms: Annotated[StrictInt, Field(ge=1, le=MAX_TIME_MS)] = 60_000
-    """Without a clock (nodes or depth only): how long one move is waited for before the engine
-    counts as stalled, in milliseconds."""
-
-    @model_validator(mode="after")
-    def _is_a_time_control(self) -> TimeControlConfig:
-        self.value()  # raises ValueError with a readable message
-        return self
-
-    def value(self) -> TimeControl:
-        """The game layer's :class:`TimeControl` (``ValueError`` when invalid)."""
-        return time_control_of(self.tc, self.nodes, self.depth, self.movetime_ms)
-
-
-class DrawAdjudication(_Section):
-    """TCEC draw rule: from move ``from_move``, both evals within ±``score``
-    pawns for ``moves`` moves each (tcec-formats.md, "Adjudication")."""
-
-    from_move: Annotated[StrictInt, Field(ge=0)] = 35
-    """The rule applies from this move number on."""
-    score: Annotated[float, Field(ge=0)] = 0.15
-    """Both evaluations within plus or minus this many pawns."""
-    moves: PositiveInt = 5
-    """For this many consecutive moves of each engine."""
-
-
-class WinAdjudication(_Section):
-    """TCEC win rule: both engines agree on ±``score`` pawns for ``moves`` moves each."""
-
-    score: Annotated[float, Field(ge=0.01)] = 10.0
-    """Both engines agree one side is ahead by at least this many pawns."""
-    moves: PositiveInt = 5
-    """For this many consecutive moves of each engine."""
-
-
-class TablebaseAdjudication(_Section):
-    """Syzygy adjudication of positions with at most ``max_pieces`` pieces."""
-
-    path: tuple[ConfigPath, ...]
-    """A folder of Syzygy tables, or a list of folders (relative to the config file)."""
-    max_pieces: Annotated[StrictInt, Field(ge=3, le=7)] = 6
-    """Adjudicate positions with at most this many pieces, kings included."""
-
-    @field_validator("path", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: object) -> object:
-        return [value] if isinstance(value, str | Path) else value
-
-    @field_validator("path")
-    @classmethod
-    def _not_empty(cls, value: tuple[Path, ...]) -> tuple[Path, ...]:
-        if not value:
-            raise ValueError("expected at least one directory of Syzygy tables")
-        return value
-
-
-class AdjudicationConfig(_Section):
-    """Which adjudication rules apply; ``null`` switches a rule off."""
-
-    draw: DrawAdjudication | None = DrawAdjudication()
-    """The draw rule (null: off)."""
-    win: WinAdjudication | None = None
-    """The win rule (null: off)."""
-    tablebases: TablebaseAdjudication | None = None
-    """Syzygy tablebase adjudication (null: off)."""
-    max_moves: PositiveInt | None = None
-    """Draw after this many moves (null: no limit)."""
-
-    @model_validator(mode="after")
-    def _win_beyond_draw(self) -> AdjudicationConfig:
-        if self.draw is not None and self.win is not None and self.win.score <= self.draw.score:
-            raise ValueError(
-                f"win.score: {self.win.score!r} must be above draw.score ({self.draw.score!r})"
-            )
-        return self
-
-    def rules(self) -> AdjudicationRules:
-        """The game layer's rules, scores converted from pawns to centipawns."""
-        from tcecd.game.adjudication import AdjudicationRules, DrawRule, TablebaseRule, WinRule
-
-        draw = win = tablebase = None
-        if self.draw is not None:
-            draw = DrawRule(self.draw.from_move, round(self.draw.score * 100), self.draw.moves)
-        if self.win is not None:
-            win = WinRule(round(self.win.score * 100), self.win.moves)
-        if self.tablebases is not None:
-            tablebase = TablebaseRule(self.tablebases.max_pieces)
-        return AdjudicationRules(draw, win, tablebase, self.max_moves)
-
-
-class OpeningsBookConfig(_Section):
-    """A Polyglot book that extends every EPD/PGN opening, as cutechess's
-    ``-book FILE -bookdepth N``: from the opening's position the game follows
-    the book until ``depth`` plies or the position is out of book."""
-
-    file: ConfigPath
-    """The Polyglot .bin book, relative to the config file."""
-    depth: Annotated[StrictInt, Field(ge=1)] | None = None
-    """At most this many book plies after the opening (null: while in book)."""
-    selection: Literal["weighted", "best"] = "weighted"
-    """weighted: at random in proportion to the weights (seeded); best: the highest weight."""
-    seed: StrictInt | None = None
-    """Seed of the weighted choice (null: the openings' seed, else 0)."""
-
-
-
-def _positions(value: object) -> object:
-    """``positions``: ``all`` (the 960 Chess960 start positions), or a non-empty
-    list of position numbers 0-959 (checked here, so a bad one is named)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        if value.strip().lower() == "all":
-            return "all"
-        raise ValueError(
-            f"{value!r}: expected 'all' or a list of Chess960 position numbers (0-959)"
-        )
-    if isinstance(value, list | tuple):
-        if not value:
-            raise ValueError("an empty list; expected Chess960 position numbers (0-959)")
-        for i, number in enumerate(value):
-            if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 959:
-                raise ValueError(
-                    f"item {i}: {number!r} is not a Chess960 position number (0-959)"
-                )
-        return tuple(value)
-    raise ValueError(
-        f"{value!r}: expected 'all' or a list of Chess960 position numbers (0-959)"
-    )
-
-
-class OpeningsConfig(_Section):
-    """The openings book: each pair (both games of a double round) gets one."""
-
-    file: ConfigPath | None = None
-    """The book: an EPD or PGN file, or a Polyglot .bin book, relative to the config file.
-    Chess960 (variant chess960): EPD or PGN start positions, castling rights in Shredder-FEN
-    (HAha) or X-FEN (KQkq), double Chess960 (each side its own back rank) included."""
-    positions: Annotated[Literal["all"] | tuple[int, ...] | None, BeforeValidator(_positions)] = (
-        None
-    )
-    """Chess960 only, instead of a file: start positions by their number (0-959, 518 is the
-    standard position), a list played in its order, or 'all' for the 960 positions in
-    number order; with order: random (and a seed) they are drawn in a seeded random order."""
-    format: Literal["epd", "pgn", "polyglot"] | None = None
-    """epd, pgn or polyglot (null: from the file's suffix: .epd, .pgn, .bin)."""
-    order: Literal["sequential", "random"] = "sequential"
-    """Use the openings in the file's order, or shuffled with `seed` (not used by polyglot)."""
-    seed: StrictInt | None = None
-    """Random order: the shuffle's seed. Polyglot: the seed of the weighted book choice."""
-    plies: Annotated[StrictInt, Field(ge=0)] | None = None
-    """PGN books: keep at most this many plies of each opening (null: all).
-    Polyglot: the book depth in plies, as cutechess's -bookdepth (null: while in book)."""
-    book: OpeningsBookConfig | None = None
-    """A Polyglot book that extends each EPD/PGN opening (null: none)."""
-
-
-    @model_validator(mode="before")
-    @classmethod
-    def _format_from_suffix(cls, data: object) -> object:
-        if isinstance(data, dict) and data.get("format") is None and data.get("file") is not None:
-            suffix = Path(str(data["file"])).suffix.lower().lstrip(".")
-            formats = {"epd": "epd", "pgn": "pgn", "bin": "polyglot"}
-            if suffix not in formats:
-                raise ValueError(
-                    f"file: cannot tell the format of {str(data['file'])!r}; "
-                    # .bin (a Polyglot book) is recognised too; any other name sets 'format'
-                    "expected a .epd or .pgn file, or set 'format'"
-                )
-            data = {**data, "format": formats[suffix]}
-        return data
-
-    @model_validator(mode="after")
-    def _file_or_positions(self) -> OpeningsConfig:
-        if (self.file is None) == (self.positions is None):
-            raise ValueError(
-                "give either file (an EPD, PGN or Polyglot book) or positions (Chess960 "
-                "position numbers, or 'all'), not both"
-                if self.file is not None
-                else "missing 'file' (an EPD, PGN or Polyglot book) or, in a Chess960 event, "
-                "'positions'"
-            )
-        if self.positions is not None:
-            for key in ("format", "plies", "book"):
-                if getattr(self, key) is not None:
-                    raise ValueError(f"{key}: only an openings file has it (positions are given)")
-        return self
-
-    @model_validator(mode="after")
-    def _seed_needs_random(self) -> OpeningsConfig:
-        if self.seed is not None and self.order != "random" and self.format != "polyglot":
-            raise ValueError(f"seed: {self.seed!r} is only used with order 'random'")
-        return self
-
-    @model_validator(mode="after")
-    def _one_book(self) -> OpeningsConfig:
-        if self.book is not None and self.format == "polyglot":
-            raise ValueError(
-                "book: use either a Polyglot openings file (format 'polyglot') or an EPD/PGN "
-                "file with a book, not both"
-            )
-        return self
-
-
-class StrikesConfig(_Section):
-    """Engine faults (crash, stall, illegal move, time loss by a wide margin):
-    ``max`` strikes disqualify an engine; each faulty game is lost or replayed."""
-
-    max: PositiveInt = 3
-    """Faults that disqualify an engine."""
-    on_fault: Literal["lose", "replay"] = "lose"
-    """A faulty game is lost by the faulty engine, or replayed."""
-
-
-class OutputsConfig(_Section):
-    """Where results go. ``state_dir`` is relative to the config file; the
-    other paths are relative to ``state_dir`` unless absolute."""
-
-    state_dir: ConfigPath | None = None
-    """The event's state folder, relative to the config file (null: state/<config file stem> beside
-    it)."""
-    pgn: Path = Path("event.pgn")
-    """The event PGN, relative to state_dir unless absolute."""
-    tcec_json: bool = True
-    """Write TCEC-format JSON files."""
-    tcec_json_dir: Path = Path("tcec")
-    """Folder of the TCEC-format JSON files, relative to state_dir unless absolute."""
-    live_interval_ms: Annotated[StrictInt, Field(ge=0, le=60_000)] = 100
-    """Least time between two rewrites of the JSON files (live.json, live.pgn, ...): at most ten a
-    second by default, however fast the moves come (0: after every move)."""
-
-
-
-class TlsConfig(_Section):
-    """TLS files for the MQTT connection (relative to the config file)."""
-
-    ca: ConfigPath | None = None
-    """CA certificate file."""
-    cert: ConfigPath | None = None
-    """Client certificate file."""
-    key: ConfigPath | None = None
-    """Client key file (needs cert)."""
-    insecure: bool = False
-    """Do not verify the broker's certificate (tests only)."""
-
-
-
-#: The MQTT account tcecd makes for itself on its embedded broker (the only one
-#: that may publish the event's topics: tcecd.control.acl).
-DAEMON_USER = "tcecd-daemon"
-
-
-class OperatorConfig(_Section):
-    """An operator of the console (``tcecd ctl``): an MQTT account that may
-    publish commands on the event's ``control`` topic (docs/operations.md)."""
-
-    username: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.@-]{1,64}$")]
-    """The operator's MQTT user name (letters, digits, _ . @ -)."""
-    password_file: ConfigPath | None = None
-    """File holding the operator's password (its first line; mode 600), relative to the config
-    file. Required with embedded (tcecd makes the account on its broker); an external broker's
-    accounts are the broker's (docs/operations.md)."""
-
-
-class MqttConfig(_Section):
-    """The MQTT broker to publish to. ``mqtt: embedded`` starts a private broker
-    (Mosquitto, else amqtt) on a free port; ``mqtt: "mqtt://host"`` is short for
-    ``{url: ...}``."""
-
-    url: str | None = None
-    """Broker URL: mqtt://[user[:password]@]host[:port] or mqtts:// for TLS (default
-    mqtt://127.0.0.1:1883; with embedded: mqtt://127.0.0.1 on a free port)."""
-    embedded: bool = False
-    """Start a private broker (a Mosquitto child, else amqtt in-process) on the URL's
-    host and port (no port or 0: a free one, logged)."""
-    embedded_ws_port: Annotated[int, Field(ge=0, le=65535)] | None = 0
-    """With embedded: the MQTT-over-websockets port for browsers (0: a free one, logged;
-    null: no websockets listener)."""
-    embedded_broker: Literal["auto", "mosquitto", "amqtt"] = "auto"
-    """With embedded: auto (Mosquitto if installed, else amqtt), mosquitto or amqtt."""
-    embedded_public: bool = False
-    """With embedded: allow an address other machines reach (the embedded broker takes
-    anonymous clients, who may publish what viewers show); refused unless true."""
-    client_id: str | None = None
-    """MQTT client id (null: generated)."""
-    username: str | None = None
-    """User name (overrides the URL's)."""
-    password: str | None = Field(default=None, repr=False)
-    """Password (prefer password_file)."""
-    password_file: ConfigPath | None = None
-    """File holding the password, relative to the config file."""
-    tls: TlsConfig | None = None
-    """TLS files and options."""
-    topic_prefix: str = "tcecd"
-    """Prefix of every topic (no '+', '#' or empty levels)."""
-    qos: Annotated[StrictInt, Field(ge=0, le=2)] = 1
-    """QoS of results, standings, pairings and status (live moves go at QoS 0)."""
-    delivery_timeout_s: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 30.0
-    """Seconds tcecd run waits at its end for the broker to acknowledge the results,
-    pairings and standings still queued (then warns; they are re-sent on the next start)."""
-    operators: tuple[OperatorConfig, ...] = ()
-    """Who may send console commands (tcecd ctl): turns the console on. With embedded, tcecd makes
-    these accounts on its Mosquitto and lets nobody else publish; with another broker, its ACL
-    must (docs/operations.md, "Running a public broadcast")."""
-
-
-    def __repr_args__(self) -> Any:
-        # The URL's password stays out of a repr (logs, tracebacks): issue 28.
-        from tcecd.bus.settings import redact_url
-
-        for name, value in super().__repr_args__():
-            yield name, redact_url(value) if name == "url" and isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _valid_settings(self) -> MqttConfig:
-        if self.password is not None and self.password_file is not None:
-            raise ValueError("give either password or password_file, not both")
-        seen: set[str] = set()
-        for op in self.operators:
-            if op.username in seen:
-                raise ValueError(f"operators: {op.username!r} is given twice")
-            if op.username == DAEMON_USER:
-                raise ValueError(f"operators: {DAEMON_USER!r} is tcecd's own account")
-            if self.embedded and op.password_file is None:
-                raise ValueError(f"operators: {op.username!r} needs a password_file with "
-                                 "embedded (tcecd makes the account on its broker)")
-            seen.add(op.username)
-        self.settings()  # checks the URL, topic prefix and TLS combination
-        return self
-
-    @property
-    def effective_url(self) -> str:
-        """The URL, or its default (an embedded broker's: a free port)."""
-        if self.url is not None:
-            return self.url
-        return "mqtt://127.0.0.1:0" if self.embedded else "mqtt://127.0.0.1:1883"
-
-    def settings(
-        self, password: str | None = None, operator_passwords: dict[str, str] | None = None
-    ) -> MqttSettings:
-        """The bus layer's settings (``ValueError`` on a bad URL or prefix).
-        ``password`` is the content of ``password_file`` when it was read;
-        ``operator_passwords`` the operators' (by user name), when read."""
-        from tcecd.bus.settings import MqttSettings
-        from tcecd.errors import BusError
-
-        overrides: dict[str, object] = {
-            "client_id": self.client_id,
-            "topic_prefix": self.topic_prefix,
-            "qos": self.qos,
-            "embedded": self.embedded,
-            "embedded_ws_port": self.embedded_ws_port,
-            "embedded_broker": self.embedded_broker,
-            "embedded_public": self.embedded_public,
-            "delivery_timeout_s": self.delivery_timeout_s,
-            "operators": tuple(
-                (op.username, (operator_passwords or {}).get(op.username))
-                for op in self.operators
-            ),
-        }
-        if self.username is not None:
-            overrides["username"] = self.username
-        secret = self.password if self.password is not None else password
-        if secret is not None:
-            overrides["password"] = secret
-        if self.tls is not None:
-            overrides["tls_ca"] = str(self.tls.ca) if self.tls.ca else None
-            overrides["tls_cert"] = str(self.tls.cert) if self.tls.cert else None
-            overrides["tls_key"] = str(self.tls.key) if self.tls.key else None
-            overrides["tls_insecure"] = self.tls.insecure
-        try:
-            return MqttSettings.from_url(self.effective_url, **overrides)
-        except BusError as exc:
-            raise ValueError(str(exc)) from None
-
-
-class ExecutionTlsConfig(_Section):
-    """TLS files for a ``tls://`` Dask scheduler (relative to the config file)."""
-
-    ca: ConfigPath
-    """CA certificate that signed the scheduler's and workers' certificates."""
-    cert: ConfigPath
-    """This daemon's client certificate."""
-    key: ConfigPath
-    """This daemon's client key."""
-
-
-class ExecutionConfig(_Section):
-    """Where games are played: in this process (``local``), or as tasks on the
-    workers of a Dask cluster (``dask``; docs/operations.md). With ``dask``,
-    engine programs and tablebase paths are paths on the workers."""
-
-    backend: Literal["local", "dask"] = "local"
-    """local: in the daemon's process; dask: on the Dask cluster at ``scheduler``."""
-    scheduler: str | None = None
-    """The Dask scheduler, tcp://HOST:PORT or tls://HOST:PORT (backend dask only)."""
-    slots: PositiveInt | None = None
-    """Worker resource engine_slots each game holds (null: the engines' larger Threads option, or
-    1)."""
-    connect_timeout_s: Annotated[float, Field(gt=0)] = 10.0
-    """How long to try reaching the scheduler at start before giving up (exit 2)."""
-    tls: ExecutionTlsConfig | None = None
-    """TLS files for a tls:// scheduler."""
-    insecure_tcp: bool = False
-    """Allow a plain tcp:// scheduler on a host that is not loopback (refused otherwise: whoever
-    reaches the scheduler runs code on the workers, and the daemon unpickles what comes back)."""
-
-    @model_validator(mode="after")
-    def _scheduler_fits_backend(self) -> ExecutionConfig:
-        if self.backend == "dask":
-            if self.scheduler is None:
-                raise _at("execution.scheduler", "required with backend 'dask'")
-            if not self.scheduler.startswith(("tcp://", "tls://")):
-                raise _at(
-                    "execution.scheduler",
-                    f"{self.scheduler!r} is not a scheduler address; expected tcp://HOST:PORT "
-                    "or tls://HOST:PORT",
-                )
-            if (
-                self.scheduler.startswith("tcp://")
-                and not self.insecure_tcp
-                and not _loopback_address(self.scheduler)
-            ):
-                # Issue 28: Dask's comms run pickled code both ways (docs/operations.md).
-                raise _at(
-                    "execution.scheduler",
-                    f"{self.scheduler!r} is plain TCP to a host that is not loopback: whoever "
-                    "reaches the scheduler runs code on the workers, and the daemon unpickles "
-                    "what comes back; use tls:// with execution.tls, or set "
-                    "execution.insecure_tcp: true for a network only the cluster reaches",
-                )
-        elif self.scheduler is not None or self.tls is not None:
-            raise _at("execution", "scheduler and tls are for backend 'dask'; backend is 'local'")
-        return self
-
-
-def _loopback_address(address: str) -> bool:
-    """Whether a ``tcp://HOST:PORT`` scheduler address names this machine only."""
-    from urllib.parse import urlsplit
-
-    from tcecd.bus.settings import is_loopback
-
-    try:
-        host = urlsplit(address).hostname
-    except ValueError:
-        return False
-    return host is not None and is_loopback(host)
-
-
-class LoggingConfig(_Section):
-    """Log level and format (auto: console on a terminal, JSON lines otherwise)."""
-
-    level: Literal["debug", "info", "warning", "error"] = "info"
-    """Lowest level logged."""
-    format: Literal["auto", "json", "console"] = "auto"
-    """auto: console on a terminal, JSON lines otherwise."""
-
-
-class ShutdownConfig(_Section):
-    """What the first SIGTERM/SIGINT does: let running games finish, or abort
-    them (unfinished games are replayed on resume). A second signal always aborts."""
-
-    on_signal: Literal["finish-game", "abort"] = "finish-game"
-    """First SIGTERM/SIGINT: let running games finish, or abort them (replayed on resume). A second
-    signal always aborts."""
-    grace_s: Annotated[StrictFloat, Field(gt=0, le=MAX_TIME_MS // 1000)] | None = None
-    """finish-game: if the running games have not finished this many seconds after the first
-    signal, abort them as a second signal would (null: wait for them however long they take)."""
-
-
-class ForecastConfig(_Section):
-    """Live forecasts of the final places (docs/forecast.md), published on MQTT
-    (``<prefix>/<event>/forecast``) after every game and every round."""
-
-    simulations: Annotated[int, Field(ge=1, le=1_000_000)] = 1000
-    """Simulations of the rest of the event per forecast."""
-    top: PositiveInt = 1
-    """Report P(top k) for this k (e.g. the promotion places)."""
-    seed: int = 0
-    """Seed of the simulations: the same event state and seed give the same forecast."""
-    prior_sd: Annotated[float, Field(gt=0)] = 100.0
-    """How far, in Elo, an engine's true strength may be from its configured rating (the
-    standard deviation of the rating prior); smaller trusts the ratings more."""
-    workers: Annotated[int, Field(ge=1, le=64)] = 1
-    """Worker processes computing the forecast, at the lowest CPU priority."""
-
-
-class KibitzerConfig(_Section):
-    """A kibitzer: an analysis engine that follows a running game and reports
-    its evaluation and PV (docs/config.md, "Kibitzers"). Written in the file as
-    an ``engines`` entry (a name, a ``{ref: ...}`` mapping or an inline
-    definition) with ``board`` and ``nice`` beside its keys."""
-
-    engine: EngineConfig
-    """The engine, as an ``engines`` entry gives it (its options: Threads, Hash, ...)."""
-    board: PositiveInt = 1
-    """Follow the N-th game of the playing order still running (1: the first)."""
-    nice: Annotated[StrictInt, Field(ge=0, le=19)] = 19
-    """CPU priority of the kibitzer's process (Unix nice, 0-19): by default the lowest, so a
-    kibitzer on the games' host only gets CPU time the players leave."""
-
-
-class EventConfig(_Section):
+class EventConfig(Section):
     """The whole event, parsed once: what :func:`~tcecd.config.load.load_event` returns."""
 
     #: The YAML file this config came from (not a YAML key).
@@ -856,14 +316,14 @@ class EventConfig(_Section):
     def _consistent(self) -> EventConfig:
         count = len(self.engines)
         if count < 2:
-            raise _at(
+            raise error_at(
                 "engines",
                 f"{count} engine{'s' if count != 1 else ''} given; an event needs at least two",
             )
         seen: dict[str, int] = {}
         for i, engine in enumerate(self.engines):
             if engine.name in seen:
-                raise _at(
+                raise error_at(
                     f"engines[{i}]",
                     f"duplicate engine name {engine.name!r} (also engines[{seen[engine.name]}]);"
                     " give one of them another 'name'",
@@ -871,25 +331,28 @@ class EventConfig(_Section):
             seen[engine.name] = i
         seeding = self.pairing.seeding
         if self.pairing.rounds is None and self._fixed_rounds() is None:
-            raise _at("pairing", "missing required key 'rounds'")
+            raise error_at("pairing", "missing required key 'rounds'")
         if self.seeding_method == "rating":
             why = "" if seeding.method else f"(the default of {self.pairing.system}) "
             for i, engine in enumerate(self.engines):
                 if engine.rating is None:
-                    raise _at(
+                    raise error_at(
                         f"engines[{i}]",
                         f"engine {engine.name!r} has no rating; seeding method 'rating' "
                         f"{why}needs one for every engine",
                     )
         if self.forecast is not None and self.pairing.system == "knockout":
-            raise _at("forecast", "a knockout has no forecast (it forecasts Swiss and "
+            raise error_at("forecast", "a knockout has no forecast (it forecasts Swiss and "
                       "round-robin events' final places)")
         if self.forecast is not None and self.forecast.top > count:
-            raise _at("forecast.top", f"{self.forecast.top!r} for {count} engines; expected at "
-                      "most the number of engines")
+            raise error_at(
+                "forecast.top",
+                f"{self.forecast.top!r} for {count} engines; expected at most the number of "
+                "engines",
+            )
         self._variant_fits_openings()
         if seeding.groups is not None and seeding.groups > count:
-            raise _at(
+            raise error_at(
                 "pairing.seeding.groups",
                 f"{seeding.groups!r} groups for {count} engines; expected at most one group "
                 "per engine",
@@ -908,16 +371,18 @@ class EventConfig(_Section):
         for i, pair in enumerate(pairing.forbidden_pairs):
             for k, name in enumerate(pair):
                 if name not in names:
-                    raise _at(
+                    raise error_at(
                         f"pairing.forbidden_pairs[{i}][{k}]",
                         f"unknown engine {name!r} (engines: {known})",
                     )
             if pair[0] == pair[1]:
-                raise _at(f"pairing.forbidden_pairs[{i}]", f"{pair[0]!r} is paired with itself")
+                raise error_at(
+                    f"pairing.forbidden_pairs[{i}]", f"{pair[0]!r} is paired with itself"
+                )
         if isinstance(pairing.acceleration, dict):
             for name, row in pairing.acceleration.items():
                 if name not in names:
-                    raise _at(
+                    raise error_at(
                         f"pairing.acceleration.{name}",
                         f"unknown engine {name!r} (engines: {known})",
                     )
@@ -925,14 +390,14 @@ class EventConfig(_Section):
                     try:
                         exact(value)
                     except ValueError as exc:
-                        raise _at(f"pairing.acceleration.{name}[{k}]", str(exc)) from None
+                        raise error_at(f"pairing.acceleration.{name}[{k}]", str(exc)) from None
                 if len(row) > self.rounds:
-                    raise _at(
+                    raise error_at(
                         f"pairing.acceleration.{name}",
                         f"virtual points for {len(row)} rounds, but the event has {self.rounds}",
                     )
         elif pairing.acceleration == "baku" and not self.point_system().is_standard:
-            raise _at(
+            raise error_at(
                 "pairing.acceleration",
                 "'baku' (FIDE C.04.5.1) applies only to the standard point system "
                 f"(win 1, draw 0.5), not {pairing.points!r}",
@@ -948,29 +413,29 @@ class EventConfig(_Section):
         ]
         for key in used:
             if pairing.system == "knockout":
-                raise _at(f"pairing.{key}", "a knockout's encounters cannot honour it")
+                raise error_at(f"pairing.{key}", "a knockout's encounters cannot honour it")
             reason = unsupported_rule(pairing.system, (key,))
             if reason is not None:
-                raise _at(f"pairing.{key}", reason)
+                raise error_at(f"pairing.{key}", reason)
 
     def _variant_fits_openings(self) -> None:
         openings = self.openings
         if self.variant == "chess960":
             if openings is None:
-                raise _at(
+                raise error_at(
                     "openings",
                     "variant 'chess960' needs its start positions: openings.file (EPD or PGN "
                     "Chess960 positions) or openings.positions (numbers 0-959, or 'all')",
                 )
             if openings.format == "polyglot" or openings.book is not None:
                 key = "openings.book" if openings.book is not None else "openings.file"
-                raise _at(
+                raise error_at(
                     key,
                     "a Polyglot book holds standard-chess positions; variant 'chess960' takes "
                     "EPD or PGN openings, or openings.positions",
                 )
         elif openings is not None and openings.positions is not None:
-            raise _at(
+            raise error_at(
                 "openings.positions",
                 "Chess960 position numbers need variant: chess960 (the variant is 'standard')",
             )
@@ -1088,13 +553,6 @@ class EventConfig(_Section):
             return self.mqtt.settings(self.mqtt_password, self.mqtt_operator_passwords)
         except ValueError as exc:
             raise ConfigError(f"{self.source}: mqtt: {exc}") from None
-
-
-def _at(loc: str, message: str) -> ValueError:
-    # pydantic reports model-level errors at the model's own location; the key
-    # path is carried in the message with a marker that messages.describe()
-    # understands ("@key.path: message").
-    return ValueError(f"@{loc}: {message}")
 
 
 def apply_overrides(

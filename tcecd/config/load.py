@@ -509,7 +509,7 @@ def _kibitzer_entry(
 ) -> dict[str, object]:
     """One item of ``kibitzers``: an ``engines`` entry (the same three forms,
     loaded by the same code) with ``board`` and ``nice`` beside its keys; as the
-    mapping :class:`~tcecd.config.event.KibitzerConfig` validates."""
+    mapping :class:`~tcecd.config.runtime.KibitzerConfig` validates."""
     own: dict[str, object] = {}
     if isinstance(item, dict):
         item = dict(item)

@@ -18,8 +18,9 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from tcecd.config.engines import EngineConfig
-from tcecd.config.event import EventConfig, _Section
+from tcecd.config.event import EventConfig
 from tcecd.config.load import EngineRef
+from tcecd.config.section import Section
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _INTERNAL = ("source", "mqtt_password", "mqtt_operator_passwords")
@@ -100,9 +101,9 @@ def event_json_schema() -> dict[str, Any]:
 
 
 def _sections() -> list[type[BaseModel]]:
-    """Every config section model (the subclasses of ``_Section``, at any depth)."""
+    """Every config section model (the subclasses of ``Section``, at any depth)."""
     found: list[type[BaseModel]] = []
-    todo: list[type[BaseModel]] = [_Section]
+    todo: list[type[BaseModel]] = [Section]
     while todo:
         for sub in todo.pop().__subclasses__():
             if sub not in found:

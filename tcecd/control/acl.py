@@ -7,7 +7,7 @@ tcecd writes both files for its Mosquitto (:mod:`tcecd.bus.embedded`):
 
 * anonymous clients (viewers, browsers on the websockets listener) may
   subscribe and read, and publish nothing;
-* the daemon's own account (:data:`~tcecd.config.event.DAEMON_USER`, with a
+* the daemon's own account (:data:`~tcecd.config.runtime.DAEMON_USER`, with a
   password made at each start and kept in memory) publishes the event's
   topics and reads its ``control`` topic;
 * each operator account (``mqtt.operators``) publishes ``control`` and reads
