@@ -45,7 +45,7 @@ def command_line_password(
     from_env = environ.pop(PASSWORD_ENV, None) or None
     path: Path | None = args.mqtt_password_file
     if path is not None:
-        from tcecd.config.load import read_password_file
+        from tcecd.config.event_file import read_password_file
 
         return read_password_file(path, "--mqtt-password-file")
     return from_env

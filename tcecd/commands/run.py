@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tcecd.commands.mqtt_password import command_line_password
     from tcecd.config.event import apply_overrides
-    from tcecd.config.load import load_event
+    from tcecd.config.event_file import load_event
     from tcecd.daemon import run_event
     from tcecd.daemon.settings import from_config
     from tcecd.logging import configure
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         mqtt_password=command_line_password(args, os.environ),
     )
     if args.state_dir is not None:
-        from tcecd.config.load import check_state_dir
+        from tcecd.config.event_file import check_state_dir
 
         check_state_dir(config.state_dir, "--state-dir")
     settings = from_config(config)

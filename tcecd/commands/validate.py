@@ -108,7 +108,7 @@ def _tablebase_pieces(directories: tuple[Path, ...]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Load the config (raising ConfigError on any problem) and summarise it."""
-    from tcecd.config.load import load_event
+    from tcecd.config.event_file import load_event
     from tcecd.config.summary import advice, describe_event, limits_note
 
     config = load_event(args.config)

@@ -108,7 +108,7 @@ def _from_config(args: argparse.Namespace
                  ) -> tuple[MqttSettings, Callable[[], MqttSettings | None] | None, str | None]:
     """The broker settings, a locator for an embedded broker, and the event's slug."""
     from tcecd.bus.payloads import slugify
-    from tcecd.config.load import load_event
+    from tcecd.config.event_file import load_event
 
     cfg = load_event(args.config)
     settings = cfg.mqtt_settings()

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tcecd.config.engines import EngineConfig, RemoteConfig
     from tcecd.config.event import EventConfig, apply_overrides
+    from tcecd.config.event_file import load_event
     from tcecd.config.fingerprint import config_fingerprint, diff_fingerprints
-    from tcecd.config.load import load_engine, load_engine_file, load_event
+    from tcecd.config.load import load_engine, load_engine_file
 
 #: Where each name lives, imported on first use (PEP 562): importing
 #: ``tcecd.config.engines`` (``tcecd play``) then does not build the event
@@ -27,7 +28,7 @@ _LAZY = {
     "diff_fingerprints": "fingerprint",
     "load_engine": "load",
     "load_engine_file": "load",
-    "load_event": "load",
+    "load_event": "event_file",
 }
 
 

@@ -10,7 +10,7 @@ absolute (resolved against the config file's directory; outputs against the
 state directory). Nothing downstream reads raw dicts.
 
 This module is pure: reading the YAML and the engine definitions, and checking
-that files exist, is :func:`tcecd.config.load.load_event`'s job. Relative paths
+that files exist, is :func:`tcecd.config.event_file.load_event`'s job. Relative paths
 are resolved during validation from ``context={"base_dir": DIR}``.
 
 Scores in the YAML are in pawns (``0.15``), as TCEC writes them; the
@@ -252,7 +252,7 @@ class PairingConfig(Section):
 
 
 class EventConfig(Section):
-    """The whole event, parsed once: what :func:`~tcecd.config.load.load_event` returns."""
+    """The whole event, parsed once: what :func:`~tcecd.config.event_file.load_event` returns."""
 
     #: The YAML file this config came from (not a YAML key).
     source: Path = Field(default=Path("<memory>"), exclude=True)

@@ -84,7 +84,7 @@ class ReplayContext:
         """Load ``path`` (an event YAML) or return the empty context."""
         if path is None:
             return cls()
-        from tcecd.config.load import load_event
+        from tcecd.config.event_file import load_event
 
         config = load_event(path)
         players = players_from_config(config)

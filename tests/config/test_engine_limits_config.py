@@ -27,7 +27,7 @@ def test_entry_limits_replace_the_event_time_control(event_config: EventFactory)
 
 
 def test_bad_entry_limits_name_the_entry(event_file: Callable[..., Path]) -> None:  # noqa: F811
-    from tcecd.config.load import load_event
+    from tcecd.config.event_file import load_event
 
     path = event_file(engines=[{"ref": "ab-d1", "tc": "60++1"}, "ab-d2"])
     with pytest.raises(ConfigError) as err:

@@ -171,7 +171,7 @@ def test_a_definitions_bare_command_is_not_taken_from_the_working_directory(
 ) -> None:
     """A definition's bare ``command`` not found on PATH is refused by the event
     check, even with a file of that name in the working directory."""
-    from tcecd.config.load import load_event
+    from tcecd.config.event_file import load_event
 
     _planted(tmp_path)
     monkeypatch.chdir(tmp_path)

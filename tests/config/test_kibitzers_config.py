@@ -61,7 +61,7 @@ def test_kibitzer_entries_take_the_three_engine_forms(event_config: EventFactory
 def test_bad_kibitzer_entries_are_one_line_naming_the_entry(
     event_file: Callable[..., Path], entry: object, message: str  # noqa: F811
 ) -> None:
-    from tcecd.config.load import load_event
+    from tcecd.config.event_file import load_event
 
     path = event_file(kibitzers=[entry])
     with pytest.raises(ConfigError) as err:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tcecd.cli import main
+from tcecd.config.event_file import load_event
 from tcecd.config.fingerprint import config_fingerprint, diff_fingerprints
-from tcecd.config.load import load_event
 from tcecd.daemon.settings import from_config
 from tests.fixtures.event_config import write_event
 from tests.game.test_polyglot import START_BOOK, write_book

@@ -113,7 +113,7 @@ async def test_the_daemon_pairs_and_ranks_with_the_rules(tmp_path: Path) -> None
     forbidden), and the standings count 3 points a win."""
     import io
 
-    from tcecd.config.load import load_event
+    from tcecd.config.event_file import load_event
     from tcecd.daemon import run_event_async
     from tcecd.daemon.settings import from_config
     from tcecd.store import EventStore

@@ -12,7 +12,7 @@ import chess.polyglot
 import pytest
 
 from tcecd.cli import main
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.daemon.settings import from_config
 from tests.fixtures.event_config import write_event
 

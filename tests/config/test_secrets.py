@@ -15,7 +15,7 @@ import yaml
 
 from tcecd.cli import main
 from tcecd.commands.mqtt_password import command_line_password
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.errors import ConfigError
 from tests.fixtures.event_config import BASE_EVENT
 

@@ -15,7 +15,7 @@ from tcecd.bus import embedded
 from tcecd.bus.embedded import embedded_broker
 from tcecd.bus.settings import MqttSettings
 from tcecd.cli import main
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.control.acl import acl_text, password_hash, password_line
 from tcecd.errors import BusError
 from tcecd.event.state import EventState

@@ -3,7 +3,7 @@ engines, a few rounds, no broker needed (embedded)."""
 
 from __future__ import annotations
 
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.daemon.settings import from_config
 from tests.daemon.helpers import ROOT
 

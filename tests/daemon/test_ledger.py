@@ -243,7 +243,7 @@ def test_paths_of_the_wrong_kind(tmp_path: Path, played: Played) -> None:
     other = write_config(tmp_path / "file", rounds=ROUNDS)
     (other.parent / "state").write_text("not a directory\n", encoding="utf-8")
     line = one_error_line(run_tcecd(other))
-    # Refused when the config is loaded (tcecd.config.load.check_state_dir), before
+    # Refused when the config is loaded (tcecd.config.event_file.check_state_dir), before
     # the store would see it: the config key and the path.
     assert line.startswith("tcecd: error: ")
     assert line.endswith(f"outputs.state_dir: {str(other.parent / 'state')!r} is not a directory")

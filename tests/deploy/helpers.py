@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tcecd.config.event import EventConfig
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]

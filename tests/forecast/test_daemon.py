@@ -10,7 +10,7 @@ import pytest
 
 import tcecd.daemon.forecast as forecast_module
 from tcecd import eventloop
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.daemon import run_event_async
 from tcecd.daemon.settings import from_config
 from tcecd.daemon.stream import BaseSink, Committed

@@ -16,7 +16,7 @@ import pytest
 
 from tcecd.bus.outbox import outbox_key
 from tcecd.bus.payloads import Kind, Projection
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.daemon.forecast import ForecastWorker
 from tcecd.daemon.settings import from_config
 from tcecd.errors import ConfigError

@@ -14,7 +14,7 @@ import chess.pgn
 import pytest
 
 from tcecd.cli import main
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.errors import PgnError
 from tcecd.pgn.check import MovetextChecker
 from tcecd.replay.recover import recover_from_pgn

@@ -70,8 +70,8 @@ def test_daemon_event_replays_exactly(
     assert "".join(game_pgn(r) for r in iter_game_records(event)) == pgn.read_text()
 
     # A state restored from the PGN alone is the daemon's state.
+    from tcecd.config.event_file import load_event
     from tcecd.config.fingerprint import config_fingerprint
-    from tcecd.config.load import load_event
     from tcecd.replay.recover import recover_from_pgn, restore_state
     from tcecd.store.sqlite import EventStore
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tcecd.config.load import load_event
+from tcecd.config.event_file import load_event
 from tcecd.domain import GameId, Result
 from tcecd.errors import PgnError
 from tcecd.replay.recover import iter_game_records, recover_from_pgn
