@@ -88,7 +88,7 @@ def _operator_facts(
     its ``Round``) and the engines out of the cup, by the round of their first
     forfeit (``TerminationDetails "X withdrew"`` or ``"X disqualified"``)."""
     from tcecd.domain import GameId, Result
-    from tcecd.replay.event import OperatorFacts, ReplayedGame
+    from tcecd.replay.games import OperatorFacts, ReplayedGame
 
     facts = OperatorFacts(notes=notes)
     kept: list[dict[str, str]] = []

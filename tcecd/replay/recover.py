@@ -21,7 +21,8 @@ from tcecd.domain import Color, PlayerId, Result, Termination
 from tcecd.errors import PgnError, StateError
 from tcecd.game.record import GameRecord
 from tcecd.pgn.reader import ProgressCallback, iter_games
-from tcecd.replay.event import ReplayedEvent, ReplayedGame, rebuild_from_pgn
+from tcecd.replay.event import ReplayedEvent, rebuild_from_pgn
+from tcecd.replay.games import ReplayedGame
 from tcecd.replay.moves import game_record
 
 if TYPE_CHECKING:

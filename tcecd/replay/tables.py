@@ -17,7 +17,7 @@ from tcecd.outputs.text import points as _points
 from tcecd.outputs.text import render_table as _render
 from tcecd.outputs.text import standings_table as _standings_table
 from tcecd.pairing.base import Player, RoundRecord, Standing
-from tcecd.replay.event import ReplayedGame
+from tcecd.replay.games import ReplayedGame
 
 
 def standings_table(players: Sequence[Player], standings: Sequence[Standing]) -> str:
