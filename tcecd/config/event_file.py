@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -293,30 +293,25 @@ def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
                 f"{source}: unknown key {internal!r} (expected one of: {', '.join(event_keys())})"
             )
     base_dir = path.resolve().parent
-    if "engines" in raw:
-        items = raw["engines"]
+    if raw.get("kibitzers", ()) is None:
+        raw["kibitzers"] = []  # a key written with no value: no kibitzers
+    entries: dict[str, Callable[..., object]] = {
+        "engines": _engine_entry,
+        "kibitzers": _kibitzer_entry,
+    }
+    for key, entry in entries.items():
+        if key not in raw:
+            continue
+        items = raw[key]
         if not isinstance(items, list):
             raise ConfigError(
-                f"{source}: engines: expected a list of engines, got {short_repr(items)}"
+                f"{source}: {key}: expected a list of engines, got {short_repr(items)}"
             )
         search_dirs = _engine_search_dirs(raw, base_dir, source)
-        raw["engines"] = [
-            _engine_entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)
+        raw[key] = [
+            entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)
             for i, item in enumerate(items)
         ]
-    if "kibitzers" in raw and raw["kibitzers"] is not None:
-        items = raw["kibitzers"]
-        if not isinstance(items, list):
-            raise ConfigError(
-                f"{source}: kibitzers: expected a list of engines, got {short_repr(items)}"
-            )
-        search_dirs = _engine_search_dirs(raw, base_dir, source)
-        raw["kibitzers"] = [
-            _kibitzer_entry(item, i, source=source, base_dir=base_dir, search_dirs=search_dirs)
-            for i, item in enumerate(items)
-        ]
-    elif "kibitzers" in raw:
-        raw["kibitzers"] = []
     raw["source"] = path
     try:
         config = EventConfig.model_validate(raw, context={"base_dir": base_dir})
