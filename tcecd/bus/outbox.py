@@ -50,6 +50,10 @@ class OutboxEntry:
                              outbox_id=outbox_id)
 
 
+#: An outbox row as the store gives it: (row id, message).
+OutboxRow = tuple[int, OutboxEntry]
+
+
 @dataclass(frozen=True, slots=True)
 class OutboxMessage(Message):
     """A :class:`Message` that has an outbox row (``outbox_id``) to acknowledge

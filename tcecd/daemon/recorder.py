@@ -24,9 +24,9 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from tcecd.bus.outbox import OutboxEntry
+from tcecd.bus.outbox import OutboxEntry, OutboxRow
 from tcecd.daemon.crash import CrashPoints
-from tcecd.daemon.stream import Committed, EventStream, OutboxRow
+from tcecd.daemon.stream import Committed, EventStream
 from tcecd.domain import GameId, PlayerId
 from tcecd.event.state import EventState, apply
 from tcecd.event.strikes import FaultTuple, charge

@@ -25,12 +25,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from tcecd.bus.outbox import OutboxRow
 from tcecd.config.engines import EngineConfig
 from tcecd.daemon.crash import CrashPoints
 from tcecd.daemon.recorder import Recorder, outbox_events
 from tcecd.daemon.scheduler import Scheduler, Slot
 from tcecd.daemon.settings import RunSettings
-from tcecd.daemon.stream import OutboxRow
 from tcecd.domain import GameId, PlayerId, Result, Termination
 from tcecd.errors import EngineError, first_leaf
 from tcecd.event.strikes import FaultTuple, forfeit_record

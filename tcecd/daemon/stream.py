@@ -25,12 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from tcecd.bus.outbox import OutboxEntry
+from tcecd.bus.outbox import OutboxEntry, OutboxRow
 from tcecd.event.state import EventState
 from tcecd.events import DomainEvent
-
-#: An outbox row as the store gives it: (row id, message).
-OutboxRow = tuple[int, OutboxEntry]
 
 
 @dataclass(frozen=True, slots=True)

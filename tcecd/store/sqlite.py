@@ -52,7 +52,6 @@ valid JSON) is a :class:`StateError` naming the file.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import sqlite3
@@ -65,7 +64,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tcecd.bus.outbox import OutboxEntry
+from tcecd.bus.outbox import OutboxEntry, OutboxRow
 from tcecd.domain import GameId, PlayerId, Result, Termination
 from tcecd.errors import StateError
 from tcecd.game.record import GameRecord
@@ -76,20 +75,11 @@ from tcecd.store.console import (
     _NEXT_LEDGER,
     ConsoleRecords,
 )
+from tcecd.store.lock import lock_directory
+from tcecd.store.outbox import OUTBOX_SCHEMA, OutboxRecords, insert_outbox
 
 SCHEMA_VERSION = 1
 DB_NAME = "event.sqlite"
-_OUTBOX_SCHEMA = """
-CREATE TABLE IF NOT EXISTS outbox (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    key TEXT NOT NULL UNIQUE,
-    topic TEXT NOT NULL,
-    payload BLOB NOT NULL,
-    qos INTEGER NOT NULL,
-    retained INTEGER NOT NULL,
-    acked INTEGER NOT NULL DEFAULT 0
-);
-"""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -120,7 +110,7 @@ CREATE TABLE IF NOT EXISTS disqualified (
     reason TEXT NOT NULL
 );
 
-""" + _OUTBOX_SCHEMA + _CONTROL_SCHEMA
+""" + OUTBOX_SCHEMA + _CONTROL_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +143,7 @@ class StoredGame:
         return PlayedGame(self.white, self.black, self.result, self.played)
 
 
-class EventStore(ConsoleRecords):
+class EventStore(ConsoleRecords, OutboxRecords):
     """The state of one event in ``<state_dir>/event.sqlite``.
 
     Holds an exclusive lock on the state directory for its lifetime so that
@@ -178,7 +168,7 @@ class EventStore(ConsoleRecords):
         # Made by the lock below when missing: removed again on close if it is still
         # empty (a refused start, `run --from-pgn` with a bad PGN, leaves no trace).
         self._made_dir = not readonly and not state_dir.exists()
-        self._lock_fd = -1 if readonly else _lock_directory(state_dir)
+        self._lock_fd = -1 if readonly else lock_directory(state_dir)
         # Re-entrant: a batch (:meth:`batch`) holds it around nested writes.
         self._mutex = threading.RLock()
         self._depth = 0  # nesting of open write transactions
@@ -231,7 +221,7 @@ class EventStore(ConsoleRecords):
         if "outbox" not in tables and not self.readonly:
             # Added within schema version 1: created when an older (sound) state
             # is opened, the one write opening makes.
-            self._db.execute(_OUTBOX_SCHEMA)
+            self._db.execute(OUTBOX_SCHEMA)
         if "control" not in tables or "attempts" not in tables:
             # The console's tables, added the same way.
             self._db.executescript(_CONTROL_SCHEMA)
@@ -401,7 +391,7 @@ class EventStore(ConsoleRecords):
         """Mark the event over, with the messages announcing it (one transaction)."""
         with self._tx() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('finished', '1')")
-            return _insert_outbox(db, outbox)
+            return insert_outbox(db, outbox)
 
     # -- rounds --------------------------------------------------------------
 
@@ -433,7 +423,7 @@ class EventStore(ConsoleRecords):
                 db.execute("UPDATE rounds SET pairing = ? WHERE round = ?", (text, pairing.round))
             else:
                 db.execute("INSERT INTO rounds VALUES (?, ?)", (pairing.round, text))
-            return _insert_outbox(db, outbox)
+            return insert_outbox(db, outbox)
 
     def pairing(self, round_no: int) -> RoundPairing | None:
         rows = self._query("SELECT round, pairing FROM rounds WHERE round = ?", (round_no,))
@@ -494,7 +484,7 @@ class EventStore(ConsoleRecords):
                         pgn,
                     ),
                 )
-                return _insert_outbox(db, outbox)
+                return insert_outbox(db, outbox)
         except sqlite3.IntegrityError:
             raise StateError(f"game {gid} is already recorded in {self.path}") from None
 
@@ -589,53 +579,6 @@ class EventStore(ConsoleRecords):
         return {r[0]: (int(r[1]), r[2]) for r in rows}
 
 
-    # -- the outbox (tcecd.bus.outbox) ------------------------------------------
-
-    def add_outbox(self, entries: Sequence[OutboxEntry]) -> list[OutboxRow]:
-        """Add must-deliver messages on their own (one transaction); an entry
-        whose key is already there is left alone. Returns the rows written."""
-        with self._tx() as db:
-            return _insert_outbox(db, entries)
-
-    def outbox_keys(self) -> set[str]:
-        """The keys of every outbox row, acknowledged or not."""
-        return {str(r[0]) for r in self._query("SELECT key FROM outbox")}
-
-    def outbox_pending(self) -> list[OutboxRow]:
-        """The rows the broker has not acknowledged yet, oldest first."""
-        rows = self._query(
-            "SELECT id, key, topic, payload, qos, retained FROM outbox WHERE acked = 0 "
-            "ORDER BY id"
-        )
-        return [
-            (int(r[0]), OutboxEntry(r[1], r[2], bytes(r[3]), int(r[4]), bool(r[5])))
-            for r in rows
-        ]
-
-    def ack_outbox(self, ids: Sequence[int]) -> None:
-        """Mark rows acknowledged by the broker (losing this write only means
-        sending them again: at least once)."""
-        with self._tx() as db:
-            db.executemany("UPDATE outbox SET acked = 1 WHERE id = ?", [(i,) for i in ids])
-
-
-#: An outbox row: its id and the message.
-OutboxRow = tuple[int, OutboxEntry]
-
-def _insert_outbox(db: sqlite3.Connection, entries: Sequence[OutboxEntry]) -> list[OutboxRow]:
-    """Insert ``entries`` in the current transaction, skipping keys already there."""
-    rows: list[OutboxRow] = []
-    for e in entries:
-        cur = db.execute(
-            "INSERT OR IGNORE INTO outbox (key, topic, payload, qos, retained) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (e.key, e.topic, e.payload, e.qos, int(e.retain)),
-        )
-        if cur.rowcount == 1 and cur.lastrowid is not None:
-            rows.append((int(cur.lastrowid), e))
-    return rows
-
-
 _TABLES = ("meta", "rounds", "games", "faults", "disqualified")
 
 
@@ -645,36 +588,6 @@ def _one_line(exc: BaseException) -> str:
     lines = str(exc).splitlines() or [""]
     text = lines[0]
     return text if len(text) <= 120 else text[:117] + "..."
-
-
-def _lock_directory(state_dir: Path) -> int:
-    """Create ``state_dir`` if needed and hold an exclusive ``flock`` on the
-    directory itself; returns the descriptor (closing it releases the lock).
-
-    The directory, not a lock file in it: a file can be deleted from under a
-    running daemon (a second one would then lock a new file and run the same
-    event), the directory of a running event cannot be replaced while it
-    holds the database. The kernel drops the lock when the process dies."""
-    try:
-        state_dir.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise StateError(f"{state_dir}: is not a directory (state_dir must name one)") from None
-    except OSError as exc:
-        raise StateError(
-            f"{state_dir}: cannot create the state directory: {exc.strerror}"
-        ) from None
-    try:
-        fd = os.open(state_dir, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError as exc:
-        raise StateError(f"{state_dir}: cannot open the state directory: {exc.strerror}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise StateError(
-            f"{state_dir}: another tcecd process is running this state directory"
-        ) from None
-    return fd
 
 
 def round_record(pairing: RoundPairing, games: dict[int, StoredGame]) -> RoundRecord:

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tcecd.bus.outbox import OutboxEntry
+from tcecd.bus.outbox import OutboxEntry, OutboxRow
 from tcecd.daemon.sinks.files import event_crosstable
-from tcecd.daemon.stream import BaseSink, Committed, OutboxRow
+from tcecd.daemon.stream import BaseSink, Committed
 from tcecd.domain import GameId
 from tcecd.event.state import EventState
 from tcecd.events import (
