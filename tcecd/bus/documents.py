@@ -153,7 +153,18 @@ class Eval(_Part):
     text: Str | None = None
 
 
-class MovePart(_Part):
+class SearchPart(_Part):
+    """An engine's search figures (a move's, a kibitzer's)."""
+
+    depth: Int | None = None
+    seldepth: Int | None = None
+    nodes: Int | None = None
+    nps: Int | None = None
+    tbhits: Int | None = None
+    hashfull: Int | None = None
+
+
+class MovePart(SearchPart):
     """A move's fields (a ``move`` document; ``last`` of ``live`` and ``end``)."""
 
     ply: Int
@@ -165,12 +176,6 @@ class MovePart(_Part):
     move_time_ms: Int | None = None
     clock_left_ms: Int | None = None
     eval: Eval | None = None
-    depth: Int | None = None
-    seldepth: Int | None = None
-    nodes: Int | None = None
-    nps: Int | None = None
-    tbhits: Int | None = None
-    hashfull: Int | None = None
     pv: Annotated[list[San], Field(max_length=1000)] | None = None
     ponder: San | None = None
     r50: Int | None = None
@@ -408,7 +413,7 @@ class ForecastDoc(_Doc):
     players: Annotated[list[ForecastPlayer], Field(max_length=MANY)]
 
 
-class KibitzerDoc(_Doc):
+class KibitzerDoc(_Doc, SearchPart):
     type: Literal["kibitzer"]
     kibitzer: Int
     engine: Str
@@ -417,12 +422,6 @@ class KibitzerDoc(_Doc):
     ply: Int
     fen: Str
     eval: Eval | None = None
-    depth: Int | None = None
-    seldepth: Int | None = None
-    nodes: Int | None = None
-    nps: Int | None = None
-    tbhits: Int | None = None
-    hashfull: Int | None = None
     time_ms: Int | None = None
     wdl: Annotated[list[Int], Field(min_length=3, max_length=3)] | None = None
     pv: list[Str] = []
