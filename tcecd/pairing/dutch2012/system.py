@@ -20,7 +20,8 @@ round bracket by bracket, from the highest score down:
   other sets, then M1 = 0, then other floaters with M1 = 0, then any
   other pairing of the penultimate bracket; if none helps (or P becomes
   zero there) the two lowest brackets are joined, with the latest added one
-  as S1, and so on upwards (:data:`_C13_STEPS`);
+  as S1, and so on upwards (:data:`~tcecd.pairing.dutch2012.backtrack._C13_STEPS`;
+  C.1, C.12 and C.13 are :mod:`~tcecd.pairing.dutch2012.backtrack`);
 * the readings of the text where it is open are JaVaFo 1.4's (docs/pairing.md,
   "Compared with JaVaFo 1.4");
 * A.5/B.1b: the bye (odd field) is the player the lowest bracket leaves
@@ -35,8 +36,8 @@ every score the rules read (A.2, A.3, A.4 floats, A.10 top scorers, F.1).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 
 from tcecd.domain import Color, PlayerId
 from tcecd.errors import PairingError
@@ -51,72 +52,12 @@ from tcecd.pairing.base import (
     absent_players,
     board_order_games,
 )
-from tcecd.pairing.dutch2012.bracket import (
-    Bracket,
-    BracketProcedure,
-    Outcome,
-    floater_order,
-    scores_of,
-)
+from tcecd.pairing.dutch2012.backtrack import Round, pair_brackets
 from tcecd.pairing.dutch2012.colours import Preference, allocate, preference
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 from tcecd.pairing.points import partners
-
-
-def _first(outcomes: Iterator[Outcome]) -> Outcome | None:
-    return next(outcomes, None)
-
-
-class _Round:
-    """The facts of the round being paired, shared by every bracket."""
-
-    def __init__(
-        self,
-        field: Sequence[PlayerState],
-        prefs: dict[PlayerId, Preference],
-        *,
-        even_round: bool,
-        top_scorer_above: int | None,
-    ) -> None:
-        self.field = field
-        self.prefs = prefs
-        self.even_round = even_round
-        #: last round: scores (half-points) above this are top scorers (A.10)
-        self.top_scorer_above = top_scorer_above
-
-    def bracket(
-        self,
-        residents: Sequence[PlayerState],
-        movers: Sequence[PlayerState],
-        *,
-        lowest: bool,
-        merged: bool = False,
-    ) -> Bracket:
-        players = tuple(sorted([*residents, *movers], key=a2_key))
-        return Bracket(
-            merged=merged,
-            players=players,
-            movers=frozenset(p.id for p in movers),
-            prefs=self.prefs,
-            lowest=lowest,
-            even_round=self.even_round,
-            top_scorer_above=self.top_scorer_above,
-        )
-
-    def incompatible(self, bracket: Bracket) -> list[PlayerState]:
-        """C.1: players with no opponent in the bracket under B.1 (and B.2,
-        except when pairing top scorers)."""
-        return [
-            a
-            for a in bracket.players
-            if not any(
-                compatible(a, b, self.prefs, self.top_scorer_above)
-                for b in bracket.players
-                if b is not a
-            )
-        ]
 
 
 class Dutch2012(EventLengthSystem):
@@ -153,7 +94,7 @@ class Dutch2012(EventLengthSystem):
             # can score, in every round so far).
             most = (round_number - 1) * (2 if double else 1) * context.points.most_per_game
             top_above = most // 2
-        rnd = _Round(field, prefs, even_round=round_number % 2 == 0, top_scorer_above=top_above)
+        rnd = Round(field, prefs, even_round=round_number % 2 == 0, top_scorer_above=top_above)
         if not _possible(rnd):
             # Also when every player had a point without playing in an odd field
             # (B.1b leaves nobody for the bye; JaVaFo 1.4 then often gives it
@@ -161,7 +102,7 @@ class Dutch2012(EventLengthSystem):
             raise PairingError(
                 f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
             )
-        outcomes = _pair_brackets(rnd, _score_groups(field), round_number)
+        outcomes = pair_brackets(rnd, _score_groups(field), round_number)
         pairs_out = [pair for out in outcomes for pair in out.pairs]
         floaters = [p for out in outcomes[-1:] for p in out.floaters]
         if len(floaters) > 1:  # pragma: no cover - the lowest bracket leaves at most one
@@ -171,7 +112,7 @@ class Dutch2012(EventLengthSystem):
         return _round_pairing(round_number, pairs_out, bye, prefs, field, double, context, lot)
 
 
-def _possible(rnd: _Round) -> bool:
+def _possible(rnd: Round) -> bool:
     """Whether any pairing of the field meets B.1 (with an eligible bye) and B.2
     (which top scorers may ignore in the last round): a perfect matching of
     the allowed pairs, the bye a vertex of its own. The procedure never
@@ -202,344 +143,6 @@ def _score_groups(field: Sequence[PlayerState]) -> list[list[PlayerState]]:
         else:
             groups.append([s])
     return groups
-
-
-def _pair_brackets(
-    rnd: _Round, groups: list[list[PlayerState]], round_number: int
-) -> list[Outcome]:
-    """Pair every bracket from the top (C.1, C.12), then the lowest (C.13)."""
-    if not groups:
-        return [Outcome((), ())]
-    chosen: list[Outcome] = []
-    #: per bracket: (residents after C.1, moved-down players) and the C.1 pushes
-    inputs: list[tuple[list[PlayerState], list[PlayerState]]] = []
-    pushed: list[list[PlayerState]] = []
-    carry: list[PlayerState] = []
-    for k in range(len(groups) - 1):
-        residents, movers, push = _c1(rnd, groups[k], carry)
-        p1 = (len(residents) + len(movers)) // 2
-        out, quality = _pairing(rnd, residents, movers, p1)
-        # C.1/C.12: a moved-down player without an opponent here, a heterogeneous
-        # bracket that cannot pair all its moved-down players, or a bracket that
-        # cannot make its P1 pairs: the previous bracket may move down another set.
-        moved_on = any(p in carry for p in push)  # C.1 moved a moved-down player on
-        stuck = moved_on or not quality[1]
-        if k > 0 and carry and (stuck or _movers_left(residents, movers, quality)):
-            moved = scores_of([*out.floaters, *push])
-            alt = _c12(
-                rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], (*quality, moved), p1,
-                len(out.pairs) if moved_on else None,
-            )
-            if alt is not None:
-                prev, residents, movers, push, out = alt
-                chosen[k - 1] = prev
-        chosen.append(out)
-        inputs.append((residents, movers))
-        pushed.append(push)
-        carry = [*out.floaters, *push]
-    return _c13(rnd, groups, chosen, inputs, pushed, carry, round_number)
-
-
-def _movers_left(
-    residents: Sequence[PlayerState], movers: Sequence[PlayerState], quality: tuple[int, bool]
-) -> bool:
-    """Whether a heterogeneous bracket (A.3: fewer than half of it moved down)
-    paired fewer moved-down players than it has: its procedure got to C.14.b2
-    (lower M1), and C.12 comes before C.14 in the text. As JaVaFo 1.4 pairs it
-    (the dutch9 forecast round a7088fd29c77: the 2.5-point bracket, 2, 7, 8
-    with 1 and 4 moved down, can pair only one of them; the 3-point bracket
-    pairs 6-1 instead of 6-3, and 3 and 4 moved down pair 8-3, 4 on to the
-    bye). A bracket of which at least half moved down is treated as
-    homogeneous: it has no M1 to lower (seed 593, round 7)."""
-    return 2 * len(movers) < len(movers) + len(residents) and quality[0] < len(movers)
-
-
-def _c1(
-    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
-) -> tuple[list[PlayerState], list[PlayerState], list[PlayerState]]:
-    """C.1: (residents, movers) still in the bracket, and the incompatible
-    players moved down at once."""
-    stuck = rnd.incompatible(rnd.bracket(residents, movers, lowest=False))
-    stuck_ids = {p.id for p in stuck}
-    return (
-        [p for p in residents if p.id not in stuck_ids],
-        [p for p in movers if p.id not in stuck_ids],
-        stuck,
-    )
-
-
-def _pairing(
-    rnd: _Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState], p1: int
-) -> tuple[Outcome, tuple[int, bool]]:
-    """A bracket's pairing (not the lowest): C.2-C.10, then C.14 if needed; and
-    how good it is for C.12: how many moved-down players it pairs, and whether
-    it makes ``p1`` pairs."""
-    bracket = rnd.bracket(residents, movers, lowest=False)
-    out = _first(BracketProcedure(bracket).outcomes())
-    assert out is not None  # C.14.a ends with the whole bracket moved down
-    paired = sum(1 for a, b in out.pairs if a.id in bracket.movers or b.id in bracket.movers)
-    return out, (paired, len(out.pairs) >= p1)
-
-
-#: a bracket after C.1 and its pairing: residents, movers, pushed down, outcome
-_Next = tuple[list[PlayerState], list[PlayerState], list[PlayerState], Outcome]
-
-
-def _c12(
-    rnd: _Round,
-    group: Sequence[PlayerState],
-    prev_input: tuple[list[PlayerState], list[PlayerState]],
-    prev_pushed: list[PlayerState],
-    prev_out: Outcome,
-    quality: tuple[int, bool, tuple[int, ...]],
-    p1: int,
-    c1_pairs: int | None = None,
-) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
-    """C.12: the first pairing of the previous bracket (in its procedure order)
-    moving down another set of players of the same size and scores with which
-    this bracket does better than ``quality`` (moved-down players paired, P1
-    pairs made, the scores of the players it moves down; this bracket does
-    not backtrack again meanwhile). "This now allows P1 pairings" is read as
-    JaVaFo 1.4 reads it: a heterogeneous bracket's P is the number of
-    moved-down players to pair (C.3.a), and pairing more of them counts even
-    if not all; else P1 pairs where there were none; else, when C.1 moved a
-    moved-down player on, as many pairs as the bracket with him has players
-    for (his P1) and lower scored players moved down (B.3's order,
-    :func:`floater_order`): seeds 710 round 11 and 873 round 6. ``c1_pairs``:
-    the pairs this bracket made when C.1 moved a moved-down player on; then
-    pairing more moved-down players counts only with more pairs than that, or
-    with the P1 pairs of the bracket with every player moved into it (seed
-    1202, round 9; seed 51, round 7, makes one pair where there was none)."""
-    scores = sorted(p.score for p in prev_out.floaters)
-    original = frozenset(p.id for p in prev_out.floaters)
-    found: dict[frozenset[PlayerId], _Next | None] = {}
-
-    def accept(floaters: tuple[PlayerState, ...]) -> bool:
-        ids = frozenset(p.id for p in floaters)
-        if ids == original or sorted(p.score for p in floaters) != scores:
-            return False
-        if ids not in found:
-            found[ids] = None
-            carry = [*floaters, *prev_pushed]
-            residents, movers, push = _c1(rnd, group, carry)
-            after, better = _pairing(rnd, residents, movers, p1)
-            full = len(after.pairs) >= (len(residents) + len(carry)) // 2
-            # C.12 after C.1: more moved-down players paired is "P1 pairings" only
-            # with more pairs, or the bracket's P1 with every player moved in
-            # (seed 1202, round 9: 9-7 instead of 7-11 is no gain).
-            more = c1_pairs is None or full or len(after.pairs) > c1_pairs
-            if (better > quality[:2] and more) or (
-                better == quality[:2]
-                and full
-                and floater_order(scores_of([*after.floaters, *push]))
-                < floater_order(quality[2])
-            ):
-                found[ids] = (residents, movers, push, after)
-        return found[ids] is not None
-
-    prev_bracket = rnd.bracket(*prev_input, lowest=False)
-    procedure = BracketProcedure(prev_bracket, accept=accept, floaters=len(original))
-    alt = _first(procedure.outcomes())
-    if alt is None:
-        return None
-    after = found[frozenset(p.id for p in alt.floaters)]
-    assert after is not None
-    return (alt, *after)
-
-
-@dataclass(frozen=True, slots=True)
-class _C13Step:
-    """One attempt of C.13: the lowest bracket as it is (``penultimate`` None),
-    or another pairing of the penultimate bracket ("same P1": moving down as
-    many players; "any": C.14 included; neither leaves all of its own
-    moved-down players unpaired); ``keep_movers``: the lowest bracket must
-    pair a moved-down player (no M1 = 0), and a "same P1" penultimate bracket
-    keeps its M1 too (C.14.b2 only after the lowest's M1 = 0); ``first_set``: with M1 lowered
-    below M0, only D.3's first set of moved-down players (the highest) is
-    tried, when there is a penultimate bracket to ask next; ``same_scores``:
-    the penultimate bracket's other pairing moves down players with the
-    scores of those it moved down before."""
-
-    penultimate: str | None
-    keep_movers: bool
-    first_set: bool = False
-    same_scores: bool = False
-
-
-#: C.13's attempts in order, before the two lowest brackets are joined (JaVaFo
-#: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md).
-_C13_STEPS = (
-    _C13Step(None, keep_movers=True, first_set=True),
-    # C.12's "another set of players of the same size and with the same
-    # scores": C.13 asks so first, else the lowest's M1 = 0 comes before
-    # other floaters (seed 1970, round 5).
-    _C13Step("same P1", keep_movers=True, same_scores=True),
-    _C13Step(None, keep_movers=True),
-    _C13Step(None, keep_movers=False),
-    _C13Step("same P1", keep_movers=False),
-    _C13Step("any", keep_movers=False),
-)
-
-
-def _c13(
-    rnd: _Round,
-    groups: list[list[PlayerState]],
-    chosen: list[Outcome],
-    inputs: list[tuple[list[PlayerState], list[PlayerState]]],
-    pushed: list[list[PlayerState]],
-    carry: list[PlayerState],
-    round_number: int,
-) -> list[Outcome]:
-    """The lowest bracket, and C.13 when it cannot be paired.
-
-    C.13 first lowers M1 of a heterogeneous lowest bracket (C.14.b2). As JaVaFo
-    1.4 reads it, that stops while a moved-down player is still paired: before
-    pairing the lowest bracket as homogeneous (M1 = 0, a moved-down player
-    left for the bye), the penultimate bracket is asked for a pairing that lets
-    the lowest one pair its moved-down players; then M1 = 0; then a pairing
-    of the penultimate bracket keeping its P1 with which the lowest can be
-    paired at all (M1 = 0 allowed; seed 779 round 10); then any; then the
-    two lowest brackets are joined, and so on upwards. "Reduce M1 as shown in
-    C.14.b2" puts the M1 highest moved-down players in S1 (C.4): the other
-    sets D.3 lists come only after the penultimate bracket was asked (JaVaFo
-    1.4: the dutch9 forecast round 3ace259062ad), unless there is none to ask.
-    """
-    last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
-    while True:
-        joined = [p for g in groups[start:-1] for p in g]
-        movers_in = [*chosen[start - 1].floaters, *pushed[start - 1]] if start > 0 else []
-        # A merged bracket's S1: the latest added score bracket (with the players
-        # moved down into it); the brackets joined before it are its S2 with the lowest.
-        residents = [p for g in groups[start + 1 :] for p in g] if start < last else groups[-1]
-        movers = [*movers_in, *groups[start]] if start < last else movers_in
-        pen = start - 1
-        # A penultimate bracket with players to pair again (not all moved on by C.1).
-        ask = start > 0 and len(inputs[pen][0]) + len(inputs[pen][1]) >= 2
-        for step in _C13_STEPS:
-            if step.penultimate is None:
-                out = _lowest(
-                    rnd,
-                    residents,
-                    movers,
-                    m1_zero=not step.keep_movers,
-                    merged=start < last,
-                    first_set=step.first_set and ask,
-                )
-                if out is not None:
-                    return [*chosen[:start], out]
-            elif start > 0:
-                # C.13: another pairing of the penultimate bracket for the lowest one.
-                again = _c13_penultimate(
-                    rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined, step
-                )
-                if again is not None:
-                    return [*chosen[:pen], *again]
-        if start == 0:
-            raise PairingError(
-                f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
-            )
-        # C.13: no pairing of the penultimate bracket helps: join the two lowest.
-        start = pen
-
-
-def _c13_penultimate(
-    rnd: _Round,
-    pen_input: tuple[list[PlayerState], list[PlayerState]],
-    pen_pushed: list[PlayerState],
-    pen_out: Outcome,
-    residents: Sequence[PlayerState],
-    joined: Sequence[PlayerState],
-    step: _C13Step,
-) -> tuple[Outcome, Outcome] | None:
-    """C.13: the first other pairing of the penultimate bracket (in the order of
-    its own procedure, C.14 included unless ``step`` keeps P1) with which the
-    lowest bracket can be paired (as ``step`` says); that pairing and the
-    lowest bracket's."""
-    keep_movers = step.keep_movers
-    tried = frozenset(p.id for p in pen_out.floaters)
-    whole = len(pen_input[0]) + len(pen_input[1])
-    lowest_for: dict[frozenset[PlayerId], Outcome | None] = {}
-
-    def accept(floaters: tuple[PlayerState, ...]) -> bool:
-        ids = frozenset(p.id for p in floaters)
-        if ids == tried:
-            return False
-        if step.same_scores and scores_of(floaters) != scores_of(pen_out.floaters):
-            return False
-        if ids not in lowest_for:
-            # The players the penultimate bracket moves down are the lowest
-            # bracket's moved-down players (A.3). If P becomes zero there, the
-            # two lowest are joined, the penultimate one (all moved down) the
-            # latest added: "a heterogeneous score bracket with the latest added
-            # score bracket as S1". A lowest bracket already joined by C.13 is
-            # paired the same way, the brackets joined before being its residents
-            # (seeds 811 round 4, 422 round 6: JaVaFo 1.4 pairs it so).
-            merged = bool(joined) or (bool(floaters) and len(floaters) == whole)
-            # Keeping the moved-down players paired before M1 = 0 is for a
-            # lowest bracket C.13 has not joined yet: a joined one lowers its
-            # M1 at once, as C.13's first sentence says (seed 1936 round 9:
-            # JaVaFo 1.4 gives the bye to 8, moved down into the joined
-            # bracket, before it takes the penultimate's later pairing that
-            # moves down 10, whom the joined bracket could pair).
-            lowest_for[ids] = _lowest(
-                rnd,
-                [*joined, *residents],
-                [*floaters, *pen_pushed],
-                m1_zero=not keep_movers or bool(joined),
-                merged=merged,
-            )
-        return lowest_for[ids] is not None
-
-    pen_bracket = rnd.bracket(*pen_input, lowest=False)
-    # Keeping the moved-down players paired, the penultimate bracket keeps its P1.
-    size = len(pen_out.floaters) if step.penultimate == "same P1" else None
-    # Before the lowest bracket's M1 = 0, the penultimate bracket's other
-    # pairing keeps its own M1 as well (no C.14.b2 there): leaving one of its
-    # own moved-down players unpaired is no "pairing which will allow" the
-    # lowest one to pair its moved-down players (C.13; seed 1444, round 5).
-    # And it never leaves all of them unpaired (C.14.b2 stops at M1 = 1, no
-    # M1 = 0): a heterogeneous bracket's P is M1 (C.3.a), and "if in the
-    # penultimate score bracket P becomes zero" the two lowest are joined
-    # (seed 2037 round 10: JaVaFo 1.4 joins the 5-point bracket, where its
-    # pairing 6-8 moving on 3, moved down into it, would have done).
-    procedure = BracketProcedure(
-        pen_bracket,
-        reduce=not (keep_movers and step.penultimate == "same P1"),
-        accept=accept,
-        floaters=size,
-        m1_zero=False,
-    )
-    alt = _first(procedure.outcomes())
-    if alt is None:
-        return None
-    low = lowest_for[frozenset(p.id for p in alt.floaters)]
-    assert low is not None
-    return alt, low
-
-
-def _lowest(
-    rnd: _Round,
-    residents: Sequence[PlayerState],
-    movers: Sequence[PlayerState],
-    *,
-    m1_zero: bool = True,
-    merged: bool = False,
-    first_set: bool = False,
-) -> Outcome | None:
-    """The lowest bracket's pairing: everybody paired but at most the bye.
-    ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
-    brackets joined by C.13, "treated as a heterogeneous score bracket with the
-    latest added score bracket as S1": ``movers`` are that bracket's players
-    (with those moved down into it). As JaVaFo 1.4 pairs them: heterogeneous
-    when they are fewer than half (A.3: M1 from M0 down; within each, B.2 in
-    force before it is dropped, and B.3 first: the bye's score, then the
-    smallest score differences), else one bracket of unequal scores with S1
-    the highest players, B.3 first (lowest bye, smallest score differences).
-    ``first_set``: only D.3's first set of moved-down players for each M1 (a
-    bracket C.13 has not joined; :data:`_C13_STEPS`)."""
-    bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
-    procedure = BracketProcedure(bracket, m1_zero=m1_zero, first_set=first_set and not merged)
-    return _first(procedure.outcomes())
 
 
 def _lot_colour(

@@ -70,10 +70,10 @@ def forecast_rounds() -> list[str]:
 
 def c13_steps(trf: str) -> tuple[str, ...]:
     """The C.13 steps tcecd's pairing of ``trf`` took (empty: none)."""
-    import tcecd.pairing.dutch2012.system as system
+    import tcecd.pairing.dutch2012.backtrack as backtrack
 
     flags: set[str] = set()
-    pen, low = system._c13_penultimate, system._lowest
+    pen, low = backtrack._c13_penultimate, backtrack._lowest
 
     def spy_pen(*args: Any) -> Any:
         out = pen(*args)
@@ -88,11 +88,11 @@ def c13_steps(trf: str) -> tuple[str, ...]:
             flags.add("merged")
         return out
 
-    system._c13_penultimate, system._lowest = spy_pen, spy_low  # type: ignore[assignment]
+    backtrack._c13_penultimate, backtrack._lowest = spy_pen, spy_low  # type: ignore[assignment]
     try:
         tcecd_pairing(parse_trf(trf, "forecast round"))
     finally:
-        system._c13_penultimate, system._lowest = pen, low  # type: ignore[assignment]
+        backtrack._c13_penultimate, backtrack._lowest = pen, low  # type: ignore[assignment]
     return tuple(sorted(flags))
 
 
