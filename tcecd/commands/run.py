@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from tcecd.commands.mqtt_password import command_line_password
-    from tcecd.config.event import apply_overrides
     from tcecd.config.event_file import load_event
+    from tcecd.config.overrides import apply_overrides
     from tcecd.daemon import run_event
     from tcecd.daemon.settings import from_config
     from tcecd.logging import configure

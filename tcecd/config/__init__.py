@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tcecd.config.engines import EngineConfig, RemoteConfig
-    from tcecd.config.event import EventConfig, apply_overrides
+    from tcecd.config.event import EventConfig
     from tcecd.config.event_file import load_event
     from tcecd.config.fingerprint import config_fingerprint, diff_fingerprints
     from tcecd.config.load import load_engine, load_engine_file
+    from tcecd.config.overrides import apply_overrides
 
 #: Where each name lives, imported on first use (PEP 562): importing
 #: ``tcecd.config.engines`` (``tcecd play``) then does not build the event
@@ -23,7 +24,7 @@ _LAZY = {
     "EngineConfig": "engines",
     "RemoteConfig": "engines",
     "EventConfig": "event",
-    "apply_overrides": "event",
+    "apply_overrides": "overrides",
     "config_fingerprint": "fingerprint",
     "diff_fingerprints": "fingerprint",
     "load_engine": "load",

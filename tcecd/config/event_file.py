@@ -323,7 +323,7 @@ def load_event(path: Path, *, scheduler: str | None = None) -> EventConfig:
         outputs = config.outputs.model_copy(update={"state_dir": base_dir / "state" / path.stem})
         config = config.model_copy(update={"outputs": outputs})
     if scheduler is not None:
-        from tcecd.config.event import execution_override
+        from tcecd.config.overrides import execution_override
 
         execution = execution_override(config, scheduler)
         config = config.model_copy(update={"execution": execution})

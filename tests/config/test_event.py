@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from tcecd.config.event import apply_overrides
 from tcecd.config.event_file import load_event
 from tcecd.config.fingerprint import config_fingerprint, diff_fingerprints
 from tcecd.config.load import DEFAULT_ENGINES_DIR
+from tcecd.config.overrides import apply_overrides
 from tcecd.errors import ConfigError
 from tcecd.game.adjudication import AdjudicationRules, DrawRule, TablebaseRule, WinRule
 from tcecd.game.timecontrol import Stage, TimeControl
