@@ -1,42 +1,5 @@
-"""The JSON document of ``tcecd simulate --json`` and ``tcecd pair``.
-
-One format for an event so far (docs/pairing.md)::
-
-    {"system": "tcec-swiss", "double": false,
-     "players": [{"id": "P01", "name": "...", "seed": 1, "rating": 3500}, ...],
-     "rounds": [{"round": 1, "bye": null, "removed_history_rounds": [],
-                 "games": [{"white": "P02", "black": "P01", "result": "0-1"}, ...]}],
-     "standings": [...]}
-
-``"system"`` (when present) names a registered pairing system
-(:mod:`tcecd.pairing.registry`; absent: ``"tcec-swiss"``); ``"double"``
-defaults to false; ``"rounds"`` to none; ``"standings"`` is output only and
-ignored on input. A game may carry ``"played": false`` (a forfeit that never
-started). Rounds are finished rounds: numbered 1, 2, ... with every player
-paired once (twice against the same opponent in a double round), given the
-BYE or listed in the round's requested byes.
-
-Fields the FIDE systems need, all optional so older documents still load (and
-written only when set, so TCEC Swiss documents look as before): a player's
-``"title"``; a round's ``"requested_byes": [{"player": "P03", "kind": "H"}]``
-(kinds ``H``, ``F``, ``Z``: half-, full-, zero-point bye or absence); and the
-round to pair next, ``"context": {"total_rounds": 9, "first_colour": "white",
-"requested_byes": [...]}`` (:class:`~tcecd.pairing.base.RoundContext`), with
-the event's rules when it has any: ``"forbidden_pairs": [["P01", "P02"]]``,
-``"points": {"win_white": 3, ...}`` (points per outcome,
-:data:`tcecd.pairing.points.OUTCOMES`; ``win``/``draw``/``loss`` set both
-colours) and ``"acceleration": {"P01": [1, 1, 0.5]}`` (virtual points per
-round, from round 1).
-
-A round's pairing-allocated bye is ``"bye"`` (an id or null); a round with
-several (the integer program may leave several players unpaired) has
-``"byes"``, a list, instead. Older documents kept the further ones among the
-``"requested_byes"`` with kind ``U``: they still load, as pairing-allocated
-byes.
-
-Every error names the source and the JSON path of the bad value, e.g.
-``state.json: $.rounds[2].games[0].result: invalid result '2-0'``.
-"""
+"""Reading the event document (:mod:`tcecd.pairing.state_json`): every value
+checked, every error one line naming the source and the JSON path."""
 
 from __future__ import annotations
 
@@ -55,9 +18,7 @@ from tcecd.pairing.base import (
     PlayedGame,
     Player,
     RoundContext,
-    RoundPairing,
     RoundRecord,
-    Standing,
 )
 from tcecd.pairing.points import (
     OUTCOMES,
@@ -72,7 +33,6 @@ from tcecd.pairing.points import (
 )
 from tcecd.pairing.tally import removed_rounds, tally
 
-SYSTEM = "tcec-swiss"
 #: The document is four levels deep; deeper nesting is refused before parsing
 #: (``json.loads`` recurses once per level and would end in a RecursionError).
 MAX_JSON_DEPTH = 32
@@ -123,132 +83,6 @@ class EventState:
     double: bool
     rounds: tuple[RoundRecord, ...]
     context: RoundContext
-
-
-# -- output -------------------------------------------------------------------
-
-
-def player_to_json(player: Player) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "id": player.id,
-        "name": player.name,
-        "seed": player.seed,
-        "rating": player.rating,
-    }
-    if player.title is not None:
-        doc["title"] = player.title
-    return doc
-
-
-def byes_to_json(byes: Sequence[Bye]) -> list[dict[str, Any]]:
-    return [{"player": b.player, "kind": b.kind.value} for b in byes]
-
-
-def number(value: Fraction) -> int | float:
-    """A point value for JSON: an int when whole (multiples of 0.1 otherwise)."""
-    return value.numerator if value.denominator == 1 else float(value)
-
-
-def points_to_json(points: PointSystem) -> dict[str, int | float]:
-    """Points by outcome (every outcome, in :data:`OUTCOMES` order)."""
-    return {name: number(value) for name, value in points.values().items()}
-
-
-def acceleration_to_json(
-    acceleration: Acceleration, points: PointSystem
-) -> dict[str, list[int | float]]:
-    """Virtual points (in points) per player, rounds 1, 2, ..."""
-    return {
-        pid: [number(points.fraction(v)) for v in values]
-        for pid, values in acceleration.table
-    }
-
-
-def forbidden_to_json(pairs: ForbiddenPairs) -> list[list[str]]:
-    return sorted(sorted(pair) for pair in pairs)
-
-
-def context_to_json(context: RoundContext) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "total_rounds": context.total_rounds,
-        "first_colour": context.first_colour.value,
-        "requested_byes": byes_to_json(context.requested_byes),
-    }
-    if context.forbidden_pairs:
-        doc["forbidden_pairs"] = forbidden_to_json(context.forbidden_pairs)
-    if not context.points.is_standard:
-        doc["points"] = points_to_json(context.points)
-    if context.acceleration:
-        doc["acceleration"] = acceleration_to_json(context.acceleration, context.points)
-    return doc
-
-
-def round_to_json(rnd: RoundRecord | RoundPairing) -> dict[str, Any]:
-    """A finished round (games with results) or a freshly paired one (games
-    without results, plus ``"pairs"``: first-of-pair / second-of-pair in
-    STEP 4 order). Games are in playing order."""
-    doc: dict[str, Any] = {"round": rnd.round}
-    if len(rnd.byes) > 1:
-        doc["byes"] = sorted(rnd.byes)
-    else:
-        doc["bye"] = next(iter(rnd.byes), None)
-    doc["removed_history_rounds"] = list(rnd.removed_history_rounds)
-    if isinstance(rnd, RoundRecord):
-        games: list[dict[str, Any]] = []
-        for g in rnd.games:
-            game: dict[str, Any] = {"white": g.white, "black": g.black, "result": g.result.value}
-            if not g.played:
-                game["played"] = False
-            games.append(game)
-        doc["games"] = games
-    else:
-        doc["games"] = [{"white": g.white, "black": g.black} for g in rnd.games]
-        doc["pairs"] = [{"first": p.first, "second": p.second} for p in rnd.pairs]
-    if rnd.requested_byes:
-        doc["requested_byes"] = byes_to_json(rnd.requested_byes)
-    return doc
-
-
-def standing_to_json(standing: Standing) -> dict[str, Any]:
-    return {
-        "rank": standing.rank,
-        "id": standing.id,
-        "score": standing.score,
-        "byes": standing.byes,
-        "tiebreaks": dict(standing.tiebreaks),
-    }
-
-
-def event_to_json(
-    players: Sequence[Player],
-    double: bool,
-    rounds: Sequence[RoundRecord],
-    standings: Sequence[Standing] | None = None,
-    *,
-    system: str = SYSTEM,
-    context: RoundContext | None = None,
-) -> dict[str, Any]:
-    """The whole document; ``"standings"`` only when given, ``"context"``
-    only when given and not the default :class:`RoundContext`."""
-    doc: dict[str, Any] = {
-        "system": system,
-        "double": double,
-        "players": [player_to_json(p) for p in players],
-        "rounds": [round_to_json(r) for r in rounds],
-    }
-    if context is not None and context != RoundContext():
-        doc["context"] = context_to_json(context)
-    if standings is not None:
-        doc["standings"] = [standing_to_json(s) for s in standings]
-    return doc
-
-
-def dumps(doc: dict[str, Any]) -> str:
-    """Canonical text: two-space indent, keys in insertion order, final newline."""
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-
-
-# -- input --------------------------------------------------------------------
 
 
 class _Reader:
