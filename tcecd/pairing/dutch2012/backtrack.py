@@ -288,6 +288,9 @@ def _c13(
     C.14.b2" puts the M1 highest moved-down players in S1 (C.4): the other
     sets D.3 lists come only after the penultimate bracket was asked (JaVaFo
     1.4: the dutch9 forecast round 3ace259062ad), unless there is none to ask.
+    When the lowest bracket (not joined yet) paired all its moved-down players
+    and still failed (:func:`lowest_paired_its_movers`), the penultimate
+    bracket asked again lowers P1 at P1 = M1 (C.14.b1), not M1.
     """
     last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
@@ -300,9 +303,10 @@ def _c13(
         pen = start - 1
         # A penultimate bracket with players to pair again (not all moved on by C.1).
         ask = start > 0 and len(inputs[pen][0]) + len(inputs[pen][1]) >= 2
+        lower_p1 = False
         for step in _C13_STEPS:
             if step.penultimate is None:
-                out = _lowest(
+                lowest = _lowest_procedure(
                     rnd,
                     residents,
                     movers,
@@ -310,12 +314,16 @@ def _c13(
                     merged=start < last,
                     first_set=step.first_set and ask,
                 )
+                out = first(lowest.outcomes())
                 if out is not None:
                     return [*chosen[:start], out]
+                if not step.keep_movers and start == last:
+                    lower_p1 = lowest_paired_its_movers(lowest)
             elif start > 0:
                 # C.13: another pairing of the penultimate bracket for the lowest one.
                 again = _c13_penultimate(
-                    rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined, step
+                    rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined, step,
+                    lower_p1=lower_p1 and not step.keep_movers,
                 )
                 if again is not None:
                     return [*chosen[:pen], *again]
@@ -335,11 +343,13 @@ def _c13_penultimate(
     residents: Sequence[PlayerState],
     joined: Sequence[PlayerState],
     step: _C13Step,
+    *,
+    lower_p1: bool = False,
 ) -> tuple[Outcome, Outcome] | None:
     """C.13: the first other pairing of the penultimate bracket (in the order of
     its own procedure, C.14 included unless ``step`` keeps P1) with which the
     lowest bracket can be paired (as ``step`` says); that pairing and the
-    lowest bracket's."""
+    lowest bracket's. ``lower_p1``: C.14.b1 lowers P1 at P1 = M1 (:func:`_c13`)."""
     keep_movers = step.keep_movers
     tried = frozenset(p.id for p in pen_out.floaters)
     whole = len(pen_input[0]) + len(pen_input[1])
@@ -360,6 +370,11 @@ def _c13_penultimate(
             # paired the same way, the brackets joined before being its residents
             # (seeds 811 round 4, 422 round 6: JaVaFo 1.4 pairs it so).
             merged = bool(joined) or (bool(floaters) and len(floaters) == whole)
+            # So is a lowest bracket of which at least half now came from above
+            # (A.3): B.3's least cost, the bye's score with the pairs' differences
+            # (the C.13 sample's round 48c215433ae5, once P1 is lowered there).
+            movers_in = len(floaters) + len(pen_pushed)
+            merged = merged or (movers_in > 0 and movers_in >= len(residents))
             # Keeping the moved-down players paired before M1 = 0 is for a
             # lowest bracket C.13 has not joined yet: a joined one lowers its
             # M1 at once, as C.13's first sentence says (seed 1936 round 9:
@@ -393,6 +408,7 @@ def _c13_penultimate(
         accept=accept,
         floaters=size,
         m1_zero=False,
+        lower_p1=lower_p1,
     )
     alt = first(procedure.outcomes())
     if alt is None:
@@ -422,6 +438,40 @@ def _lowest(
     the highest players, B.3 first (lowest bye, smallest score differences).
     ``first_set``: only D.3's first set of moved-down players for each M1 (a
     bracket C.13 has not joined; :data:`_C13_STEPS`)."""
-    bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
-    procedure = BracketProcedure(bracket, m1_zero=m1_zero, first_set=first_set and not merged)
+    procedure = _lowest_procedure(
+        rnd, residents, movers, m1_zero=m1_zero, merged=merged, first_set=first_set
+    )
     return first(procedure.outcomes())
+
+
+def _lowest_procedure(
+    rnd: Round,
+    residents: Sequence[PlayerState],
+    movers: Sequence[PlayerState],
+    *,
+    m1_zero: bool,
+    merged: bool,
+    first_set: bool,
+) -> BracketProcedure:
+    """The procedure :func:`_lowest` runs."""
+    bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
+    return BracketProcedure(bracket, m1_zero=m1_zero, first_set=first_set and not merged)
+
+
+def lowest_paired_its_movers(procedure: BracketProcedure) -> bool:
+    """Whether the lowest bracket's procedure, run to its end without a
+    pairing, paired all its moved-down players at some point and had no pair
+    left to make (heterogeneous, P0 = M0: its remainder is at most the bye).
+
+    Then the bracket failed on the bye alone (B.1b: the one player left had
+    a point without playing), and C.13 asks the penultimate bracket for
+    another pairing: as JaVaFo 1.4 pairs it, C.14.b1 there ("if the pairing
+    procedure has got to the remainder") lowers P1 at P1 = M1 rather than
+    M1. Eight rounds of the C.13 sample and the dutch9 forecast decide it
+    (c79fa2c9953e, 86f7417d2cd0, ...). Where the lowest bracket's remainder
+    had a pair to make (seed 2191 round 7), or it was not heterogeneous
+    (seed 460 round 7) or never paired its moved-down players, JaVaFo 1.4
+    lowers M1: docs/pairing.md, "Compared with JaVaFo 1.4"."""
+    n, m0 = len(procedure.b.players), len(procedure.b.movers)
+    heterogeneous = 0 < 2 * m0 < n and not procedure.b.merged
+    return heterogeneous and n // 2 == m0 and procedure.progress.reached_remainder

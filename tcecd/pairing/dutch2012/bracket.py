@@ -100,11 +100,17 @@ class BracketProcedure(BracketSearch):
         floaters: int | None = None,
         m1_zero: bool = True,
         first_set: bool = False,
+        lower_p1: bool = False,
     ) -> None:
         super().__init__(bracket, first_set=first_set)
         self.reduce = reduce
         #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
         self.m1_zero = m1_zero
+        #: C.14.b1 at P1 = M1 > 1 lowers P1 (and M1 with it), not M1 alone (C.13:
+        #: :func:`~tcecd.pairing.dutch2012.backtrack.lowest_paired_its_movers`)
+        self.lower_p1 = lower_p1
+        #: what the latest :meth:`outcomes` has seen (C.13 reads the lowest bracket's)
+        self.progress = Progress()
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number)
         self.accept = accept
@@ -233,7 +239,7 @@ class BracketProcedure(BracketSearch):
         m1 = m0 if hetero else 0
         p1 = p0
         x1, z1 = self._x1_z1(p1)
-        progress = Progress()
+        progress = self.progress = Progress()
         #: sets of players moved down that ``accept`` refused (by id)
         rejected: set[frozenset[PlayerId]] = set()
         while True:
@@ -294,7 +300,9 @@ class BracketProcedure(BracketSearch):
                 p1 -= 1  # C.14.b1
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
-                m1 -= 1  # C.14.b2
+                if self.lower_p1 and p1 == m1 and progress.reached_remainder and not self.b.lowest:
+                    p1, x1, z1 = p1 - 1, max(0, x1 - 1), max(0, z1 - 1)  # C.14.b1
+                m1 -= 1  # C.14.b2 (C.3.a: P = M1, never above P1)
             elif progress.reached_remainder and not self.b.lowest:
                 # C.14.b1 with P1 = M1 = 1: P1 becomes zero (C.14.a), not M1 = 0.
                 yield from self._moved_down_whole()
@@ -318,8 +326,8 @@ class BracketProcedure(BracketSearch):
         homogeneous", which is for brackets that never got to the remainder.
         JaVaFo 1.4 pairs it so (seeds 129 round 9, 173 round 8). With P1 =
         M1 > 1, tcecd lowers M1 by C.14.b2, as JaVaFo 1.4 does in seeds 460
-        round 7 and 534 round 8 (beyond the recording; in seed 80 round 9 it
-        lowers P1: docs/pairing.md, open differences).
+        round 7 and 534 round 8, unless ``lower_p1`` (C.13; in seed 80 round 9
+        JaVaFo 1.4 lowers P1: docs/pairing.md, open differences).
         """
         everybody = Outcome((), self.b.players)
         if self.floaters in (None, len(everybody.floaters)) and (

@@ -1,7 +1,8 @@
 """Rounds paired by JaVaFo 1.4 where the 2012 text can be read more than one way.
 
 Each file in ``data/javafo14/`` is a round of a random tournament
-(:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name) as JaVaFo
+(:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name; ``c13-``:
+a round of the C.13 sample, ``record_c13_sample.py``, by its key) as JaVaFo
 1.4 reads it (its bye codes), with JaVaFo 1.4's own ``-p`` output beside it:
 the expected pairing is JaVaFo's, not tcecd's. Each shows one reading
 docs/pairing.md ("Dutch 2012") describes; no Java is needed to run them.
@@ -71,6 +72,8 @@ CASES = {
     "s1970r5": "C.13: the penultimate's floaters with the same scores, else the lowest's M1 = 0",
     "s1936r9": "C.13: a joined lowest bracket lowers its M1 at once (the bye to its mover)",
     "s2037r10": "C.13: the penultimate bracket never leaves all its movers unpaired: P = 0, joined",
+    "c13-c79fa2c9953e": "C.13: the lowest paired its mover, failed on the bye: P1 lowered at M1",
+    "c13-48c215433ae5": "C.13: as c13-c79fa2c9953e; the lowest, half moved down: B.3 cost",
 }
 
 

@@ -18,8 +18,6 @@ _C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1
 #: Rounds (the start of the SHA-256 of their TRF text) where tcecd and
 #: JaVaFo 1.4 still differ (docs/pairing.md, "Compared with JaVaFo 1.4").
 OPEN: dict[str, str] = {
-    "86f7417d2cd0": _C14,
-    "da328ac1097e": _C14,
     "fe7f7669e4ad": _C14,
 }
 
