@@ -288,9 +288,8 @@ def _c13(
     C.14.b2" puts the M1 highest moved-down players in S1 (C.4): the other
     sets D.3 lists come only after the penultimate bracket was asked (JaVaFo
     1.4: the dutch9 forecast round 3ace259062ad), unless there is none to ask.
-    When the lowest bracket (not joined yet) paired all its moved-down players
-    and still failed (:func:`lowest_paired_its_movers`), the penultimate
-    bracket asked again lowers P1 at P1 = M1 (C.14.b1), not M1.
+    When the lowest bracket failed on the bye alone (:func:`failed_on_the_bye`),
+    the penultimate bracket asked again lowers P1 at P1 = M1 (C.14.b1), not M1.
     """
     last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
@@ -303,10 +302,10 @@ def _c13(
         pen = start - 1
         # A penultimate bracket with players to pair again (not all moved on by C.1).
         ask = start > 0 and len(inputs[pen][0]) + len(inputs[pen][1]) >= 2
-        lower_p1 = False
+        lower_p1 = failed_on_the_bye(rnd, residents, movers)
         for step in _C13_STEPS:
             if step.penultimate is None:
-                lowest = _lowest_procedure(
+                out = _lowest(
                     rnd,
                     residents,
                     movers,
@@ -314,11 +313,8 @@ def _c13(
                     merged=start < last,
                     first_set=step.first_set and ask,
                 )
-                out = first(lowest.outcomes())
                 if out is not None:
                     return [*chosen[:start], out]
-                if not step.keep_movers and start == last:
-                    lower_p1 = lowest_paired_its_movers(lowest)
             elif start > 0:
                 # C.13: another pairing of the penultimate bracket for the lowest one.
                 again = _c13_penultimate(
@@ -438,40 +434,29 @@ def _lowest(
     the highest players, B.3 first (lowest bye, smallest score differences).
     ``first_set``: only D.3's first set of moved-down players for each M1 (a
     bracket C.13 has not joined; :data:`_C13_STEPS`)."""
-    procedure = _lowest_procedure(
-        rnd, residents, movers, m1_zero=m1_zero, merged=merged, first_set=first_set
-    )
+    bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
+    procedure = BracketProcedure(bracket, m1_zero=m1_zero, first_set=first_set and not merged)
     return first(procedure.outcomes())
 
 
-def _lowest_procedure(
-    rnd: Round,
-    residents: Sequence[PlayerState],
-    movers: Sequence[PlayerState],
-    *,
-    m1_zero: bool,
-    merged: bool,
-    first_set: bool,
-) -> BracketProcedure:
-    """The procedure :func:`_lowest` runs."""
-    bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
-    return BracketProcedure(bracket, m1_zero=m1_zero, first_set=first_set and not merged)
+def failed_on_the_bye(
+    rnd: Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
+) -> bool:
+    """Whether the lowest bracket (C.13), three players with its moved-down
+    players as S1, failed on the bye alone: its highest moved-down player
+    (D.3's first set with M1 = P0 = 1) has a possible opponent among its
+    residents, and that pair leaves only the bye, whom B.1b refuses.
 
-
-def lowest_paired_its_movers(procedure: BracketProcedure) -> bool:
-    """Whether the lowest bracket's procedure, run to its end without a
-    pairing, paired all its moved-down players at some point and had no pair
-    left to make (heterogeneous, P0 = M0: its remainder is at most the bye).
-
-    Then the bracket failed on the bye alone (B.1b: the one player left had
-    a point without playing), and C.13 asks the penultimate bracket for
-    another pairing: as JaVaFo 1.4 pairs it, C.14.b1 there ("if the pairing
-    procedure has got to the remainder") lowers P1 at P1 = M1 rather than
-    M1. Eight rounds of the C.13 sample and the dutch9 forecast decide it
-    (c79fa2c9953e, 86f7417d2cd0, ...). Where the lowest bracket's remainder
-    had a pair to make (seed 2191 round 7), or it was not heterogeneous
-    (seed 460 round 7) or never paired its moved-down players, JaVaFo 1.4
+    As JaVaFo 1.4 pairs it, C.13 then asks the penultimate bracket for
+    another pairing with C.14.b1 ("if the pairing procedure has got to the
+    remainder") lowering P1 at P1 = M1, not M1 (C.14.b2). Thirteen rounds of
+    the C.13 sample and the dutch9 forecast decide it (c79fa2c9953e,
+    dbac8ab7609c, 86f7417d2cd0, ...), with the lowest bracket as it was or
+    joined by C.13 (its latest added bracket as S1). Where the lowest bracket
+    is bigger (seeds 2191 round 7, 460 round 7) or its highest moved-down
+    player has no opponent there (the sample's 0dba3d7c1d92), JaVaFo 1.4
     lowers M1: docs/pairing.md, "Compared with JaVaFo 1.4"."""
-    n, m0 = len(procedure.b.players), len(procedure.b.movers)
-    heterogeneous = 0 < 2 * m0 < n and not procedure.b.merged
-    return heterogeneous and n // 2 == m0 and procedure.progress.reached_remainder
+    if len(residents) + len(movers) != 3 or not movers:
+        return False
+    top = min(movers, key=a2_key)
+    return any(compatible(top, r, rnd.prefs, rnd.top_scorer_above) for r in residents)

@@ -107,10 +107,8 @@ class BracketProcedure(BracketSearch):
         #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
         self.m1_zero = m1_zero
         #: C.14.b1 at P1 = M1 > 1 lowers P1 (and M1 with it), not M1 alone (C.13:
-        #: :func:`~tcecd.pairing.dutch2012.backtrack.lowest_paired_its_movers`)
+        #: :func:`~tcecd.pairing.dutch2012.backtrack.failed_on_the_bye`)
         self.lower_p1 = lower_p1
-        #: what the latest :meth:`outcomes` has seen (C.13 reads the lowest bracket's)
-        self.progress = Progress()
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number)
         self.accept = accept
@@ -239,7 +237,7 @@ class BracketProcedure(BracketSearch):
         m1 = m0 if hetero else 0
         p1 = p0
         x1, z1 = self._x1_z1(p1)
-        progress = self.progress = Progress()
+        progress = Progress()
         #: sets of players moved down that ``accept`` refused (by id)
         rejected: set[frozenset[PlayerId]] = set()
         while True:

@@ -72,7 +72,8 @@ CASES = {
     "s1970r5": "C.13: the penultimate's floaters with the same scores, else the lowest's M1 = 0",
     "s1936r9": "C.13: a joined lowest bracket lowers its M1 at once (the bye to its mover)",
     "s2037r10": "C.13: the penultimate bracket never leaves all its movers unpaired: P = 0, joined",
-    "c13-c79fa2c9953e": "C.13: the lowest paired its mover, failed on the bye: P1 lowered at M1",
+    "c13-c79fa2c9953e": "C.13: the lowest (3 players) failed on the bye alone: P1 lowered at M1",
+    "c13-dbac8ab7609c": "C.13: as c13-c79fa2c9953e, the lowest joined (two moved down as S1)",
     "c13-48c215433ae5": "C.13: as c13-c79fa2c9953e; the lowest, half moved down: B.3 cost",
 }
 

@@ -14,12 +14,9 @@ from tests.pairing.dutch2012.oracle import tcecd_pairing
 from tests.pairing.dutch2012.record_forecast import load, round_key
 
 _OPEN = "JaVaFo 1.4 pairs it otherwise; not worked out yet"
-_C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1 elsewhere"
 #: Rounds (the start of the SHA-256 of their TRF text) where tcecd and
 #: JaVaFo 1.4 still differ (docs/pairing.md, "Compared with JaVaFo 1.4").
-OPEN: dict[str, str] = {
-    "fe7f7669e4ad": _C14,
-}
+OPEN: dict[str, str] = {}
 
 ROUNDS = load()
 
