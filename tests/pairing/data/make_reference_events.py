@@ -21,7 +21,12 @@ new code does (only that entry was recomputed, with this script's code).
 Once more when C.12 began to come before C.14.b2 (docs/pairing.md): of its
 176 distinct rounds one (a7088fd29c77) pairs otherwise, as JaVaFo 1.4 does,
 and leads to one round not paired before, which JaVaFo 1.4 pairs as tcecd
-does (only that entry recomputed again).
+does (only that entry recomputed again). Once more when C.13 began to lower
+the penultimate bracket's P1 after a lowest bracket of three players failed
+on the bye alone (docs/pairing.md): three of its rounds (86f7417d2cd0,
+da328ac1097e, fe7f7669e4ad) now pair as JaVaFo 1.4 does, and the forecast
+then pairs six rounds not recorded before, all six as JaVaFo 1.4 pairs them
+(checked with the jar; only that entry recomputed).
 """
 
 from __future__ import annotations
