@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tcecd.errors import PairingError
+from tcecd.pairing.base import RoundPairing
 from tcecd.pairing.dutch2012.system import Dutch2012
 from tcecd.trf.reader import parse_trf
 from tests.pairing.dutch2012.oracle import TEXT_PAIRINGS, tcecd_pairing
@@ -82,3 +83,90 @@ def test_c10_float_criteria_are_dropped_before_x_is_raised() -> None:
     assert ("3", "6") in pairs
     assert ("7", "3") not in pairs
     assert got == TEXT_PAIRINGS[45, 7]
+
+
+def _sample_round(key: str) -> tuple[str, str, RoundPairing]:
+    """A round of the C.13 sample: tcecd's pairing (``-p`` text and value) and JaVaFo 1.4's."""
+    from tests.pairing.dutch2012.record_c13_sample import load
+    from tests.pairing.dutch2012.record_forecast import round_key
+
+    (recorded,) = [r for r in load() if round_key(r["trf"]) == key]
+    got, pairing = tcecd_pairing(parse_trf(recorded["trf"], f"c13 sample {key}"))
+    assert pairing is not None
+    return got, recorded["javafo"], pairing
+
+
+def test_c8_other_sets_of_moved_down_players_before_x_793e3eceb28d() -> None:
+    """C.13 sample round 793e3eceb28d: round 6 (even) of 9, eleven players.
+
+    Scores: 2 4.5; 1, 3, 6 3.5; 4, 5 3; 7, 8, 9 2; 10, 11 1.5. Players 7 to 11
+    each had a pairing-allocated bye (B.1b): the bye goes to one of 1 to 6.
+    2 moves down into {1, 3, 6} and meets 6 (the only one he has not met);
+    1-3. 4 and 5 have met: both move down (C.1) into {7, 8, 9} (two of five:
+    heterogeneous, A.3). 4 has met 7 and 9, so M1 = 2 gives 4-8 with 5-7 or
+    5-9, and 9 or 7 moves down to {10, 11}, where nobody may have the bye.
+    C.13 asks this bracket for another pairing: the lowest needs 4 or 5.
+    Colours: 4 strong white, 5 absolute black, 7, 8 and 9 mild white (A.8:
+    W = 1, w = 3, B = 1, X1 = P0 - B = 1). Floats: 7 downfloated in rounds 5
+    and 4 (the bye), 8 in round 5 (the bye) and upfloated in round 4, 9
+    downfloated in round 4.
+
+    * P1 kept at 2, M1 lowered to 1 (C.14.b2): S1 = {4} gives 4-8 (both
+      white: X), then 7-9 (both white) moving 5 down: X = 2, and B.6 for the
+      upfloater 8. D.3's next set S1 = {5} gives 5-7 and 8-9 moving 4 down:
+      X = 1, nothing else broken. C.8.b tries it before C.10 raises X.
+    * P1 lowered to 1 (C.14.b1, "reduce P1, X1": X1 = 0): S1 = {4} gives
+      only 4-8 (X = 1), moving 5, 7, 9 down; S1 = {5} gives 5-7 (X = 0),
+      moving 4, 8, 9 down (B.5 for downfloaters by 8, B.6 by 9), which C.10.c-d
+      allow before C.10.e raises X.
+
+    Either way the pairing is 5-7, 8-9 and the bye to 4 (the lowest bracket
+    {4, 8, 9, 10, 11}: 8-9, 10-11; 4 has met 9, 10 and 11). With E's colours
+    (7-5: 5's absolute black; 9-8 and 11-10 by E.3; 2-6 by E.4): 2-6, 3-1,
+    7-5, 9-8, 11-10, bye 4. JaVaFo 1.4 pairs 4-8, 7-9 and gives 5 the bye:
+    two colour failures where the text's pairing has one.
+    """
+    got, javafo, pairing = _sample_round("793e3eceb28d")
+    pairs = {frozenset((p.first, p.second)) for p in pairing.pairs}
+    assert {frozenset(("5", "7")), frozenset(("8", "9"))} <= pairs
+    assert frozenset(("4", "8")) not in pairs
+    assert got == "6\n2 6\n3 1\n7 5\n9 8\n11 10\n4 0\n"
+    assert javafo == "6\n2 6\n3 1\n4 8\n7 9\n11 10\n5 0\n"
+
+
+def test_c8_other_sets_of_moved_down_players_before_x_e0897a5e90a7() -> None:
+    """C.13 sample round e0897a5e90a7: round 6 (even) of 9, eleven players.
+
+    Scores: 1 5; 2, 3, 4, 5, 8 3; 6, 9, 10 2.5; 7 1.5; 11 1. Players 6, 7, 9,
+    10 and 11 each had a pairing-allocated bye. Above 2.5 points both programs
+    pair 5-1 and 2-8 (3 has met 2, 4 and 8, and 5 has met 2, 4 and 8, so one
+    of them moves on) and move 3 and 4 (who have met) down into {6, 9, 10}
+    (two of five: heterogeneous, A.3); what follows does not change that. 3 has met
+    6; 4 has met 9 and 10: M1 = 2 gives 4-6 with 3-9 or 3-10, moving 10 or 9
+    down, who cannot be paired below ({7} then {11}: C.13 joins them, and
+    nobody there may have the bye). C.13 asks this bracket for another
+    pairing: the lowest needs 3 or 4 for the bye. Colours: 3 strong black, 4
+    strong white, 6, 9 and 10 mild black (A.8: B = 1, b = 3, W = 1, X1 = P0 -
+    W = 1; Z1 = 0). Floats: 6 and 9 downfloated in round 5 (6: the bye), 9
+    upfloated in round 4.
+
+    * P1 kept at 2, M1 lowered to 1 (C.14.b2): S1 = {3} gives 3-9 (both
+      black: X), then 6-10 (both black) moving 4 down: X = 2, and B.6 for the
+      upfloater 9. D.3's next set S1 = {4} gives 4-6 and 9-10 moving 3 down:
+      X = 1. C.8.b tries it before C.10 raises X.
+    * P1 lowered to 1 (C.14.b1, X1 = 0): S1 = {3} gives 3-9 or 3-10 (X = 1);
+      S1 = {4} gives 4-6 (X = 0) moving 3, 9, 10 down (B.5 for downfloaters by
+      9), which C.10.d allows before C.10.e raises X.
+
+    Either way the pairing is 4-6, 9-10 and the bye to 3 (the joined lowest
+    bracket {3, 9, 10, 7, 11}: 9 has met 7 and 11). With E's colours: 5-1
+    (E.4), 2-8, 4-6, 9-10 (E.3), 7-11 (E.4), bye 3. JaVaFo 1.4 pairs 3-9,
+    6-10 and gives 4 the bye: two colour failures where the text's pairing
+    has one.
+    """
+    got, javafo, pairing = _sample_round("e0897a5e90a7")
+    pairs = {frozenset((p.first, p.second)) for p in pairing.pairs}
+    assert {frozenset(("4", "6")), frozenset(("9", "10"))} <= pairs
+    assert frozenset(("3", "9")) not in pairs
+    assert got == "6\n5 1\n2 8\n4 6\n9 10\n7 11\n3 0\n"
+    assert javafo == "6\n5 1\n2 8\n9 3\n10 6\n7 11\n4 0\n"
