@@ -239,27 +239,25 @@ class _C13Step:
     many players; "any": C.14 included; neither leaves all of its own
     moved-down players unpaired); ``keep_movers``: the lowest bracket must
     pair a moved-down player (no M1 = 0), and a "same P1" penultimate bracket
-    keeps its M1 too (C.14.b2 only after the lowest's M1 = 0); ``first_set``: with M1 lowered
-    below M0, only D.3's first set of moved-down players (the highest) is
-    tried, when there is a penultimate bracket to ask next; ``same_scores``:
+    keeps its M1 too (C.14.b2 only after the lowest's M1 = 0); ``same_scores``:
     the penultimate bracket's other pairing moves down players with the
     scores of those it moved down before."""
 
     penultimate: str | None
     keep_movers: bool
-    first_set: bool = False
     same_scores: bool = False
 
 
 #: C.13's attempts in order, before the two lowest brackets are joined (JaVaFo
 #: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md).
 _C13_STEPS = (
-    _C13Step(None, keep_movers=True, first_set=True),
+    # "Reduce M1 as shown in C.14.b2": C.3 to C.10 again at each M1, D.3's
+    # other sets of moved-down players (C.8.b) included, down to M1 = 1.
+    _C13Step(None, keep_movers=True),
     # C.12's "another set of players of the same size and with the same
     # scores": C.13 asks so first, else the lowest's M1 = 0 comes before
     # other floaters (seed 1970, round 5).
     _C13Step("same P1", keep_movers=True, same_scores=True),
-    _C13Step(None, keep_movers=True),
     _C13Step(None, keep_movers=False),
     _C13Step("same P1", keep_movers=False),
     _C13Step("any", keep_movers=False),
@@ -285,9 +283,10 @@ def _c13(
     of the penultimate bracket keeping its P1 with which the lowest can be
     paired at all (M1 = 0 allowed; seed 779 round 10); then any; then the
     two lowest brackets are joined, and so on upwards. "Reduce M1 as shown in
-    C.14.b2" puts the M1 highest moved-down players in S1 (C.4): the other
-    sets D.3 lists come only after the penultimate bracket was asked (JaVaFo
-    1.4: the dutch9 forecast round 3ace259062ad), unless there is none to ask.
+    C.14.b2" runs C.3 to C.10 again at each M1, D.3's other sets of
+    moved-down players (C.8.b) included, before the penultimate bracket is
+    asked (the C.13 sample's a9236b415e37; JaVaFo 1.4 asks it first in the
+    dutch9 forecast round 3ace259062ad, a departure: test_departures.py).
     When the lowest bracket failed on the bye alone (:func:`failed_on_the_bye`),
     the penultimate bracket asked again lowers P1 at P1 = M1 (C.14.b1), not M1.
     """
@@ -300,8 +299,6 @@ def _c13(
         residents = [p for g in groups[start + 1 :] for p in g] if start < last else groups[-1]
         movers = [*movers_in, *groups[start]] if start < last else movers_in
         pen = start - 1
-        # A penultimate bracket with players to pair again (not all moved on by C.1).
-        ask = start > 0 and len(inputs[pen][0]) + len(inputs[pen][1]) >= 2
         lower_p1 = failed_on_the_bye(rnd, residents, movers)
         for step in _C13_STEPS:
             if step.penultimate is None:
@@ -311,7 +308,6 @@ def _c13(
                     movers,
                     m1_zero=not step.keep_movers,
                     merged=start < last,
-                    first_set=step.first_set and ask,
                 )
                 if out is not None:
                     return [*chosen[:start], out]
@@ -421,7 +417,6 @@ def _lowest(
     *,
     m1_zero: bool = True,
     merged: bool = False,
-    first_set: bool = False,
 ) -> Outcome | None:
     """The lowest bracket's pairing: everybody paired but at most the bye.
     ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
@@ -431,11 +426,9 @@ def _lowest(
     when they are fewer than half (A.3: M1 from M0 down; within each, B.2 in
     force before it is dropped, and B.3 first: the bye's score, then the
     smallest score differences), else one bracket of unequal scores with S1
-    the highest players, B.3 first (lowest bye, smallest score differences).
-    ``first_set``: only D.3's first set of moved-down players for each M1 (a
-    bracket C.13 has not joined; :data:`_C13_STEPS`)."""
+    the highest players, B.3 first (lowest bye, smallest score differences)."""
     bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
-    procedure = BracketProcedure(bracket, m1_zero=m1_zero, first_set=first_set and not merged)
+    procedure = BracketProcedure(bracket, m1_zero=m1_zero)
     return first(procedure.outcomes())
 
 

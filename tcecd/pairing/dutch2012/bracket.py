@@ -99,10 +99,9 @@ class BracketProcedure(BracketSearch):
         accept: Callable[[tuple[PlayerState, ...]], bool] | None = None,
         floaters: int | None = None,
         m1_zero: bool = True,
-        first_set: bool = False,
         lower_p1: bool = False,
     ) -> None:
-        super().__init__(bracket, first_set=first_set)
+        super().__init__(bracket)
         self.reduce = reduce
         #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
         self.m1_zero = m1_zero

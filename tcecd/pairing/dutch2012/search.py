@@ -40,15 +40,10 @@ from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
 
 
 class BracketSearch:
-    """A bracket's pair criteria and its pairings under one requirement state.
+    """A bracket's pair criteria and its pairings under one requirement state."""
 
-    ``first_set``: with M1 below M0, only D.3's first set of moved-down
-    players in S1 (C.13).
-    """
-
-    def __init__(self, bracket: Bracket, *, first_set: bool = False) -> None:
+    def __init__(self, bracket: Bracket) -> None:
         self.b = bracket
-        self.first_set = first_set
         self.index = {p.id: i for i, p in enumerate(bracket.players)}
         self._costs: dict[tuple[PlayerId, PlayerId], int | None] = {}
         self._floats: dict[PlayerId, tuple[bool, bool]] = {}
@@ -331,8 +326,6 @@ class BracketSearch:
         players = self.b.players
         movers = [p for p in players if p.id in self.b.movers]
         sets: Iterator[tuple[PlayerState, ...]] = mover_sets(movers, m1)  # C.8b, D.3
-        if self.first_set and m1 < len(movers):
-            sets = itertools.islice(sets, 1)
         lowest = self.b.lowest
         for s1 in sets:
             s1_ids = {p.id for p in s1}

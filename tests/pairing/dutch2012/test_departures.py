@@ -85,12 +85,14 @@ def test_c10_float_criteria_are_dropped_before_x_is_raised() -> None:
     assert got == TEXT_PAIRINGS[45, 7]
 
 
-def _sample_round(key: str) -> tuple[str, str, RoundPairing]:
-    """A round of the C.13 sample: tcecd's pairing (``-p`` text and value) and JaVaFo 1.4's."""
-    from tests.pairing.dutch2012.record_c13_sample import load
+def _sample_round(key: str, *, forecast: bool = False) -> tuple[str, str, RoundPairing]:
+    """A round of the C.13 sample (or of the ``dutch9`` forecast): tcecd's
+    pairing (``-p`` text and value) and JaVaFo 1.4's."""
+    from tests.pairing.dutch2012 import record_c13_sample, record_forecast
     from tests.pairing.dutch2012.record_forecast import round_key
 
-    (recorded,) = [r for r in load() if round_key(r["trf"]) == key]
+    rounds = record_forecast.load() if forecast else record_c13_sample.load()
+    (recorded,) = [r for r in rounds if round_key(r["trf"]) == key]
     got, pairing = tcecd_pairing(parse_trf(recorded["trf"], f"c13 sample {key}"))
     assert pairing is not None
     return got, recorded["javafo"], pairing
@@ -170,3 +172,41 @@ def test_c8_other_sets_of_moved_down_players_before_x_e0897a5e90a7() -> None:
     assert frozenset(("3", "9")) not in pairs
     assert got == "6\n5 1\n2 8\n4 6\n9 10\n7 11\n3 0\n"
     assert javafo == "6\n5 1\n2 8\n9 3\n10 6\n7 11\n4 0\n"
+
+
+def test_c13_lowest_bracket_tries_d3_sets_before_the_penultimate_3ace259062ad() -> None:
+    """The ``dutch9`` forecast round 3ace259062ad: round 7 (the last) of 7,
+    nine players.
+
+    Scores: 4 5.5; 1 5; 3, 6, 8, 9 3; 2, 5, 7 2.5. Players 2, 3, 5, 7, 8 and 9
+    each had a pairing-allocated bye (B.1b): the bye goes to 1, 4 or 6. 4 has
+    met 1, 3, 6, 8 and 9: C.1 moves him on through the 5- and 3-point
+    brackets into {2, 5, 7}. 1 moves down into {3, 6, 8, 9} and can meet only
+    3 (1-3); the remainder pairs 6-8 and moves 9 down (8-9 would give two
+    black preferences, 8 strong and 9 absolute: X1 = 0 there, and 9's
+    downfloat in round 6 is dropped first, C.10.d before C.10.e).
+
+    The lowest bracket is {2, 5, 7} with 4 and 9 moved down (two of five:
+    heterogeneous, A.3), and only 4 may have the bye. C.13: "try to reduce
+    the number of pairable moved-down players (M1), as shown in C.14.b2";
+    only otherwise backtrack to the penultimate bracket. With M1 = 2 both 4
+    and 9 are paired and the bye falls to 2, 5 or 7. C.14.b2 lowers M1 to 1
+    and restarts from C.3.a: S1 = {4} (C.4, the highest) gives 4-5 or 4-7 and
+    again a bye for 2, 5, 7 or 9; C.8.b then tries D.3's next set, S1 = {9}
+    (S2: 4, 2, 5, 7; 9 has met 4 and 5). 9-2 leaves 4, 5, 7, where 5 and 7
+    have met and 4 with either leaves the other the bye; 9-7 leaves 4, 2, 5,
+    which pairs 2-5 (4-5 would leave 2 the bye; 4 has met 2), 4 the bye. So
+    the penultimate bracket is never asked. With E's colours (3, 6 and 7
+    absolute white, 5 strong white against 2's absolute black): 3-1, 6-8,
+    7-9, 5-2, bye 4.
+    JaVaFo 1.4 asks the penultimate bracket first (1-3, 8-9, moving 6 down:
+    7-4, 5-2 and the bye to 6). The C.13 sample's round a9236b415e37, where
+    JaVaFo 1.4 takes the lowest bracket's next set before asking, agrees
+    with tcecd.
+    """
+    got, javafo, pairing = _sample_round("3ace259062ad", forecast=True)
+    pairs = {frozenset((p.first, p.second)) for p in pairing.pairs}
+    assert {frozenset(("7", "9")), frozenset(("2", "5"))} <= pairs
+    assert pairing.byes == frozenset({"4"})
+    assert got == "5\n3 1\n6 8\n7 9\n5 2\n4 0\n"
+    assert javafo == "5\n7 4\n3 1\n8 9\n5 2\n6 0\n"
