@@ -201,6 +201,22 @@ def javafo_pairing(event: TrfEvent, folder: Path, tag: str = "event") -> str:
     return text
 
 
+def departure_failure(
+    key: str, where: str, got: str, javafo: str, departure: tuple[str, str]
+) -> str | None:
+    """For a round where JaVaFo 1.4 departs from the text (``departure``: the
+    article and the text's pairing, worked out by hand in test_departures.py):
+    None when tcecd gives the text's pairing and JaVaFo 1.4 another, else
+    what is wrong."""
+    why, text = departure
+    if got == text and javafo != text:
+        return None
+    return (
+        f"{key} ({where}, departure: {why}):\n"
+        f"tcecd:\n{got}the text:\n{text}JaVaFo 1.4:\n{javafo}"
+    )
+
+
 def tcecd_pairing(event: TrfEvent) -> tuple[str, RoundPairing | None]:
     try:
         pairing = Dutch2012().pair(event.players, event.rounds, double=False, context=event.context)

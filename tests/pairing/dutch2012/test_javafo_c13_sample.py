@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from tcecd.trf.reader import parse_trf
-from tests.pairing.dutch2012.oracle import tcecd_pairing
+from tests.pairing.dutch2012.oracle import departure_failure, tcecd_pairing
 from tests.pairing.dutch2012.record_c13_sample import load
 from tests.pairing.dutch2012.record_forecast import round_key
 
@@ -70,10 +70,8 @@ def test_rounds_agree_with_recorded_javafo_1_4(chunk: int) -> None:
         key = round_key(r["trf"])
         got, _ = tcecd_pairing(parse_trf(r["trf"], f"c13 sample round {i}"))
         if key in DEPARTURES:
-            why, text = DEPARTURES[key]
-            if got != text or r["javafo"] == text:
-                wrong.append(f"{key} (round {i}, departure: {why}):\ntcecd:\n{got}"
-                             f"the text:\n{text}JaVaFo 1.4:\n{r['javafo']}")  # fmt: skip
+            failure = departure_failure(key, f"round {i}", got, r["javafo"], DEPARTURES[key])
+            wrong += [failure] if failure else []
             continue
         if (got == r["javafo"]) == (key in OPEN):
             what = "now agrees: take it out of OPEN" if key in OPEN else "differs"

@@ -13,7 +13,7 @@ tcecd does (``tests/pairing/data/make_reference_events.py``)."""
 from __future__ import annotations
 
 from tcecd.trf.reader import parse_trf
-from tests.pairing.dutch2012.oracle import tcecd_pairing
+from tests.pairing.dutch2012.oracle import departure_failure, tcecd_pairing
 from tests.pairing.dutch2012.record_forecast import load, round_key
 
 #: Rounds (the start of the SHA-256 of their TRF text) where tcecd and
@@ -52,10 +52,8 @@ def test_rounds_agree_with_recorded_javafo_1_4() -> None:
             continue
         got, _ = tcecd_pairing(parse_trf(r["trf"], f"dutch9 round {i}"))
         if key in DEPARTURES:
-            why, text = DEPARTURES[key]
-            if got != text or r["javafo"] == text:
-                differ.append(f"{key} (round {i}, departure: {why}):\ntcecd:\n{got}"
-                              f"the text:\n{text}JaVaFo 1.4:\n{r['javafo']}")  # fmt: skip
+            failure = departure_failure(key, f"round {i}", got, r["javafo"], DEPARTURES[key])
+            differ += [failure] if failure else []
             continue
         if got != r["javafo"]:
             differ.append(f"{key} (round {i}):\n{r['trf']}\nJaVaFo 1.4:\n{r['javafo']}\n"
