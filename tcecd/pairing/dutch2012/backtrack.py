@@ -249,7 +249,8 @@ class _C13Step:
 
 
 #: C.13's attempts in order, before the two lowest brackets are joined (JaVaFo
-#: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md).
+#: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md); then
+#: :data:`_C13_AGAIN`.
 _C13_STEPS = (
     # "Reduce M1 as shown in C.14.b2": C.3 to C.10 again at each M1, D.3's
     # other sets of moved-down players (C.8.b) included, down to M1 = 1.
@@ -259,6 +260,12 @@ _C13_STEPS = (
     # other floaters (seed 1970, round 5).
     _C13Step("same P1", keep_movers=True, same_scores=True),
     _C13Step(None, keep_movers=False),
+)
+
+#: C.13's last attempts: the penultimate bracket asked for another pairing
+#: with which the lowest can be paired at all, keeping its P1 (seed 779 round
+#: 10), then any (:func:`_c13_again`).
+_C13_AGAIN = (
     _C13Step("same P1", keep_movers=False),
     _C13Step("any", keep_movers=False),
 )
@@ -287,8 +294,8 @@ def _c13(
     moved-down players (C.8.b) included, before the penultimate bracket is
     asked (the C.13 sample's a9236b415e37; JaVaFo 1.4 asks it first in the
     dutch9 forecast round 3ace259062ad, a departure: test_departures.py).
-    When the lowest bracket failed on the bye alone (:func:`failed_on_the_bye`),
-    the penultimate bracket asked again lowers P1 at P1 = M1 (C.14.b1), not M1.
+    At P1 = M1 the penultimate bracket asked again lowers P1 (C.14.b1) or M1
+    (C.14.b2): :func:`_c13_again`.
     """
     last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
@@ -299,7 +306,6 @@ def _c13(
         residents = [p for g in groups[start + 1 :] for p in g] if start < last else groups[-1]
         movers = [*movers_in, *groups[start]] if start < last else movers_in
         pen = start - 1
-        lower_p1 = failed_on_the_bye(rnd, residents, movers)
         for step in _C13_STEPS:
             if step.penultimate is None:
                 out = _lowest(
@@ -314,17 +320,71 @@ def _c13(
             elif start > 0:
                 # C.13: another pairing of the penultimate bracket for the lowest one.
                 again = _c13_penultimate(
-                    rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined, step,
-                    lower_p1=lower_p1 and not step.keep_movers,
+                    rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined, step
                 )
                 if again is not None:
                     return [*chosen[:pen], *again]
+        if start > 0:
+            again = _c13_again(
+                rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined,
+                failed_on_bye=failed_on_the_bye(rnd, residents, movers),
+            )  # fmt: skip
+            if again is not None:
+                return [*chosen[:pen], *again]
         if start == 0:
             raise PairingError(
                 f"round {round_number}: no pairing satisfies the absolute criteria B.1 and B.2"
             )
         # C.13: no pairing of the penultimate bracket helps: join the two lowest.
         start = pen
+
+
+def _c13_again(
+    rnd: Round,
+    pen_input: tuple[list[PlayerState], list[PlayerState]],
+    pen_pushed: list[PlayerState],
+    pen_out: Outcome,
+    residents: Sequence[PlayerState],
+    joined: Sequence[PlayerState],
+    *,
+    failed_on_bye: bool,
+) -> tuple[Outcome, Outcome] | None:
+    """C.13's last attempts (:data:`_C13_AGAIN`): another pairing of the
+    penultimate bracket with which the lowest can be paired, and the lowest's.
+
+    When the penultimate bracket reaches P1 = M1 > 1 with its remainder
+    reached, C.14.b1 would lower P1 and C.14.b2 lowers M1. As JaVaFo 1.4
+    pairs it, P1 is lowered (and M1 with it) after a lowest bracket that
+    failed on the bye alone (:func:`failed_on_the_bye`), and whenever that
+    gives the bye to a lower scored player than lowering M1 does (B.3: the
+    bye's score as low as possible; seed 670 round 8 and three rounds of the
+    C.13 sample); else M1 (seeds 460 round 7, 534 round 8, ...)."""
+
+    def first_again(lower_p1: bool) -> tuple[Outcome, Outcome] | None:
+        for step in _C13_AGAIN:
+            again = _c13_penultimate(
+                rnd, pen_input, pen_pushed, pen_out, residents, joined, step, lower_p1=lower_p1
+            )
+            if again is not None:
+                return again
+        return None
+
+    again = first_again(failed_on_bye)
+    # Lowering P1 acts only at P1 = M1 > 1 (two moved-down players at least),
+    # and is taken only for a lower bye.
+    if again is None or failed_on_bye or len(pen_input[1]) < 2 or not again[1].floaters:
+        return again
+    lowered = first_again(True)
+    if lowered is not None:
+        bye, other = _bye_score(again[1]), _bye_score(lowered[1])
+        if bye is not None and other is not None and other < bye:
+            return lowered
+    return again
+
+
+def _bye_score(lowest: Outcome) -> int | None:
+    """The score of the lowest bracket's unpaired player (the bye), if any."""
+    return min((p.score for p in lowest.floaters), default=None)
 
 
 def _c13_penultimate(

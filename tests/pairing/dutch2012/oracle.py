@@ -128,7 +128,6 @@ _C14_ONE = ("C.13/C.14: P1 = M1 = 1, remainder reached: JaVaFo 1.4 pairs the pen
              "as homogeneous (M1 = 0) here, moves it down whole (P1 = 0) elsewhere")
 OPEN: dict[tuple[int, int], str] = {
     (80, 9): _C14,
-    (670, 8): _C14,
     (2037, 11): _C14,
     (2307, 8): _C14_ONE,
 }

@@ -75,6 +75,8 @@ CASES = {
     "c13-c79fa2c9953e": "C.13: the lowest (3 players) failed on the bye alone: P1 lowered at M1",
     "c13-dbac8ab7609c": "C.13: as c13-c79fa2c9953e, the lowest joined (two moved down as S1)",
     "c13-48c215433ae5": "C.13: as c13-c79fa2c9953e; the lowest, half moved down: B.3 cost",
+    "s670r8": "C.13: P1 lowered at P1 = M1 as it gives the bye a lower score than M1 lowered",
+    "c13-419ee1501eae": "C.13: as s670r8, the bye to 4 points instead of 4.5",
 }
 
 
