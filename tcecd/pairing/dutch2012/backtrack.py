@@ -401,7 +401,7 @@ def _c13_penultimate(
     """C.13: the first other pairing of the penultimate bracket (in the order of
     its own procedure, C.14 included unless ``step`` keeps P1) with which the
     lowest bracket can be paired (as ``step`` says); that pairing and the
-    lowest bracket's. ``lower_p1``: C.14.b1 lowers P1 at P1 = M1 (:func:`_c13`)."""
+    lowest bracket's. ``lower_p1``: C.14.b1 lowers P1 at P1 = M1 (:func:`_c13_again`)."""
     keep_movers = step.keep_movers
     tried = frozenset(p.id for p in pen_out.floaters)
     whole = len(pen_input[0]) + len(pen_input[1])

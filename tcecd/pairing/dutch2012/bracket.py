@@ -106,7 +106,7 @@ class BracketProcedure(BracketSearch):
         #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
         self.m1_zero = m1_zero
         #: C.14.b1 at P1 = M1 > 1 lowers P1 (and M1 with it), not M1 alone (C.13:
-        #: :func:`~tcecd.pairing.dutch2012.backtrack.failed_on_the_bye`)
+        #: :func:`~tcecd.pairing.dutch2012.backtrack._c13_again`)
         self.lower_p1 = lower_p1
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number)
