@@ -248,6 +248,20 @@ class _C13Step:
     same_scores: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """What C.13 asks the penultimate bracket again with: its input
+    (residents, moved-down players), the players C.1 moved on through it, the
+    pairing it gave, the lowest bracket's own players and the brackets C.13
+    joined to them."""
+
+    pen_input: tuple[list[PlayerState], list[PlayerState]]
+    pen_pushed: list[PlayerState]
+    pen_out: Outcome
+    residents: Sequence[PlayerState]
+    joined: Sequence[PlayerState]
+
+
 #: C.13's attempts in order, before the two lowest brackets are joined (JaVaFo
 #: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md); then
 #: :data:`_C13_AGAIN`.
@@ -306,6 +320,9 @@ def _c13(
         residents = [p for g in groups[start + 1 :] for p in g] if start < last else groups[-1]
         movers = [*movers_in, *groups[start]] if start < last else movers_in
         pen = start - 1
+        asked = None
+        if start > 0:
+            asked = _Asked(inputs[pen], pushed[pen], chosen[pen], groups[-1], joined)
         for step in _C13_STEPS:
             if step.penultimate is None:
                 out = _lowest(
@@ -317,18 +334,13 @@ def _c13(
                 )
                 if out is not None:
                     return [*chosen[:start], out]
-            elif start > 0:
+            elif asked is not None:
                 # C.13: another pairing of the penultimate bracket for the lowest one.
-                again = _c13_penultimate(
-                    rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined, step
-                )
+                again = _c13_penultimate(rnd, asked, step)
                 if again is not None:
                     return [*chosen[:pen], *again]
-        if start > 0:
-            again = _c13_again(
-                rnd, inputs[pen], pushed[pen], chosen[pen], groups[-1], joined,
-                failed_on_bye=failed_on_the_bye(rnd, residents, movers),
-            )  # fmt: skip
+        if asked is not None:
+            again = _c13_again(rnd, asked, failed_on_bye=failed_on_the_bye(rnd, residents, movers))
             if again is not None:
                 return [*chosen[:pen], *again]
         if start == 0:
@@ -339,16 +351,7 @@ def _c13(
         start = pen
 
 
-def _c13_again(
-    rnd: Round,
-    pen_input: tuple[list[PlayerState], list[PlayerState]],
-    pen_pushed: list[PlayerState],
-    pen_out: Outcome,
-    residents: Sequence[PlayerState],
-    joined: Sequence[PlayerState],
-    *,
-    failed_on_bye: bool,
-) -> tuple[Outcome, Outcome] | None:
+def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outcome, Outcome] | None:
     """C.13's last attempts (:data:`_C13_AGAIN`): another pairing of the
     penultimate bracket with which the lowest can be paired, and the lowest's.
 
@@ -362,9 +365,7 @@ def _c13_again(
 
     def first_again(lower_p1: bool) -> tuple[Outcome, Outcome] | None:
         for step in _C13_AGAIN:
-            again = _c13_penultimate(
-                rnd, pen_input, pen_pushed, pen_out, residents, joined, step, lower_p1=lower_p1
-            )
+            again = _c13_penultimate(rnd, asked, step, lower_p1=lower_p1)
             if again is not None:
                 return again
         return None
@@ -372,7 +373,7 @@ def _c13_again(
     again = first_again(failed_on_bye)
     # Lowering P1 acts only at P1 = M1 > 1 (two moved-down players at least),
     # and is taken only for a lower bye.
-    if again is None or failed_on_bye or len(pen_input[1]) < 2 or not again[1].floaters:
+    if again is None or failed_on_bye or len(asked.pen_input[1]) < 2 or not again[1].floaters:
         return again
     lowered = first_again(True)
     if lowered is not None:
@@ -388,20 +389,14 @@ def _bye_score(lowest: Outcome) -> int | None:
 
 
 def _c13_penultimate(
-    rnd: Round,
-    pen_input: tuple[list[PlayerState], list[PlayerState]],
-    pen_pushed: list[PlayerState],
-    pen_out: Outcome,
-    residents: Sequence[PlayerState],
-    joined: Sequence[PlayerState],
-    step: _C13Step,
-    *,
-    lower_p1: bool = False,
+    rnd: Round, asked: _Asked, step: _C13Step, *, lower_p1: bool = False
 ) -> tuple[Outcome, Outcome] | None:
     """C.13: the first other pairing of the penultimate bracket (in the order of
     its own procedure, C.14 included unless ``step`` keeps P1) with which the
     lowest bracket can be paired (as ``step`` says); that pairing and the
     lowest bracket's. ``lower_p1``: C.14.b1 lowers P1 at P1 = M1 (:func:`_c13_again`)."""
+    pen_input, pen_pushed, pen_out = asked.pen_input, asked.pen_pushed, asked.pen_out
+    residents, joined = asked.residents, asked.joined
     keep_movers = step.keep_movers
     tried = frozenset(p.id for p in pen_out.floaters)
     whole = len(pen_input[0]) + len(pen_input[1])
