@@ -358,10 +358,12 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     When the penultimate bracket reaches P1 = M1 > 1 with its remainder
     reached, C.14.b1 would lower P1 and C.14.b2 lowers M1. As JaVaFo 1.4
     pairs it, P1 is lowered (and M1 with it) after a lowest bracket that
-    failed on the bye alone (:func:`failed_on_the_bye`), and whenever that
-    gives the bye to a lower scored player than lowering M1 does (B.3: the
-    bye's score as low as possible; seed 670 round 8 and three rounds of the
-    C.13 sample); else M1 (seeds 460 round 7, 534 round 8, ...)."""
+    failed on the bye alone (:func:`failed_on_the_bye`), when C.1 moved a
+    moved-down player on through the penultimate bracket (seeds 80 round 9,
+    2037 round 11), and whenever that gives the bye to a lower scored player
+    than lowering M1 does (B.3: the bye's score as low as possible; seed 670
+    round 8 and three rounds of the C.13 sample); else M1 (seeds 460 round
+    7, 534 round 8, ...)."""
 
     def first_again(lower_p1: bool) -> tuple[Outcome, Outcome] | None:
         for step in _C13_AGAIN:
@@ -370,10 +372,16 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
                 return again
         return None
 
-    again = first_again(failed_on_bye)
+    # A moved-down player that C.1 moved on through the penultimate bracket
+    # (it had no opponent there) is in its M0 but could never be paired: as
+    # JaVaFo 1.4 pairs it, P1 is lowered then (seeds 80 round 9 and 2037
+    # round 11, four rounds of the C.13 sample; in none of the 31 reference
+    # rounds where it lowers M1 instead was a player moved on so).
+    lower_first = failed_on_bye or bool(asked.pen_pushed)
+    again = first_again(lower_first)
     # Lowering P1 acts only at P1 = M1 > 1 (two moved-down players at least),
     # and is taken only for a lower bye.
-    if again is None or failed_on_bye or len(asked.pen_input[1]) < 2 or not again[1].floaters:
+    if again is None or lower_first or len(asked.pen_input[1]) < 2 or not again[1].floaters:
         return again
     lowered = first_again(True)
     if lowered is not None:

@@ -324,7 +324,7 @@ class BracketProcedure(BracketSearch):
         JaVaFo 1.4 pairs it so (seeds 129 round 9, 173 round 8). With P1 =
         M1 > 1, tcecd lowers M1 by C.14.b2, as JaVaFo 1.4 does in seeds 460
         round 7 and 534 round 8, unless ``lower_p1`` (C.13; in seed 80 round 9
-        JaVaFo 1.4 lowers P1: docs/pairing.md, open differences).
+        JaVaFo 1.4 lowers P1: backtrack._c13_again).
         """
         everybody = Outcome((), self.b.players)
         if self.floaters in (None, len(everybody.floaters)) and (

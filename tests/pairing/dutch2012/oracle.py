@@ -121,14 +121,11 @@ TEXT_PAIRINGS: dict[tuple[int, int], str] = {
 
 #: (seed, round) -> rounds where tcecd still pairs otherwise than JaVaFo 1.4 and
 #: no reading of the text has been found that gives JaVaFo's pairing without
-#: losing others (docs/pairing.md, "Dutch 2012", open difference). Run as
-#: expected failures, never as passes.
-_C14 = "C.13/C.14: P1 = M1 = 2, remainder reached: JaVaFo 1.4 lowers P1 here, M1 elsewhere"
+#: losing others (docs/pairing.md, "Dutch 2012", "The same question with
+#: P1 = M1 = 1"). Run as expected failures, never as passes.
 _C14_ONE = ("C.13/C.14: P1 = M1 = 1, remainder reached: JaVaFo 1.4 pairs the penultimate bracket "
              "as homogeneous (M1 = 0) here, moves it down whole (P1 = 0) elsewhere")
 OPEN: dict[tuple[int, int], str] = {
-    (80, 9): _C14,
-    (2037, 11): _C14,
     (2307, 8): _C14_ONE,
 }
 

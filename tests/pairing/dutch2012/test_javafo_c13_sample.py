@@ -6,9 +6,10 @@ must still differ (a round that starts to agree fails, so that it leaves
 OPEN), those in :data:`DEPARTURES` (JaVaFo 1.4 departs from the text there:
 tcecd must give the text's pairing, worked out by hand in
 ``test_departures.py``), and the two JaVaFo 1.4 fails on (an assertion
-inside it). Most of OPEN is the C.14 position of docs/pairing.md ("Open
-difference"): the penultimate bracket with P1 = M1 = 2 once its remainder
-was reached, where JaVaFo 1.4 lowers P1 in some rounds and M1 in others.
+inside it). Two rounds of OPEN are the C.14 position of docs/pairing.md
+("The C.14 position"): the penultimate bracket with P1 = M1 = 2 once its
+remainder was reached, where JaVaFo 1.4 lowers P1 in some rounds and M1 in
+others.
 """
 
 from __future__ import annotations
@@ -21,15 +22,17 @@ from tests.pairing.dutch2012.record_c13_sample import load
 from tests.pairing.dutch2012.record_forecast import round_key
 
 #: Rounds (the start of the SHA-256 of their TRF text) where tcecd and JaVaFo
-#: 1.4 differ: 6 are the C.14 position (C.13's step keeping the penultimate
-#: bracket's P1, M1 lowered by tcecd; lowering P1 there instead gives JaVaFo's
-#: pairing in 5 of them), 4 others are not worked out. (Thirteen more were
-#: this position until C.13 lowered P1 where the lowest bracket failed on the
-#: bye alone, or where that gives the bye a lower score: backtrack._c13_again.)
+#: 1.4 differ: 2 are the C.14 position (in 0593ca40faf8 tcecd lowers M1 and
+#: lowering P1 would give JaVaFo's pairing; in e3def18512a3 both lower P1 and
+#: JaVaFo's lowest bracket leaves the higher moved-down player for the bye),
+#: 4 others are not worked out. (Seventeen more
+#: were this position until C.13 lowered P1 where the lowest bracket failed
+#: on the bye alone, where C.1 moved a moved-down player on through the
+#: penultimate bracket, or where that gives the bye a lower score:
+#: backtrack._c13_again.)
 OPEN = frozenset({
-    "e3def18512a3", "96e49dba8f79",
-    "4430c9971b7e", "d96564e725c1", "a225dbadc005",
-    "0593ca40faf8", "1c1e0f1c1b97", "aa5ca41768a3",
+    "e3def18512a3", "a225dbadc005",
+    "0593ca40faf8", "aa5ca41768a3",
     "ad113c84293d", "34c3728045c2",
 })  # fmt: skip
 

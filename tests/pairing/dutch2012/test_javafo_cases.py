@@ -77,6 +77,8 @@ CASES = {
     "c13-48c215433ae5": "C.13: as c13-c79fa2c9953e; the lowest, half moved down: B.3 cost",
     "s670r8": "C.13: P1 lowered at P1 = M1 as it gives the bye a lower score than M1 lowered",
     "c13-419ee1501eae": "C.13: as s670r8, the bye to 4 points instead of 4.5",
+    "s80r9": "C.13: P1 lowered at P1 = M1 when C.1 moved a moved-down player on through it",
+    "c13-4430c9971b7e": "C.13: as s80r9, P1 = M1 = 3 (three moved down into seven)",
 }
 
 
