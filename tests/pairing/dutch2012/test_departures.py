@@ -211,3 +211,53 @@ def test_c13_lowest_bracket_tries_d3_sets_before_the_penultimate_3ace259062ad() 
     assert byes == frozenset({"4"})
     assert got == "5\n3 1\n6 8\n7 9\n5 2\n4 0\n"
     assert javafo == "5\n7 4\n3 1\n8 9\n5 2\n6 0\n"
+
+
+def test_c8_d3_order_in_the_lowest_bracket_e3def18512a3() -> None:
+    """C.13 sample round e3def18512a3: round 7 (odd: A.7.d) of 12, eleven
+    players.
+
+    Scores: 1 4.5; 2, 3, 4 4; 5, 6, 9 3.5; 7 3; 10 2.5; 8 2; 11 1.5. Players
+    6 to 11 each had a pairing-allocated bye (B.1b): the bye goes to 3 or 5
+    (1, 2, 4 are paired above). 1 moves down into {2, 3, 4}, who have all met
+    one another, and meets 4 (1 has met 2 and 3); 2 and 3 have no opponent
+    there and are moved down (C.1) into {5, 6, 9}. Below, {7}, {10}, {8}, {11} cannot be paired: C.13 joins them.
+    Both programs then pair the 3.5-point bracket 2-6 (6-2 with E's colours)
+    and move 3, 5 and 9 down: one pair, P1 lowered at P1 = M1 (which of
+    C.14.b1 and b2 applies there is the open C.14 position of docs/pairing.md;
+    this round does not decide it). What the text gives from there:
+
+    The lowest bracket is {7, 10, 8, 11} with 3, 5 and 9 moved down (three of
+    seven: heterogeneous, A.3). Possible opponents (B.1a, and B.2: 10
+    absolute white, 11 absolute black): 3: 5, 10, 11; 5: 3, 7, 8, 9; 9: 5,
+    7, 8, 11; 7: 5, 8, 9; 10: 3, 11; 8: 5, 7, 9; 11: 3, 9, 10.
+
+    * M1 = 3 pairs every moved-down player with a resident and leaves a
+      resident, who may not have the bye (B.1b, absolute), at every
+      requirement: C.13 lowers M1 to 2 ("as shown in C.14.b2").
+    * M1 = 2, D.3's sets in order: {3, 5} leaves nobody for the bye. {3, 9}
+      (S2: 5, 7, 10, 8, 11): 3 meets 10 or 11, 9 meets 7, 8 or 11, and the
+      remainder must leave 5 for the bye. 3-10 with 9-7 leaves 5, 8, 11
+      (8 has met 11); 9-8 and 9-11 break B.5 for upfloaters (8 and 11
+      upfloated in round 6), as 3-11 does. {5, 9} (S2: 3, 7, 10, 8, 11):
+      with 3 paired nobody is left for the bye, and otherwise 5-7 leaves 9
+      only 8 or 11, 9-7 leaves 5 only 8 (B.5 each time): no pairing with
+      every requirement in force. C.10.a (B.6 for upfloaters: no resident
+      upfloated in round 5) changes nothing.
+    * C.10.b drops B.5 for upfloaters (for one pair, the minimum) and
+      restarts: {3, 5} again fails, {3, 9} gives 3-10, 9-11 (11's repeated
+      upfloat) and the remainder {5, 7, 8} pairs 7-8 (strong black against
+      strong white) with the bye to 5: X = 0, no downfloat repeated.
+
+    With E's colours: 1-4, 6-2, 10-3, 9-11, 8-7, bye 5 (3.5 points).
+    JaVaFo 1.4 takes D.3's last set, {5, 9}: 9-7, 8-5, 10-11 and the bye to
+    3 (4 points), which needs B.5 for upfloaters dropped too (8). Its pairs'
+    score differences are smaller (0.5, 1.5, 1 against 1.5, 2, 1), but the
+    bye's score is higher, and by B.3's measure of joined brackets that fits
+    JaVaFo 1.4's other rounds (docs/pairing.md) tcecd's pairing costs less.
+    """
+    got, javafo, pairs, byes = _sample_round("e3def18512a3")
+    assert {frozenset(("3", "10")), frozenset(("9", "11")), frozenset(("7", "8"))} <= pairs
+    assert byes == frozenset({"5"})
+    assert got == "6\n1 4\n6 2\n10 3\n9 11\n8 7\n5 0\n"
+    assert javafo == "6\n1 4\n6 2\n9 7\n8 5\n10 11\n3 0\n"
