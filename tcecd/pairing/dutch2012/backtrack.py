@@ -374,9 +374,10 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
 
     # A moved-down player that C.1 moved on through the penultimate bracket
     # (he had no opponent there, so it could never pair every player moved
-    # down into it): as JaVaFo 1.4 pairs it, P1 is lowered then (seeds 80 round 9 and 2037
-    # round 11, four rounds of the C.13 sample; in none of the 30 reference
-    # rounds where it lowers M1 instead was a player moved on so).
+    # down into it): as JaVaFo 1.4 pairs it, P1 is lowered then (seeds 80
+    # round 9 and 2037 round 11, four rounds of the C.13 sample; in none of
+    # the 30 reference rounds where it lowers M1 instead was a player moved
+    # on so).
     lower_first = failed_on_bye or bool(asked.pen_pushed)
     again = first_again(lower_first)
     # Lowering P1 acts only at P1 = M1 > 1 (two moved-down players at least),
