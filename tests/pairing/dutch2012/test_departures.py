@@ -221,7 +221,8 @@ def test_c8_d3_order_in_the_lowest_bracket_e3def18512a3() -> None:
     6 to 11 each had a pairing-allocated bye (B.1b): the bye goes to 3 or 5
     (1, 2, 4 are paired above). 1 moves down into {2, 3, 4}, who have all met
     one another, and meets 4 (1 has met 2 and 3); 2 and 3 have no opponent
-    there and are moved down (C.1) into {5, 6, 9}. Below, {7}, {10}, {8}, {11} cannot be paired: C.13 joins them.
+    there and are moved down (C.1) into {5, 6, 9}. Below, {7}, {10}, {8},
+    {11} cannot be paired: C.13 joins them.
     Both programs then pair the 3.5-point bracket 2-6 (6-2 with E's colours)
     and move 3, 5 and 9 down: one pair, P1 lowered at P1 = M1 (which of
     C.14.b1 and b2 applies there is the open C.14 position of docs/pairing.md;
