@@ -404,7 +404,7 @@ class BracketProcedure(BracketSearch):
         spare = n % 2
         top = (
             1
-            + sum(b3_cost(p, None) for p in players)
+            + sum(b3_cost(p, None, self.b.floor) for p in players)
             + sum(b3_cost(a, b) for a, b in itertools.combinations(players, 2))
         )
         edges: list[tuple[int, int, int]] = []
@@ -416,14 +416,12 @@ class BracketProcedure(BracketSearch):
             for i, p in enumerate(players):
                 if self.never_floats(p) or p.id in s1 or (bye and p.score not in bye):
                     continue
-                edges.append((i, n, top - b3_cost(p, None)))
+                edges.append((i, n, top - b3_cost(p, None, self.b.floor)))
         matching = max_weight_matching(n + spare, edges)
         if 2 * len(matching) != n + spare:
             return None
-        return sum(
-            b3_cost(players[min(i, j)], None if max(i, j) == n else players[max(i, j)])
-            for i, j in matching
-        )
+        ends = [(players[min(e)], players[max(e)] if max(e) < n else None) for e in matching]
+        return sum(b3_cost(a, b, self.b.floor) for a, b in ends)
 
     def _merged_level(
         self, m1: int, p1: int, x1: int, z1: int, target: Target, b2_dropped: bool | None
