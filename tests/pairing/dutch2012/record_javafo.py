@@ -1,10 +1,10 @@
 """JaVaFo 1.4's pairings of random tournaments, recorded once and replayed without Java.
 
 ``python -m tests.pairing.dutch2012.record_javafo [FIRST [COUNT]]`` plays the
-random tournaments of seeds FIRST to FIRST+COUNT-1 (1 and 2350 by default)
+random tournaments of seeds FIRST to FIRST+COUNT-1 (1 and 2500 by default)
 with :func:`tests.pairing.dutch2012.oracle.play`, every round paired by
 JaVaFo 1.4 (Java and ``javafo-1.4.jar`` needed; one call at a time, about
-0.1 to 0.3 s per round: about 35 minutes for 2350 tournaments on a 2-core machine),
+0.1 to 0.3 s per round: about 40 minutes for 2500 tournaments on a 2-core machine),
 and writes what JaVaFo played to :data:`RECORDING`
 (``data/javafo14-random.json.gz``). Progress goes to ``RECORDING.partial``
 (one tournament per line), so an interrupted run resumes where it stopped;
@@ -233,7 +233,7 @@ def _main(argv: list[str]) -> int:
         out = Path(args[i + 1])
         del args[i : i + 2]
     first = int(args[0]) if args else 1
-    count = int(args[1]) if len(args) > 1 else 2350
+    count = int(args[1]) if len(args) > 1 else 2500
     return record(first, count, out)
 
 

@@ -14,7 +14,7 @@ the article that decides it, and ``test_departures.py`` checks tcecd's
 pairing worked out by hand.
 
 The same tournaments are recorded in ``data/javafo14-random.json.gz`` (seeds 1
-to 2350), which ``test_javafo_recorded.py`` replays without Java: each
+to 2500), which ``test_javafo_recorded.py`` replays without Java: each
 tournament played here must be the recorded one, round by round (its inputs
 and JaVaFo's outputs), so this test also proves the recording is what JaVaFo
 1.4 pairs.

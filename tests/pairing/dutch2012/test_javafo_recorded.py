@@ -1,7 +1,7 @@
 """tcecd's Dutch 2012 system against JaVaFo 1.4's recorded pairings, without Java.
 
 ``data/javafo14-random.json.gz`` holds the random tournaments of seeds 1 to
-2350 (:mod:`tests.pairing.dutch2012.oracle`) as JaVaFo 1.4 played them: each
+2500 (:mod:`tests.pairing.dutch2012.oracle`) as JaVaFo 1.4 played them: each
 round's input and JaVaFo's own ``-p`` output, written by
 ``python -m tests.pairing.dutch2012.record_javafo`` (docs/pairing.md,
 "Compared with JaVaFo 1.4"). tcecd pairs every recorded round again from the
@@ -35,7 +35,7 @@ from tests.pairing.dutch2012.oracle import (
 )
 from tests.pairing.dutch2012.record_javafo import RECORDING, RecordedRound, digest, load, rounds
 
-SEEDS = range(1, 2351)
+SEEDS = range(1, 2501)
 
 
 @cache
