@@ -155,7 +155,7 @@ def b3_cost(a: PlayerState, b: PlayerState | None, floor: int = 0) -> int:
 #: :func:`b3_cost`: the bye as a game against a player this far below the
 #: bracket's lowest score, in quarter points (one point). Measured from zero (a
 #: quarter point below it, as before) it weighed a high bye too much against
-#: the pairs' differences: 3 recorded rounds and 2 of the C.13 sample differed,
+#: the pairs' differences: 1 recorded round and 2 of the C.13 sample differed,
 #: and 156 fresh forecast rounds paired otherwise (docs/pairing.md).
 BYE_BELOW = 4
 
