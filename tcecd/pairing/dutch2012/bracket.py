@@ -62,6 +62,7 @@ from tcecd.pairing.dutch2012.values import (
     Requirements,
     Target,
     b3_cost,
+    bye_cost,
     floater_order,
     scores_of,
 )
@@ -404,7 +405,7 @@ class BracketProcedure(BracketSearch):
         spare = n % 2
         top = (
             1
-            + sum(b3_cost(p, None, self.b.floor) for p in players)
+            + sum(bye_cost(p, self.b.floor) for p in players)
             + sum(b3_cost(a, b) for a, b in itertools.combinations(players, 2))
         )
         edges: list[tuple[int, int, int]] = []
@@ -416,12 +417,14 @@ class BracketProcedure(BracketSearch):
             for i, p in enumerate(players):
                 if self.never_floats(p) or p.id in s1 or (bye and p.score not in bye):
                     continue
-                edges.append((i, n, top - b3_cost(p, None, self.b.floor)))
+                edges.append((i, n, top - bye_cost(p, self.b.floor)))
         matching = max_weight_matching(n + spare, edges)
         if 2 * len(matching) != n + spare:
             return None
-        ends = [(players[min(e)], players[max(e)] if max(e) < n else None) for e in matching]
-        return sum(b3_cost(a, b, self.b.floor) for a, b in ends)
+        return sum(
+            b3_cost(players[i], players[j]) if j < n else bye_cost(players[i], self.b.floor)
+            for i, j in map(sorted, matching)
+        )
 
     def _merged_level(
         self, m1: int, p1: int, x1: int, z1: int, target: Target, b2_dropped: bool | None

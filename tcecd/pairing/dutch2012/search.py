@@ -34,6 +34,7 @@ from tcecd.pairing.dutch2012.values import (
     Requirements,
     Target,
     b3_cost,
+    bye_cost,
     scores_of,
 )
 from tcecd.pairing.matching import PairingGraph, ViabilityMatcher
@@ -106,7 +107,7 @@ class BracketSearch:
         if cost is not None:
             weight = Weight(
                 [[b3_cost(a, b) for b in s2] for a in s1],
-                [None if self.never_floats(b) else b3_cost(b, None, self.b.floor) for b in s2]
+                [None if self.never_floats(b) else bye_cost(b, self.b.floor) for b in s2]
                 if len(s2) > len(s1) and self.b.lowest and not remainder
                 else [None] * len(s2),
                 cost,
@@ -254,7 +255,7 @@ class BracketSearch:
                 and len(left_b5) <= req.b5_down
                 and len(left_b6) <= req.b6_down
                 and (floating is None or scores_of(group) == floating)
-                and (cost is None or cost == sum(b3_cost(p, None, self.b.floor) for p in group))
+                and (cost is None or cost == sum(bye_cost(p, self.b.floor) for p in group))
             )
             if fine:
                 yield Outcome((), tuple(group))
@@ -294,7 +295,7 @@ class BracketSearch:
                     continue
                 if cost is not None and cost != sum(
                     b3_cost(s1[i], s2[j]) for i, j in enumerate(chosen)
-                ) + sum(b3_cost(p, None, self.b.floor) for p in floaters):
+                ) + sum(bye_cost(p, self.b.floor) for p in floaters):
                     continue
                 yield Outcome(
                     tuple(

@@ -138,21 +138,23 @@ class Target:
     cost: int | None = None
 
 
-def b3_cost(a: PlayerState, b: PlayerState | None, floor: int = 0) -> int:
+def b3_cost(a: PlayerState, b: PlayerState) -> int:
     """B.3's measure of a pair in a bracket joined by C.13, as JaVaFo 1.4 pairs
-    it: the square of the pair's score difference; the bye (``b`` None)
-    counts as a game against a player :data:`BYE_BELOW` below the bracket's
-    lowest score (``floor``, :attr:`Bracket.floor`). A pairing's cost is the
-    sum over its pairs and bye. (Quarter points, so that the cost is an
-    integer: scores are in half-points.) The text names no measure; this one
-    fits every recorded joined bracket: docs/pairing.md, "Compared with
-    JaVaFo 1.4"."""
-    if b is None:
-        return (2 * (a.score - floor) + BYE_BELOW) ** 2
+    it: the square of the pair's score difference. A pairing's cost is the sum
+    over its pairs and its bye (:func:`bye_cost`). (Quarter points, so that
+    the cost is an integer: scores are in half-points.) The text names no
+    measure; this one fits every recorded joined bracket: docs/pairing.md,
+    "Compared with JaVaFo 1.4"."""
     return (2 * (a.score - b.score)) ** 2
 
 
-#: :func:`b3_cost`: the bye as a game against a player this far below the
+def bye_cost(a: PlayerState, floor: int) -> int:
+    """:func:`b3_cost` of the bye: a game against a player :data:`BYE_BELOW`
+    below the bracket's lowest score (``floor``, :attr:`Bracket.floor`)."""
+    return (2 * (a.score - floor) + BYE_BELOW) ** 2
+
+
+#: :func:`bye_cost`: the bye as a game against a player this far below the
 #: bracket's lowest score, in quarter points (one point). Measured from zero (a
 #: quarter point below it, as before) it weighed a high bye too much against
 #: the pairs' differences: 1 recorded round and 2 of the C.13 sample differed,
