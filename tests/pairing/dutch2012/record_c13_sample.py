@@ -75,8 +75,8 @@ def c13_steps(trf: str) -> tuple[str, ...]:
     flags: set[str] = set()
     pen, low = backtrack._c13_penultimate, backtrack._lowest
 
-    def spy_pen(*args: Any) -> Any:
-        out = pen(*args)
+    def spy_pen(*args: Any, **kwargs: Any) -> Any:
+        out = pen(*args, **kwargs)
         step = args[-1]
         if out is not None:
             flags.add(f"pen:{step.penultimate}" + (":keep" if step.keep_movers else ""))
