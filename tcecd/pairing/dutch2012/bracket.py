@@ -423,7 +423,7 @@ class BracketProcedure(BracketSearch):
             return None
         return sum(
             b3_cost(players[i], players[j]) if j < n else bye_cost(players[i], self.b.floor)
-            for i, j in map(sorted, matching)
+            for i, j in matching  # i < j: the bye's vertex n comes second
         )
 
     def _merged_level(

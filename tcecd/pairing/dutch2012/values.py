@@ -98,7 +98,7 @@ class Bracket:
     #: heterogeneous (:meth:`BracketProcedure._merged_outcomes`); else one
     #: bracket of unequal scores, S1 the highest, B.3 first
     merged: bool = False
-    #: the lowest score in the bracket (B.3's measure of the bye, :func:`b3_cost`)
+    #: the lowest score in the bracket (B.3's measure of the bye, :func:`bye_cost`)
     floor: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

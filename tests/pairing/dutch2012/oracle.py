@@ -124,7 +124,7 @@ TEXT_PAIRINGS: dict[tuple[int, int], str] = {
 #: losing others (docs/pairing.md, "Dutch 2012"). Run as expected failures,
 #: never as passes. Seed 2307's round 8, the last of seeds 1 to 2350, agrees
 #: since B.3's measure of joined brackets counts the bye from the bracket's
-#: lowest score (values.b3_cost).
+#: lowest score (values.bye_cost).
 _M1_ZERO = ("C.13: JaVaFo 1.4's penultimate bracket pairs two residents and moves both its "
             "moved-down players on (M1 = 0); tcecd's never leaves all of them unpaired")
 OPEN: dict[tuple[int, int], str] = {

@@ -29,7 +29,7 @@ from tests.pairing.dutch2012.record_forecast import round_key
 #: player on through the penultimate bracket, or where that gives the bye a
 #: lower score: backtrack._c13_again. 34c3728045c2 and aa5ca41768a3 agree
 #: since B.3's measure of joined brackets counts the bye from the bracket's
-#: lowest score: values.b3_cost.)
+#: lowest score: values.bye_cost.)
 OPEN = frozenset({"a225dbadc005", "0593ca40faf8", "ad113c84293d", "e3def18512a3"})
 
 #: Rounds where JaVaFo 1.4 departs from the text: the article, and the pairing
