@@ -16,8 +16,8 @@ cores during the next game. So the engine is started under a small POSIX ``sh``
 wrapper (:data:`REMOTE_WRAPPER`)::
 
     trap "exit 0" HUP; trap "exit 1" USR1
-    (trap "" TERM; cat; kill -TERM 0; exec 2>/dev/null; sleep 2; kill -KILL 0) |
-    ("$@"; s=$?; [ "$s" -eq 0 ] && kill -HUP 0
+    (trap "" TERM; echo; cat; kill -TERM 0; exec 2>/dev/null; sleep 2; kill -KILL 0) |
+    (read -r _; "$@"; s=$?; [ "$s" -eq 0 ] && kill -HUP 0
      echo "tcecd-engine: $1 exited with status $s" >&2; kill -USR1 0)
 
 * ``cat`` copies the channel's stdin to the engine. It returns when that stdin
@@ -40,6 +40,16 @@ wrapper (:data:`REMOTE_WRAPPER`)::
 * Traps set to a command are reset in subshells, and the engine inherits the
   default dispositions of HUP and TERM (the TERM-ignore is confined to the
   left-hand subshell), so a well-behaved engine dies on the first signal.
+* The engine starts only once the left side is running: it sends one empty
+  line, which the right side reads (``read`` takes it a byte at a time, so
+  nothing of the engine's input is lost) before it starts the engine. A
+  subshell resets the traps it inherited only after ``fork``; a HUP or USR1
+  arriving before that runs the outer shell's trap in the child instead of
+  killing it. Without the handshake an engine that fails at once (a missing
+  program: 127) could signal the group while the left side was still in that
+  window: it survived, its ``cat`` died of SIGPIPE on the first command, and
+  its TERM then killed the outer shell (the session ended by a signal, ssh's
+  status 255, not 1; seen in CI under load, 2 runs in 40 on a loaded machine).
 
 The remote command is quoted for a POSIX login shell (sh, dash, bash, zsh);
 an engine account whose login shell is csh or fish needs a POSIX shell.
@@ -69,8 +79,8 @@ from tcecd.errors import ConfigError, EngineError
 #: module docstring for why each piece is there.
 REMOTE_WRAPPER = (
     'trap "exit 0" HUP; trap "exit 1" USR1; '
-    '(trap "" TERM; cat; kill -TERM 0; exec 2>/dev/null; sleep 2; kill -KILL 0)'
-    ' | ("$@"; s=$?; [ "$s" -eq 0 ] && kill -HUP 0;'
+    '(trap "" TERM; echo; cat; kill -TERM 0; exec 2>/dev/null; sleep 2; kill -KILL 0)'
+    ' | (read -r _; "$@"; s=$?; [ "$s" -eq 0 ] && kill -HUP 0;'
     ' echo "tcecd-engine: $1 exited with status $s" >&2; kill -USR1 0)'
 )
 

@@ -21,6 +21,8 @@ from tcecd.config.engines import EngineConfig
 from tcecd.errors import ConfigError
 from tcecd.game.rules import GameRules
 from tcecd.runner.remote import (
+    REMOTE_WRAPPER,
+    WRAPPER_NAME,
     charged_ms,
     describe,
     engine_argv,
@@ -57,6 +59,51 @@ def _ssh_effective(argv: list[str]) -> dict[str, str]:
         conf.setdefault(key, value)
         conf[f"all-{key}"] = f"{conf.get(f'all-{key}', '')}\n{value}"
     return conf
+
+
+def _wrapper_run(*engine: str) -> tuple[int, bytes, bytes]:
+    """The far-side wrapper run here as sshd runs it (``sh -c``, a session of its
+    own: its ``kill 0`` must reach only its own processes), fed one command
+    with stdin kept open, as python-chess keeps it."""
+    proc = subprocess.Popen(
+        ["sh", "-c", REMOTE_WRAPPER, WRAPPER_NAME, *engine],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    proc.stdin.write(b"uci\n")
+    proc.stdin.flush()
+    try:
+        status = proc.wait(timeout=20)
+    finally:
+        proc.stdin.close()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # its own session: only what it started
+            proc.wait()
+    return status, proc.stdout.read(), proc.stderr.read()
+
+
+def test_the_wrapper_ends_a_failed_engine_with_status_1_every_time() -> None:
+    """An engine that fails at once (its program is missing: 127) ends the
+    session with status 1 and a line naming it, every time. Before the
+    wrapper's handshake, its signal could reach the stdin copier while that was
+    still being forked: the copier lived on, and its TERM ended the session by
+    a signal instead (about 1 run in 20 on a loaded machine; remote.py)."""
+    for attempt in range(30):
+        status, _, err = _wrapper_run("env", "/nonexistent/engine")
+        assert status == 1, (attempt, status, err.decode(errors="replace"))
+        assert b"tcecd-engine: env exited with status 127" in err
+
+
+def test_the_wrapper_passes_stdin_through_and_ends_a_normal_exit_with_0() -> None:
+    """The handshake line is the wrapper's own: the engine reads exactly what
+    the client sent; an engine that exits 0 ends the session with 0."""
+    status, out, _ = _wrapper_run("head", "-n", "1")
+    assert (status, out) == (0, b"uci\n")
 
 
 # -- the argv, checked by ssh's own parser ---------------------------------------------------
