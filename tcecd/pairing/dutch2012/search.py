@@ -97,12 +97,16 @@ class BracketSearch:
         cost: int | None = None,
         *,
         remainder: bool = False,
+        matrix: list[list[int | None]] | None = None,
     ) -> Iterator[tuple[int, ...]]:
         """:func:`transpositions` of S2 against S1 under ``req`` (``differences``:
         the score differences a pair may have; ``cost``: the most
         :func:`b3_cost` the pairs and the S2 players left over may add up to;
-        ``remainder``: those go on to a remainder instead, and add nothing here)."""
-        matrix = self._matrix(s1, s2, differences)
+        ``remainder``: those go on to a remainder instead, and add nothing here;
+        ``matrix``: :meth:`_matrix` of S1 and S2 with ``differences``, if the
+        caller has it)."""
+        if matrix is None:
+            matrix = self._matrix(s1, s2, differences)
         weight = None
         if cost is not None:
             weight = Weight(
@@ -121,16 +125,21 @@ class BracketSearch:
         s1: Sequence[PlayerState],
         s2: Sequence[PlayerState],
         differences: frozenset[int] | None = None,
+        *,
+        diagonal: bool = True,
     ) -> list[list[int | None]]:
         """The pairs' criteria (:meth:`cost`), S1 by S2; None where B.3's
-        ``differences`` exclude the pair. Read from the cache inline: the
-        search asks for one at every exchange of every requirement state."""
+        ``differences`` exclude the pair (and, without ``diagonal``, where S1
+        and S2 are the same group, a player against himself). Read from the
+        cache inline: the search asks for one at every requirement state."""
         known = self._costs
         matrix: list[list[int | None]] = []
         for a in s1:
             row: list[int | None] = []
             for b in s2:
-                if differences is not None and abs(a.score - b.score) not in differences:
+                if (not diagonal and a is b) or (
+                    differences is not None and abs(a.score - b.score) not in differences
+                ):
                     row.append(None)
                 elif (key := (a.id, b.id)) in known:
                     row.append(known[key])
@@ -272,6 +281,8 @@ class BracketSearch:
                 for a, b in itertools.combinations(group, 2)
                 if (d := abs(a.score - b.score)) ** 2 <= cost
             )
+        # Every exchange's S1-by-S2 matrix is read from the group's (the diagonal unused).
+        full = self._matrix(group, group, allowed, diagonal=False)
         splits = itertools.chain([((), ())], exchanges(pairs, n - pairs))
         for out_s1, in_s2 in splits:
             s1_pos = sorted((set(range(pairs)) - set(out_s1)) | set(in_s2))
@@ -280,8 +291,9 @@ class BracketSearch:
             s2 = [group[i] for i in s2_pos]
             must_s2 = [k for k, i in enumerate(s2_pos) if i in must]
             leftover = self._leftover(s2_pos, left_b5, left_b6, req) if n > 2 * pairs else ()
+            matrix = [[row[j] for j in s2_pos] for row in (full[i] for i in s1_pos)]
             for chosen in self._search(
-                s1, s2, req, must_s2, leftover, budget, bound, allowed, cost
+                s1, s2, req, must_s2, leftover, budget, bound, allowed, cost, matrix=matrix
             ):
                 taken = set(chosen)
                 floaters = tuple(p for k, p in enumerate(s2) if k not in taken)

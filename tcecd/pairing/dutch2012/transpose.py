@@ -264,8 +264,7 @@ def transpositions(
         if limit.left <= 0:
             zero_mask |= 1 << k
     adj: list[list[int]] = []
-    col_adj: list[list[int]] = [[] for _ in range(s2_size)]  # adj by S2 player
-    bits: list[list[int]] = []  # the criteria of the allowed pairs (0 elsewhere)
+    bits: list[list[int]] = []  # the criteria of each pair (read for the allowed ones only)
     broken = 0  # every criterion some allowed pair breaks
     if callable(cost):
         matrix: Sequence[Sequence[int | None]] = [
@@ -274,22 +273,22 @@ def transpositions(
     else:
         matrix = cost
     for i in range(s1_size):
-        row = []
-        row_bits = [0] * s2_size
-        for j, c in enumerate(matrix[i]):
-            if c is None:
-                continue
-            if c & zero_mask:
-                for k, limit in enumerate(limits):
-                    if c & zero_mask & (1 << k):
-                        bound.add(limit.name)
-                continue
-            row.append(j)
-            row_bits[j] = c
-            broken |= c
-            col_adj[j].append(i)
+        mrow = matrix[i]
+        row = [j for j, c in enumerate(mrow) if c is not None and not c & zero_mask]
+        if zero_mask:
+            for c in mrow:
+                if c is not None and c & zero_mask:
+                    bound.update(lim.name for k, lim in enumerate(limits) if c & zero_mask & 1 << k)
+        row_bits = [c or 0 for c in mrow]
+        for j in row:
+            broken |= row_bits[j]
         adj.append(row)
         bits.append(row_bits)
+    col_adj: list[list[int]] = [[] for _ in range(s2_size)]  # adj by S2 player
+    if must_pair or leftover:
+        for i, row in enumerate(adj):
+            for j in row:
+                col_adj[j].append(i)
     must_set = set(must_pair)
     for rule in leftover:
         if rule.left <= 0 and rule.positions:
@@ -306,8 +305,12 @@ def transpositions(
         return
     must = sorted(must_set)
     m_all = _Matching(adj)
+    if m_all.size() < s1_size:
+        return
     # The must-pair matching runs from the S2 side: left = index in ``must``.
     m_must = _Matching([col_adj[j] for j in must])
+    if m_must.size() < len(must):
+        return
     edge_rules = []
     for k, limit in enumerate(limits):
         bit = 1 << k
@@ -320,8 +323,6 @@ def transpositions(
             positions = sorted(rule.positions)
             matching = _Matching([col_adj[j] for j in positions])
             side_rules.append(_Criterion(rule.name, rule.left, matching, positions=positions))
-    if m_all.size() < s1_size or m_must.size() < len(must):
-        return
     for r in edge_rules:
         if s1_size - r.matching.size() > r.left:
             bound.add(r.name)
@@ -335,6 +336,7 @@ def transpositions(
 
     chosen: list[int] = []
     used: set[int] = set()
+    done_sets = [set(range(i + 1)) for i in range(s1_size)]  # S1 players paired so far
 
     def search(
         i: int,
@@ -347,7 +349,7 @@ def transpositions(
         if i == s1_size:
             yield tuple(chosen)
             return
-        done_l = set(range(i + 1))
+        done_l = done_sets[i]
         rest = s1_size - i - 1
         for j in adj[i]:
             if j in used:
@@ -364,7 +366,9 @@ def transpositions(
                     continue
             c = bits[i][j]
             new_edges: list[tuple[int, _Matching]] = []
-            blocked_r = used | {j}
+            # (built only where a matching is updated: not for the last S1 player
+            # of a bracket without must-pair or leftover rules, the common case)
+            blocked_r = used | {j} if rest or must_set or side_rules else used
             ok = True
             for r, (left, m) in zip(edge_rules, edges, strict=True):
                 nleft = left - (1 if c & r.bit else 0)
