@@ -32,6 +32,10 @@ Also printed (no target): each registered FIDE-style system (``dutch-2012``,
 ``dubov``, ``round-robin``) on one event of 200 players, round by round, with
 results from the same Elo model.
 
+``dutch-2012-rounds`` (no target): the Dutch 2012 system's CPU over the rounds
+its tests compare with JaVaFo 1.4 (the C.13 sample and the recorded random
+tournaments), the slowest rounds named: most of the test suite's pairing time.
+
 The integer-program system (tcecd.pairing.integer_program): the seed's round
 of 94 players (``../shared/seeds/swiss-integer-program-model.md``: 94
 participants, 47 slots) and a 200-player round, each round of an event paired
@@ -369,12 +373,48 @@ def tcec_swiss_figures() -> bool:
     return ok
 
 
+def dutch2012_rounds_figures() -> bool:
+    """dutch-2012 on the rounds its tests compare with JaVaFo 1.4 (no target): CPU
+    per round over the C.13 sample (1,050 hard rounds) and the recorded random
+    tournaments (seeds 1 to 2500), the slowest rounds named. Most of the test
+    suite's pairing time is these rounds: a figure to compare versions with."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' data
+    from tcecd.pairing.dutch2012.system import Dutch2012
+    from tcecd.trf.reader import parse_trf
+    from tests.pairing.dutch2012.oracle import tcecd_pairing
+    from tests.pairing.dutch2012.record_c13_sample import load as load_sample
+    from tests.pairing.dutch2012.record_forecast import round_key
+    from tests.pairing.dutch2012.record_javafo import load, rounds
+
+    print(f"Dutch 2012 ({Dutch2012.__name__}) on the rounds compared with JaVaFo 1.4:")
+    sample = [(round_key(r["trf"]), parse_trf(r["trf"], "sample")) for r in load_sample()]
+    recorded = [
+        (f"seed {r.seed} round {r.round}", r.event)
+        for t in load()["tournaments"]
+        for r in rounds(t)
+    ]
+    for label, events in (("C.13 sample", sample), ("recorded rounds", recorded)):
+        times: list[tuple[float, str]] = []
+        for key, event in events:
+            start = time.process_time()
+            tcecd_pairing(event)
+            times.append((time.process_time() - start, key))
+        total = sum(t for t, _ in times)
+        times.sort(reverse=True)
+        slowest = ", ".join(f"{key} {t:.2f} s" for t, key in times[:3])
+        print(f"  {label:<16} {len(times):6d} rounds: CPU {total:6.1f} s, "
+              f"{1000 * total / len(times):6.2f} ms a round, the slowest 100 "
+              f"{sum(t for t, _ in times[:100]) / total:.0%} of it ({slowest})", flush=True)
+    return True
+
+
 def main() -> int:
     parts = {
         "tcec-swiss": tcec_swiss_figures,
         "dutch-2017": dutch_figures,
         "fide": fide_figures,
         "integer-program": integer_program_figures,
+        "dutch-2012-rounds": dutch2012_rounds_figures,
     }
     args = sys.argv[1:]
     runs, sizes = 3, (200, 1000, 3000)
