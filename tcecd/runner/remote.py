@@ -44,12 +44,13 @@ wrapper (:data:`REMOTE_WRAPPER`)::
   line, which the right side reads (``read`` takes it a byte at a time, so
   nothing of the engine's input is lost) before it starts the engine. A
   subshell resets the traps it inherited only after ``fork``; a HUP or USR1
-  arriving before that runs the outer shell's trap in the child instead of
-  killing it. Without the handshake an engine that fails at once (a missing
-  program: 127) could signal the group while the left side was still in that
-  window: it survived, its ``cat`` died of SIGPIPE on the first command, and
-  its TERM then killed the outer shell (the session ended by a signal, ssh's
-  status 255, not 1; seen in CI under load, 2 runs in 40 on a loaded machine).
+  arriving before that is caught by the outer shell's handler, and dash drops
+  it once the subshell's traps are reset: the subshell lives on. Without the
+  handshake an engine that fails at once (a missing program: 127) could
+  signal the group while the left side was still in that window: it survived,
+  its ``cat`` died of SIGPIPE on the first command, and its TERM then killed
+  the outer shell (the session ended by a signal, ssh's status 255, not 1;
+  seen in CI under load, 2 runs in 40 on a loaded machine).
 
 The remote command is quoted for a POSIX login shell (sh, dash, bash, zsh);
 an engine account whose login shell is csh or fish needs a POSIX shell.

@@ -4,6 +4,7 @@ and disconnects against an sshd the test starts (tests/fixtures/sshd.py)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shlex
 import shutil
@@ -75,12 +76,15 @@ def _wrapper_run(*engine: str) -> tuple[int, bytes, bytes]:
     assert proc.stdin is not None
     assert proc.stdout is not None
     assert proc.stderr is not None
-    proc.stdin.write(b"uci\n")
-    proc.stdin.flush()
+    # A failed engine may end the session before the command is written: fine.
+    with contextlib.suppress(BrokenPipeError):
+        proc.stdin.write(b"uci\n")
+        proc.stdin.flush()
     try:
         status = proc.wait(timeout=20)
     finally:
-        proc.stdin.close()
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.close()
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)  # its own session: only what it started
             proc.wait()
@@ -461,7 +465,8 @@ async def test_a_missing_program_on_the_engine_host_is_reported(sshd: SshServer)
     await proc.wait()
     proc.stdin.close()
     # not 0: the session did not end normally (255 would be ssh's own failure, or the
-    # far side's shell ended by a signal: seen once in CI under load; err says which)
+    # far side's shell ended by a signal: the wrapper's race that
+    # test_the_wrapper_ends_a_failed_engine_with_status_1_every_time checks; err says which)
     assert proc.returncode == 1, err.decode(errors="replace")
     # The wrapper's line names the program (run through `env` for the token).
     assert b"tcecd-engine: env exited with status 127" in err

@@ -366,9 +366,7 @@ def transpositions(
                     continue
             c = bits[i][j]
             new_edges: list[tuple[int, _Matching]] = []
-            # (built only where a matching is updated: not for the last S1 player
-            # of a bracket without must-pair or leftover rules, the common case)
-            blocked_r = used | {j} if rest or must_set or side_rules else used
+            blocked_r = used | {j}
             ok = True
             for r, (left, m) in zip(edge_rules, edges, strict=True):
                 nleft = left - (1 if c & r.bit else 0)
