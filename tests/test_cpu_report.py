@@ -34,6 +34,7 @@ def test_the_report_counts_a_tests_child_processes(
     (tmp_path / "test_sample.py").write_text(SAMPLE, encoding="utf-8")
     report = tmp_path / "report"
     env = dict(os.environ, PYTHONPATH=str(ROOT), **{ENV: str(report)})
+    env.pop("PYTEST_XDIST_WORKER", None)  # (set when this test runs in an xdist worker)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          "-p", "tests.fixtures.cpu_report", "--rootdir", str(tmp_path), str(tmp_path)],
