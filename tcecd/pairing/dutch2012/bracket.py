@@ -253,11 +253,11 @@ class BracketProcedure(BracketSearch):
             if wanted and self.b.merged:
                 # A bracket joined by C.13, at least half of it moved down: B.3
                 # as in the heterogeneous ones (:meth:`_merged_targets`), M1 = 0.
-                targets = self._targets(p1, differences=False)
+                targets = self._targets(p1, by_cost=False)
                 if targets != [Target()]:
                     targets = [*self._merged_targets(0, targets), *targets]
             elif wanted:
-                targets = self._targets(p1, differences=not hetero)
+                targets = self._targets(p1, by_cost=not hetero)
                 if not targets and hetero and not progress.reached_remainder:
                     # No pairing of this P1 meets B.1/B.2 (B.3 has no target):
                     # the procedure still gets to the remainder (C.14.b1) if
@@ -350,7 +350,7 @@ class BracketProcedure(BracketSearch):
         p1 = n // 2  # the lowest bracket: everybody paired but the bye
         m0 = len(self.b.movers)
         x1, z1 = self._x1_z1(p1)
-        byes = self._targets(p1, differences=False)
+        byes = self._targets(p1, by_cost=False)
         phases = (False, True) if self._soft_b2() else (None,)
         for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
             smallest = self._merged_targets(m1, byes) if byes != [Target()] else []
@@ -381,7 +381,7 @@ class BracketProcedure(BracketSearch):
             sets = [frozenset(p.id for p in s1) for s1 in mover_sets(movers, m1)]
         targets: list[tuple[int, Target]] = []
         for bye in byes:
-            costs = [c for s1 in sets if (c := self._least_cost(s1, bye.floaters)) is not None]
+            costs = [c for s1 in sets if (c := self._least_cost(s1, _only(bye))) is not None]
             if costs:
                 targets.append((min(costs), replace(bye, cost=min(costs))))
         # Byes of equal least cost are one target: the procedure's order
@@ -392,17 +392,19 @@ class BracketProcedure(BracketSearch):
         return [merged[cost] for cost in sorted(merged)]
 
     def _least_cost(
-        self, s1: frozenset[PlayerId] = frozenset(), bye: tuple[int, ...] | None = None
+        self, s1: frozenset[PlayerId] = frozenset(), floaters: tuple[int, ...] | None = None
     ) -> int | None:
         """The least :func:`b3_cost` of a pairing of the whole bracket under the
-        absolute criteria (everybody paired but the bye, who must be allowed
-        one, with the score in ``bye`` if given) that pairs every player of
-        ``s1`` with one outside it; None if none does. A maximum-weight
-        matching of greatest size, each pair weighing a constant less its cost
-        (the bye: an extra vertex)."""
+        absolute criteria that pairs every player of ``s1`` with one outside
+        it and leaves unpaired players with the scores ``floaters`` (None:
+        the bye, if the number is odd, with any score), each allowed to be;
+        None if none does. A maximum-weight matching of greatest size, each
+        pair weighing a constant less its cost (a player left unpaired: an
+        extra vertex per score)."""
         players = self.b.players
         n = len(players)
-        spare = n % 2
+        slots: tuple[int | None, ...] = (None,) * (n % 2) if floaters is None else floaters
+        spare = len(slots)
         top = (
             1
             + sum(bye_cost(p, self.b.floor) for p in players)
@@ -413,17 +415,17 @@ class BracketProcedure(BracketSearch):
             a, b = players[i], players[j]
             if self.cost(a, b) is not None and not (a.id in s1 and b.id in s1):
                 edges.append((i, j, top - b3_cost(a, b)))
-        if spare:
+        for k, score in enumerate(slots):
             for i, p in enumerate(players):
-                if self.never_floats(p) or p.id in s1 or (bye and p.score not in bye):
+                if self.never_floats(p) or p.id in s1 or score not in (None, p.score):
                     continue
-                edges.append((i, n, top - bye_cost(p, self.b.floor)))
+                edges.append((i, n + k, top - bye_cost(p, self.b.floor)))
         matching = max_weight_matching(n + spare, edges)
         if 2 * len(matching) != n + spare:
             return None
         return sum(
             b3_cost(players[i], players[j]) if j < n else bye_cost(players[i], self.b.floor)
-            for i, j in matching  # i < j: the bye's vertex n comes second
+            for i, j in matching  # i < j: the extra vertices come second
         )
 
     def _merged_level(
@@ -479,14 +481,13 @@ class BracketProcedure(BracketSearch):
         (C.14.b1 asks whether it did); large numbers of sets are not listed."""
         if self.accept is None or spare <= 0 or (hetero and not progress.reached_remainder):
             return False
-        candidates = [p for p in self.b.players if not self.never_floats(p)]
-        wanted = target.floaters
-        if wanted is not None:
-            candidates = [p for p in candidates if p.score in wanted]
+        candidates = [
+            p for p in self.b.players if not self.never_floats(p) and target.may_float(p.score)
+        ]
         if len(rejected) < len(candidates) or math.comb(len(candidates), spare) > _MOST_SETS:
             return False
         for chosen in itertools.combinations(candidates, spare):
-            if wanted is not None and scores_of(chosen) != wanted:
+            if not target.allows(scores_of(chosen)):
                 continue
             if frozenset(p.id for p in chosen) not in rejected:
                 return False
@@ -509,15 +510,19 @@ class BracketProcedure(BracketSearch):
             [self.b.prefs[p.id] for p in self.b.players], pairs, even_round=self.b.even_round
         )
 
-    def _targets(self, pairs: int, *, differences: bool) -> list[Target]:
-        """B.3 for a bracket of unequal scores paired as homogeneous, in the
-        order they are tried: the scores of the players it leaves unpaired,
-        lowest first (:func:`floater_order`), each only if the absolute
-        criteria allow it; for each (with
-        ``differences``: brackets paired as homogeneous), first the pairs'
-        score differences at their smallest (the largest difference as small
-        as possible, then the next...), then any differences. A bracket of
-        equal scores has no such condition."""
+    def _targets(self, pairs: int, *, by_cost: bool) -> list[Target]:
+        """B.3 for a bracket of unequal scores, in the order it is tried: the
+        scores of the players it leaves unpaired, lowest first
+        (:func:`floater_order`), each only if the absolute criteria allow it.
+        With ``by_cost`` (brackets paired as homogeneous), the lowest total
+        first, then the least :func:`b3_cost` (the pairs' score differences
+        and the players left unpaired, each as a game one point below the
+        bracket's lowest score, as in a bracket joined by C.13); sets of scores
+        of equal total and cost are one target, the procedure's order (C.10's
+        requirements, then D.1/D.2) choosing between them (the C.13 sample's
+        ad113c84293d: JaVaFo 1.4 leaves 8, 6.5, 4 and 4 points unpaired rather
+        than 7, 6.5, 5 and 4, for X). Each target with that least cost
+        first, then any. A bracket of equal scores has no such condition."""
         players = self.b.players
         if len({p.score for p in players}) == 1:
             return [Target()]
@@ -536,51 +541,26 @@ class BracketProcedure(BracketSearch):
                 fill(k + 1, left - take, chosen + (score,) * take)
 
         fill(0, spare, ())
+        least = {
+            floaters: cost
+            for floaters in sorted(options, key=floater_order)
+            if (cost := self._least_cost(floaters=floaters)) is not None
+        }
+        if not by_cost:
+            return [Target((floaters,)) for floaters in least]
+        groups: dict[tuple[int, int], list[tuple[int, ...]]] = {}
+        for floaters, cost in least.items():
+            groups.setdefault((sum(floaters), cost), []).append(floaters)
         targets: list[Target] = []
-        for floaters in sorted(options, key=floater_order):
-            best = self._best_differences(floaters)
-            if best is not None:
-                targets += (
-                    [Target(floaters, best), Target(floaters)]
-                    if differences
-                    else [Target(floaters)]
-                )
+        for (_, cost), sets in sorted(groups.items()):
+            targets += [Target(tuple(sets), cost), Target(tuple(sets))]
         return targets
 
-    def _best_differences(self, floaters: tuple[int, ...]) -> tuple[int, ...] | None:
-        """The smallest score differences (sorted, largest first; compared
-        largest first) of a pairing under the absolute criteria that leaves
-        unpaired players with exactly the scores ``floaters``; None if none
-        does. A maximum-weight matching of the players and one extra vertex
-        per score of ``floaters`` (joined to the players of that score who
-        may be left over), each pair costing ``base ** rank`` of its
-        difference, the base beyond the number of pairs: the sum orders
-        pairings as the sorted differences do."""
-        players = self.b.players
-        n = len(players)
-        diffs = sorted({abs(a.score - b.score) for a, b in itertools.combinations(players, 2)})
-        rank = {d: k for k, d in enumerate(diffs)}
-        base = n + 1
-        top = base ** (len(diffs) + 1)
-        edges: list[tuple[int, int, int]] = []
-        for i, j in itertools.combinations(range(n), 2):
-            a, b = players[i], players[j]
-            if self.cost(a, b) is not None:
-                d = abs(a.score - b.score)
-                edges.append((i, j, top - base ** rank[d]))
-        for k, score in enumerate(floaters):
-            for i, p in enumerate(players):
-                if p.score == score and not self.never_floats(p):
-                    edges.append((i, n + k, top))
-        matching = max_weight_matching(n + len(floaters), edges)
-        if 2 * len(matching) != n + len(floaters):
-            return None
-        return tuple(
-            sorted(
-                (abs(players[i].score - players[j].score) for i, j in matching if max(i, j) < n),
-                reverse=True,
-            )
-        )
+
+def _only(target: Target) -> tuple[int, ...] | None:
+    """The one set of scores a target of :meth:`BracketProcedure._targets`
+    without ``by_cost`` leaves unpaired (None: free)."""
+    return None if target.floaters is None else target.floaters[0]
 
 
 def max_weight_matching(size: int, edges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int]]:

@@ -11,7 +11,6 @@ drives it through C.3, C.10 and C.14.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
@@ -221,25 +220,24 @@ class BracketSearch:
         req: Requirements,
         budget: Budget,
         bound: set[str],
-        target: Target | None = None,
+        target: Target,
     ) -> Iterator[Outcome]:
         """C.4-C.8a for a homogeneous bracket or a remainder: S1 = the ``pairs``
         highest, S2 the rest (C.4, C.5); transpositions (C.7, D.1), then
         exchanges (C.8a, D.2), each followed by the transpositions again.
-        ``target``: B.3's scores of the players left unpaired and the pairs'
-        score differences."""
-        floating = target.floaters if target is not None else None
-        differences = target.differences if target is not None else None
-        cost = target.cost if target is not None else None
+        ``target``: B.3's scores of the players left unpaired and the
+        pairing's cost."""
+        cost = target.cost
         n = len(group)
         if 2 * pairs > n or pairs < 0:
             return
         if self.b.lowest and n - 2 * pairs > 1:
             return  # the lowest bracket can move nobody down
         must = {i for i, p in enumerate(group) if self.never_floats(p)} if n > 2 * pairs else set()
-        if floating:
+        highest = target.highest()
+        if highest is not None:
             # B.3: players scoring more than every player to leave unpaired must pair.
-            must |= {i for i, p in enumerate(group) if p.score > floating[0]}
+            must |= {i for i, p in enumerate(group) if p.score > highest}
         left_b5 = {i for i, p in enumerate(group) if self.float_breaks(p)[0]}
         left_b6 = {i for i, p in enumerate(group) if self.float_breaks(p)[1]}
         if n > 2 * pairs:
@@ -248,7 +246,7 @@ class BracketSearch:
             free = {
                 i
                 for i, p in enumerate(group)
-                if i not in must and (not floating or p.score in floating)
+                if i not in must and target.may_float(p.score)
             }
             if req.b5_down <= 0 and left_b5:
                 if left_b5 & free:
@@ -263,7 +261,7 @@ class BracketSearch:
                 not must
                 and len(left_b5) <= req.b5_down
                 and len(left_b6) <= req.b6_down
-                and (floating is None or scores_of(group) == floating)
+                and target.allows(scores_of(group))
                 and (cost is None or cost == sum(bye_cost(p, self.b.floor) for p in group))
             )
             if fine:
@@ -273,8 +271,8 @@ class BracketSearch:
             return
         if not self._gate(group, pairs, req, must, bound):
             return
-        # B.3's target differences: a pair with any other difference cannot be part of it.
-        allowed = frozenset(differences) if differences else None
+        # B.3's target cost: a pair costing more cannot be part of it.
+        allowed = None
         if cost is not None:
             allowed = frozenset(
                 d
@@ -297,13 +295,7 @@ class BracketSearch:
             ):
                 taken = set(chosen)
                 floaters = tuple(p for k, p in enumerate(s2) if k not in taken)
-                if floating is not None and scores_of(floaters) != floating:
-                    continue
-                if differences is not None and differences != tuple(
-                    sorted(
-                        (abs(s1[i].score - s2[j].score) for i, j in enumerate(chosen)), reverse=True
-                    )
-                ):
+                if not target.allows(scores_of(floaters)):
                     continue
                 if cost is not None and cost != sum(
                     b3_cost(s1[i], s2[j]) for i, j in enumerate(chosen)
@@ -358,8 +350,6 @@ class BracketSearch:
             mixed_s2 = lowest and len(set(s2_scores)) > 1
             if target.cost is not None:
                 b3_of = [[b3_cost(a, b) for b in s2] for a in s1]
-            elif target.differences is not None:
-                diff_of = [[abs(a.score - b.score) for b in s2] for a in s1]
             rest_reqs: dict[tuple[tuple[int, ...], bool], Requirements] = {}
             for chosen in self._search(
                 s1, s2, req, (), (), budget, bound, cost=target.cost, remainder=True
@@ -371,16 +361,7 @@ class BracketSearch:
                     spent = sum([b3_of[i][j] for i, j in enumerate(chosen)])
                     if spent > target.cost:
                         continue
-                    rest_target = Target(target.floaters, target.differences, target.cost - spent)
-                elif target.differences is not None:
-                    # B.3 in a merged bracket: the remainder has the differences left.
-                    left = Counter(target.differences)
-                    left.subtract([diff_of[i][j] for i, j in enumerate(chosen)])
-                    if any(k < 0 for k in left.values()):
-                        continue
-                    rest_target = Target(
-                        target.floaters, tuple(sorted(left.elements(), reverse=True)), None
-                    )
+                    rest_target = Target(target.floaters, target.cost - spent)
                 rest_ids = all_s2.difference([s2_ids[j] for j in chosen])
                 # A.3: the lowest bracket's remainder of unequal scores (a bracket
                 # joined by C.13) is treated as homogeneous, its bye left by

@@ -128,14 +128,28 @@ class Progress:
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """B.3 in a bracket of unequal scores: the scores (largest first) the
-    players left unpaired must have, and the pairs' score differences
-    (largest first); None: free."""
+    """B.3 in a bracket of unequal scores: the scores the players left
+    unpaired may have (one of ``floaters``, each largest first) and the
+    pairing's :func:`b3_cost` (the pairs and the players left unpaired,
+    exactly); None: free."""
 
-    floaters: tuple[int, ...] | None = None
-    differences: tuple[int, ...] | None = None
-    #: B.3 in a bracket joined by C.13 (:func:`b3_cost`): the pairing's cost, exactly
+    floaters: tuple[tuple[int, ...], ...] | None = None
     cost: int | None = None
+
+    def allows(self, scores: tuple[int, ...]) -> bool:
+        """Whether players left unpaired with ``scores`` (largest first) meet it."""
+        return self.floaters is None or scores in self.floaters
+
+    def may_float(self, score: int) -> bool:
+        """Whether a player with ``score`` may be among those left unpaired."""
+        return self.floaters is None or any(score in f for f in self.floaters)
+
+    def highest(self) -> int | None:
+        """The highest score a player left unpaired may have (None: free);
+        every player above it must be paired."""
+        if self.floaters is None:
+            return None
+        return max((f[0] for f in self.floaters if f), default=None)
 
 
 def b3_cost(a: PlayerState, b: PlayerState) -> int:
@@ -170,7 +184,9 @@ def floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     The players left unpaired meet lower scored players further down, so the
     lower their total, the smaller the score differences those pairs add up
     to. With one player left unpaired both orders agree; with two, JaVaFo 1.4
-    leaves 6.5 and 4 points rather than 6 and 5 (seed 45, round 9).
+    leaves 6.5 and 4 points rather than 6 and 5 (seed 45, round 9). Between
+    sets of equal total, a bracket paired as homogeneous weighs B.3's cost
+    first (:meth:`bracket.BracketProcedure._targets`).
     """
     return sum(scores), scores
 

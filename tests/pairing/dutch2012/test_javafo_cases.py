@@ -3,7 +3,8 @@
 Each file in ``data/javafo14/`` is a round of a random tournament
 (:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name; ``c13-``:
 a round of the C.13 sample, ``record_c13_sample.py``, by its key; ``fc-``: a
-round of the sample's forecasts run with other seeds, 31 to 42) as JaVaFo
+round of the sample's forecasts run with other seeds, 31 to 42, or 55 to 60 with 5 to
+15 players) as JaVaFo
 1.4 reads it (its bye codes), with JaVaFo 1.4's own ``-p`` output beside it:
 the expected pairing is JaVaFo's, not tcecd's. Each shows one reading
 docs/pairing.md ("Dutch 2012") describes; no Java is needed to run them.
@@ -82,6 +83,11 @@ CASES = {
     "c13-4430c9971b7e": "C.13: as s80r9, P1 = M1 = 3 (three moved down into seven)",
     "fc-bd4a0707f2ea": "C.13: B.3 in a joined bracket, the bye from the lowest score: 6.5 not 6",
     "fc-eccf474f4e03": "C.13: as fc-bd4a0707f2ea, costs equal: the procedure's order, the bye 2.5",
+    "c13-ad113c84293d": "B.3: floaters of equal total and cost: the procedure's order (X) chooses",
+    "fc-996f205fa1a5": "B.3: as c13-ad113c84293d, a fresh round (seeds 55 to 60)",
+    "fc-66fd0f2e9833": "B.3: as c13-ad113c84293d, a fresh round (seeds 55 to 60)",
+    "fc-5bb9209a1eec": "B.3: as c13-ad113c84293d, a fresh round (seeds 55 to 60)",
+    "fc-6dcebc905ddb": "B.3: as c13-ad113c84293d, a fresh round (seeds 55 to 60)",
 }
 
 
