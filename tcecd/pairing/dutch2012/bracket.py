@@ -553,8 +553,43 @@ class BracketProcedure(BracketSearch):
             groups.setdefault((sum(floaters), cost), []).append(floaters)
         targets: list[Target] = []
         for (_, cost), sets in sorted(groups.items()):
-            targets += [Target(tuple(sets), cost), Target(tuple(sets))]
+            used = self._differences(sets, cost)
+            targets += [Target(tuple(sets), cost, used), Target(tuple(sets))]
         return targets
+
+    def _differences(self, sets: Sequence[tuple[int, ...]], cost: int) -> frozenset[int]:
+        """The score differences the pairs of the pairings of :func:`b3_cost`
+        ``cost`` leaving players with one of ``sets`` unpaired may have: for
+        each, a matching of that least cost with as many pairs of that
+        difference as possible (the search's pruning)."""
+        players = self.b.players
+        n = len(players)
+        scale = n + 1  # one unit of cost outweighs every pair of the difference
+        top = 1 + n + scale * (
+            sum(bye_cost(p, self.b.floor) for p in players)
+            + sum(b3_cost(a, b) for a, b in itertools.combinations(players, 2))
+        )
+        pairs = [
+            (i, j, abs(players[i].score - players[j].score), b3_cost(players[i], players[j]))
+            for i, j in itertools.combinations(range(n), 2)
+            if self.cost(players[i], players[j]) is not None
+        ]
+        used: set[int] = set()
+        for d in sorted({p[2] for p in pairs}):
+            for floaters in sets:
+                edges = [(i, j, top - scale * c + (diff == d)) for i, j, diff, c in pairs]
+                for k, score in enumerate(floaters):
+                    edges += [
+                        (i, n + k, top - scale * bye_cost(p, self.b.floor))
+                        for i, p in enumerate(players)
+                        if p.score == score and not self.never_floats(p)
+                    ]
+                matching = max_weight_matching(n + len(floaters), edges)
+                if any(j < n and abs(players[i].score - players[j].score) == d
+                       for i, j in matching):
+                    used.add(d)
+                    break
+        return frozenset(used)
 
 
 def _only(target: Target) -> tuple[int, ...] | None:

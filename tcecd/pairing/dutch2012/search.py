@@ -111,7 +111,7 @@ class BracketSearch:
             weight = Weight(
                 [[b3_cost(a, b) for b in s2] for a in s1],
                 [None if self.never_floats(b) else bye_cost(b, self.b.floor) for b in s2]
-                if len(s2) > len(s1) and self.b.lowest and not remainder
+                if len(s2) > len(s1) and not remainder
                 else [None] * len(s2),
                 cost,
             )
@@ -272,8 +272,8 @@ class BracketSearch:
         if not self._gate(group, pairs, req, must, bound):
             return
         # B.3's target cost: a pair costing more cannot be part of it.
-        allowed = None
-        if cost is not None:
+        allowed = target.differences
+        if cost is not None and allowed is None:
             allowed = frozenset(
                 d
                 for a, b in itertools.combinations(group, 2)
@@ -361,7 +361,7 @@ class BracketSearch:
                     spent = sum([b3_of[i][j] for i, j in enumerate(chosen)])
                     if spent > target.cost:
                         continue
-                    rest_target = Target(target.floaters, target.cost - spent)
+                    rest_target = replace(target, cost=target.cost - spent)
                 rest_ids = all_s2.difference([s2_ids[j] for j in chosen])
                 # A.3: the lowest bracket's remainder of unequal scores (a bracket
                 # joined by C.13) is treated as homogeneous, its bye left by

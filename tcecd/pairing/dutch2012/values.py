@@ -135,6 +135,9 @@ class Target:
 
     floaters: tuple[tuple[int, ...], ...] | None = None
     cost: int | None = None
+    #: the score differences the pairs of a pairing of that cost may have (None:
+    #: any); only a pruning of the search, the cost decides
+    differences: frozenset[int] | None = None
 
     def allows(self, scores: tuple[int, ...]) -> bool:
         """Whether players left unpaired with ``scores`` (largest first) meet it."""
