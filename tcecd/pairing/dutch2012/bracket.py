@@ -46,8 +46,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from tcecd.domain import PlayerId
-from tcecd.pairing.dutch.matcher import Matcher
-from tcecd.pairing.dutch2012 import criteria
+from tcecd.pairing.dutch2012 import criteria, measure
 from tcecd.pairing.dutch2012.colours import x1_z1
 from tcecd.pairing.dutch2012.search import BracketSearch
 from tcecd.pairing.dutch2012.state import PlayerState
@@ -61,8 +60,6 @@ from tcecd.pairing.dutch2012.values import (
     Progress,
     Requirements,
     Target,
-    b3_cost,
-    bye_cost,
     floater_order,
     scores_of,
 )
@@ -394,39 +391,16 @@ class BracketProcedure(BracketSearch):
     def _least_cost(
         self, s1: frozenset[PlayerId] = frozenset(), floaters: tuple[int, ...] | None = None
     ) -> int | None:
-        """The least :func:`b3_cost` of a pairing of the whole bracket under the
-        absolute criteria that pairs every player of ``s1`` with one outside
-        it and leaves unpaired players with the scores ``floaters`` (None:
-        the bye, if the number is odd, with any score), each allowed to be;
-        None if none does. A maximum-weight matching of greatest size, each
-        pair weighing a constant less its cost (a player left unpaired: an
-        extra vertex per score)."""
-        players = self.b.players
-        n = len(players)
-        slots: tuple[int | None, ...] = (None,) * (n % 2) if floaters is None else floaters
-        spare = len(slots)
-        top = (
-            1
-            + sum(bye_cost(p, self.b.floor) for p in players)
-            + sum(b3_cost(a, b) for a, b in itertools.combinations(players, 2))
+        """:func:`measure.least_cost` of this bracket under the absolute criteria."""
+        return measure.least_cost(
+            self.b.players, self.b.floor, self._pairable, self._may_leave, s1, floaters
         )
-        edges: list[tuple[int, int, int]] = []
-        for i, j in itertools.combinations(range(n), 2):
-            a, b = players[i], players[j]
-            if self.cost(a, b) is not None and not (a.id in s1 and b.id in s1):
-                edges.append((i, j, top - b3_cost(a, b)))
-        for k, score in enumerate(slots):
-            for i, p in enumerate(players):
-                if self.never_floats(p) or p.id in s1 or score not in (None, p.score):
-                    continue
-                edges.append((i, n + k, top - bye_cost(p, self.b.floor)))
-        matching = max_weight_matching(n + spare, edges)
-        if 2 * len(matching) != n + spare:
-            return None
-        return sum(
-            b3_cost(players[i], players[j]) if j < n else bye_cost(players[i], self.b.floor)
-            for i, j in matching  # i < j: the extra vertices come second
-        )
+
+    def _pairable(self, a: PlayerState, b: PlayerState) -> bool:
+        return self.cost(a, b) is not None
+
+    def _may_leave(self, p: PlayerState) -> bool:
+        return not self.never_floats(p)
 
     def _merged_level(
         self, m1: int, p1: int, x1: int, z1: int, target: Target, b2_dropped: bool | None
@@ -553,61 +527,14 @@ class BracketProcedure(BracketSearch):
             groups.setdefault((sum(floaters), cost), []).append(floaters)
         targets: list[Target] = []
         for (_, cost), sets in sorted(groups.items()):
-            used = self._differences(sets, cost)
+            used = measure.used_differences(
+                self.b.players, self.b.floor, self._pairable, self._may_leave, sets, cost
+            )
             targets += [Target(tuple(sets), cost, used), Target(tuple(sets))]
         return targets
-
-    def _differences(self, sets: Sequence[tuple[int, ...]], cost: int) -> frozenset[int]:
-        """The score differences the pairs of the pairings of :func:`b3_cost`
-        ``cost`` leaving players with one of ``sets`` unpaired may have: for
-        each, a matching of that least cost with as many pairs of that
-        difference as possible (the search's pruning)."""
-        players = self.b.players
-        n = len(players)
-        scale = n + 1  # one unit of cost outweighs every pair of the difference
-        top = 1 + n + scale * (
-            sum(bye_cost(p, self.b.floor) for p in players)
-            + sum(b3_cost(a, b) for a, b in itertools.combinations(players, 2))
-        )
-        pairs = [
-            (i, j, abs(players[i].score - players[j].score), b3_cost(players[i], players[j]))
-            for i, j in itertools.combinations(range(n), 2)
-            if self.cost(players[i], players[j]) is not None
-        ]
-        used: set[int] = set()
-        for d in sorted({p[2] for p in pairs}):
-            for floaters in sets:
-                edges = [(i, j, top - scale * c + (diff == d)) for i, j, diff, c in pairs]
-                for k, score in enumerate(floaters):
-                    edges += [
-                        (i, n + k, top - scale * bye_cost(p, self.b.floor))
-                        for i, p in enumerate(players)
-                        if p.score == score and not self.never_floats(p)
-                    ]
-                matching = max_weight_matching(n + len(floaters), edges)
-                if any(j < n and abs(players[i].score - players[j].score) == d
-                       for i, j in matching):
-                    used.add(d)
-                    break
-        return frozenset(used)
 
 
 def _only(target: Target) -> tuple[int, ...] | None:
     """The one set of scores a target of :meth:`BracketProcedure._targets`
     without ``by_cost`` leaves unpaired (None: free)."""
     return None if target.floaters is None else target.floaters[0]
-
-
-def max_weight_matching(size: int, edges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int]]:
-    """A maximum-weight matching of the graph on vertices ``0..size-1`` with
-    ``edges`` (i, j, weight > 0), as pairs (i, j) with i < j: the compiled blossom
-    of py4swiss (:class:`Matcher`; the weights may be any width). Both callers
-    weigh their edges so that every maximum-weight matching is of greatest
-    size and all of them have the measure they read off it, so which one is
-    returned does not matter."""
-    if not edges:
-        return []
-    matcher = Matcher(size, max(w for _, _, w in edges).bit_length())
-    for i, j, w in edges:
-        matcher.set(i, j, w)
-    return [(u, v) for u, v in enumerate(matcher.compute()) if u < v]
