@@ -3,7 +3,7 @@
 Each file in ``data/javafo14/`` is a round of a random tournament
 (:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name; ``c13-``:
 a round of the C.13 sample, ``record_c13_sample.py``, by its key; ``fc-``: a
-round of the sample's forecasts run with other seeds, 31 to 42, or 55 to 60 with 5 to
+round of the sample's forecasts run with other seeds, 31 to 42, or 55 to 66 with 5 to
 15 players) as JaVaFo
 1.4 reads it (its bye codes), with JaVaFo 1.4's own ``-p`` output beside it:
 the expected pairing is JaVaFo's, not tcecd's. Each shows one reading
@@ -88,6 +88,9 @@ CASES = {
     "fc-66fd0f2e9833": "B.3: as c13-ad113c84293d, a fresh round (seeds 55 to 60)",
     "fc-5bb9209a1eec": "B.3: as c13-ad113c84293d, a fresh round (seeds 55 to 60)",
     "fc-6dcebc905ddb": "B.3: as c13-ad113c84293d, a fresh round (seeds 55 to 60)",
+    "fc-1cd99db940dc": "B.3: as c13-ad113c84293d, a fresh round (seeds 61 to 66)",
+    "fc-50d8d704cb5c": "B.3: as c13-ad113c84293d, a fresh round (seeds 61 to 66)",
+    "fc-bae9b7169411": "B.3: as c13-ad113c84293d, a fresh round (seeds 61 to 66)",
 }
 
 
