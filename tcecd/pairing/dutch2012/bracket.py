@@ -107,7 +107,9 @@ class BracketProcedure(BracketSearch):
         #: :func:`~tcecd.pairing.dutch2012.backtrack._c13_again`)
         self.lower_p1 = lower_p1
         #: backtracking (C.12, C.13): a further condition on the players moved
-        #: down, and how many they must be (None: any number)
+        #: down, and how many they must be (None: any number); ``accept`` must
+        #: depend on the set of players alone (it may be asked of sets the
+        #: search has not reached: :meth:`_exhausted`)
         self.accept = accept
         self.floaters = floaters
         self.total = Budget(BRACKET_STEPS)
@@ -351,6 +353,8 @@ class BracketProcedure(BracketSearch):
         phases = (False, True) if self._soft_b2() else (None,)
         for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
             smallest = self._merged_targets(m1, byes) if byes != [Target()] else []
+            if not smallest and not self._may_pair_movers(m1, byes):
+                continue  # no pairing pairs M1 moved-down players: nothing to search
             # B.2's note: B.2 gives way for top scorers' smallest score
             # differences (seed 191, round 11), not for a lower scored bye
             # (seed 177, round 10).
@@ -387,6 +391,21 @@ class BracketProcedure(BracketSearch):
         for cost, target in targets:
             merged[cost] = replace(target, floaters=None) if cost in merged else target
         return [merged[cost] for cost in sorted(merged)]
+
+    def _may_pair_movers(self, m1: int, byes: Sequence[Target]) -> bool:
+        """Whether some pairing of the joined bracket under the absolute
+        criteria pairs a set of ``m1`` moved-down players (D.3) outside the set
+        with one of ``byes`` (True when there are too many sets to list): a
+        level without one is searched through for nothing (seed 1568, round 7,
+        spent seconds so for each set of floaters C.13 tried)."""
+        movers = [p for p in self.b.players if p.id in self.b.movers]
+        if m1 == 0 or math.comb(len(movers), m1) > _MOST_SETS:
+            return True
+        return any(
+            self._least_cost(frozenset(p.id for p in s1), _only(bye)) is not None
+            for s1 in mover_sets(movers, m1)
+            for bye in byes
+        )
 
     def _least_cost(
         self, s1: frozenset[PlayerId] = frozenset(), floaters: tuple[int, ...] | None = None
@@ -448,23 +467,31 @@ class BracketProcedure(BracketSearch):
         hetero: bool,
         progress: Progress,
     ) -> bool:
-        """Backtracking: whether ``accept`` has refused every set of ``spare``
+        """Backtracking: whether ``accept`` refuses every set of ``spare``
         players this level could move down (with ``target``'s scores), so that
-        no further requirement state can give an outcome it takes. A
-        heterogeneous bracket still searches until it has reached a remainder
-        (C.14.b1 asks whether it did); large numbers of sets are not listed."""
+        no requirement state can give an outcome it takes. The sets the search
+        has not reached yet are put to ``accept`` here (it depends on the set
+        alone): a level where backtracking can take none is skipped before its
+        search rather than searched through (the C.13 sample's 4fd15eb103a9
+        took 9 s so). A heterogeneous bracket still searches until it has
+        reached a remainder (C.14.b1 asks whether it did); large numbers of
+        sets are not listed."""
         if self.accept is None or spare <= 0 or (hetero and not progress.reached_remainder):
             return False
         candidates = [
             p for p in self.b.players if not self.never_floats(p) and target.may_float(p.score)
         ]
-        if len(rejected) < len(candidates) or math.comb(len(candidates), spare) > _MOST_SETS:
+        if math.comb(len(candidates), spare) > _MOST_SETS:
             return False
         for chosen in itertools.combinations(candidates, spare):
             if not target.allows(scores_of(chosen)):
                 continue
-            if frozenset(p.id for p in chosen) not in rejected:
+            ids = frozenset(p.id for p in chosen)
+            if ids in rejected:
+                continue
+            if self.accept(chosen):
                 return False
+            rejected.add(ids)
         return True
 
     def _movers_pairable(self, m1: int, p1: int) -> bool:
