@@ -91,6 +91,8 @@ CASES = {
     "fc-1cd99db940dc": "B.3: as c13-ad113c84293d, a fresh round (seeds 61 to 66)",
     "fc-50d8d704cb5c": "B.3: as c13-ad113c84293d, a fresh round (seeds 61 to 66)",
     "fc-bae9b7169411": "B.3: as c13-ad113c84293d, a fresh round (seeds 61 to 66)",
+    "fc-081268b20673": "B.3: as c13-ad113c84293d, a fresh round of 15 players (seeds 55 to 60)",
+    "fc-7cbd0933c333": "B.3: as c13-ad113c84293d, a fresh round of 15 players (seeds 55 to 60)",
 }
 
 
