@@ -352,9 +352,17 @@ class BracketProcedure(BracketSearch):
         byes = self._targets(p1, by_cost=False)
         phases = (False, True) if self._soft_b2() else (None,)
         for m1 in range(min(m0, p1), -1 if self.m1_zero else 0, -1):
-            smallest = self._merged_targets(m1, byes) if byes != [Target()] else []
-            if not smallest and not self._may_pair_movers(m1, byes):
-                continue  # no pairing pairs M1 moved-down players: nothing to search
+            # An M1 with which no pairing under the absolute criteria pairs M1
+            # moved-down players is not searched through (seed 1568, round 7,
+            # spent seconds so for each set of floaters C.13 tried).
+            if byes != [Target()]:
+                smallest = self._merged_targets(m1, byes)
+                if not smallest:
+                    continue  # no set of M1 (or no pairing at all) with any bye allowed
+            else:
+                smallest = []
+                if not self._may_pair_movers(m1):
+                    continue
             # B.2's note: B.2 gives way for top scorers' smallest score
             # differences (seed 191, round 11), not for a lower scored bye
             # (seed 177, round 10).
@@ -374,7 +382,9 @@ class BracketProcedure(BracketSearch):
         1610 round 6, 1774 round 11). One target per bye score, so that B.2
         in force tries every one before it is dropped (:meth:`_merged_outcomes`).
         Beyond :data:`_MOST_SETS` sets of M1 players (one matching each), the
-        whole bracket's least cost stands in (docs/pairing.md, "limits")."""
+        whole bracket's least cost stands in (docs/pairing.md, "limits"). None
+        at all: no pairing under the absolute criteria pairs M1 moved-down
+        players with any of ``byes``."""
         movers = [p for p in self.b.players if p.id in self.b.movers]
         if math.comb(len(movers), m1) > _MOST_SETS:
             sets: list[frozenset[PlayerId]] = [frozenset()]
@@ -392,19 +402,18 @@ class BracketProcedure(BracketSearch):
             merged[cost] = replace(target, floaters=None) if cost in merged else target
         return [merged[cost] for cost in sorted(merged)]
 
-    def _may_pair_movers(self, m1: int, byes: Sequence[Target]) -> bool:
+    def _may_pair_movers(self, m1: int) -> bool:
         """Whether some pairing of the joined bracket under the absolute
-        criteria pairs a set of ``m1`` moved-down players (D.3) outside the set
-        with one of ``byes`` (True when there are too many sets to list): a
-        level without one is searched through for nothing (seed 1568, round 7,
-        spent seconds so for each set of floaters C.13 tried)."""
+        criteria pairs a set of ``m1`` moved-down players (D.3) with players
+        outside the set (True when there are too many sets to list), for a
+        bracket whose bye has no B.3 target (:meth:`_merged_targets` answers
+        it for the others)."""
         movers = [p for p in self.b.players if p.id in self.b.movers]
         if m1 == 0 or math.comb(len(movers), m1) > _MOST_SETS:
             return True
         return any(
-            self._least_cost(frozenset(p.id for p in s1), _only(bye)) is not None
+            self._least_cost(frozenset(p.id for p in s1)) is not None
             for s1 in mover_sets(movers, m1)
-            for bye in byes
         )
 
     def _least_cost(
