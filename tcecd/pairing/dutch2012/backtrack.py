@@ -32,6 +32,7 @@ from tcecd.pairing.dutch2012.bracket import (
 from tcecd.pairing.dutch2012.colours import Preference
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key
+from tcecd.pairing.dutch2012.values import LowerP1
 
 
 def first(outcomes: Iterator[Outcome]) -> Outcome | None:
@@ -357,15 +358,18 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
 
     When the penultimate bracket reaches P1 = M1 > 1 with its remainder
     reached, C.14.b1 would lower P1 and C.14.b2 lowers M1. As JaVaFo 1.4
-    pairs it, P1 is lowered (and M1 with it) after a lowest bracket that
-    failed on the bye alone (:func:`failed_on_the_bye`), when C.1 moved a
-    moved-down player on through the penultimate bracket (seeds 80 round 9,
-    2037 round 11), and whenever that gives the bye to a lower scored player
-    than lowering M1 does (B.3: the bye's score as low as possible; seed 670
-    round 8 and three rounds of the C.13 sample); else M1 (seeds 460 round
-    7, 534 round 8, ...)."""
+    pairs it, P1 is lowered (and M1 with it) when C.1 moved a moved-down
+    player on through the penultimate bracket (seeds 80 round 9, 2037 round
+    11); and, while P1 is still P0 (as many moved-down players as pairs:
+    :attr:`LowerP1.AT_P0`), after a lowest bracket that failed on the bye
+    alone (:func:`failed_on_the_bye`) and whenever that gives the bye to a
+    lower scored player than lowering M1 does (B.3: the bye's score as low as
+    possible; seed 670 round 8 and three rounds of the C.13 sample); else M1
+    (seeds 460 round 7, 534 round 8, ...). Where C.14.b1 brought P1 down to
+    M1 first (P0 > M0), JaVaFo 1.4 lowers M1 (the fresh 15-player round
+    cc3228f7193f and seven more; docs/pairing.md)."""
 
-    def first_again(lower_p1: bool) -> tuple[Outcome, Outcome] | None:
+    def first_again(lower_p1: LowerP1) -> tuple[Outcome, Outcome] | None:
         for step in _C13_AGAIN:
             again = _c13_penultimate(rnd, asked, step, lower_p1=lower_p1)
             if again is not None:
@@ -377,14 +381,20 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     # down into it): as JaVaFo 1.4 pairs it, P1 is lowered then (seeds 80
     # round 9 and 2037 round 11, four rounds of the C.13 sample; in none of
     # the 30 reference rounds where it lowers M1 instead was a player moved
-    # on so).
-    lower_first = failed_on_bye or bool(asked.pen_pushed)
-    again = first_again(lower_first)
-    # Lowering P1 acts only at P1 = M1 > 1 (two moved-down players at least),
-    # and is taken only for a lower bye.
-    if again is None or lower_first or len(asked.pen_input[1]) < 2 or not again[1].floaters:
+    # on so), also where C.14.b1 lowered P1 to M1 before (seed 2037 round
+    # 11: P0 = 3, M0 = 2).
+    pen_residents, pen_movers = asked.pen_input
+    at_p0 = (len(pen_residents) + len(pen_movers)) // 2 == len(pen_movers)
+    if asked.pen_pushed:
+        return first_again(LowerP1.ALWAYS)
+    if failed_on_bye:
+        return first_again(LowerP1.AT_P0)
+    again = first_again(LowerP1.NEVER)
+    # Lowering P1 acts only at P1 = M1 = P0 > 1 (two moved-down players at
+    # least), and is taken only for a lower bye.
+    if again is None or not at_p0 or len(pen_movers) < 2 or not again[1].floaters:
         return again
-    lowered = first_again(True)
+    lowered = first_again(LowerP1.AT_P0)
     if lowered is not None:
         bye, other = _bye_score(again[1]), _bye_score(lowered[1])
         if bye is not None and other is not None and other < bye:
@@ -398,12 +408,12 @@ def _bye_score(lowest: Outcome) -> int | None:
 
 
 def _c13_penultimate(
-    rnd: Round, asked: _Asked, step: _C13Step, *, lower_p1: bool = False
+    rnd: Round, asked: _Asked, step: _C13Step, *, lower_p1: LowerP1 = LowerP1.NEVER
 ) -> tuple[Outcome, Outcome] | None:
     """C.13: the first other pairing of the penultimate bracket (in the order of
     its own procedure, C.14 included unless ``step`` keeps P1) with which the
     lowest bracket can be paired (as ``step`` says); that pairing and the
-    lowest bracket's. ``lower_p1``: C.14.b1 lowers P1 at P1 = M1 (:func:`_c13_again`)."""
+    lowest bracket's. ``lower_p1``: when C.14.b1 lowers P1 at P1 = M1 (:func:`_c13_again`)."""
     pen_input, pen_pushed, pen_out = asked.pen_input, asked.pen_pushed, asked.pen_out
     residents, joined = asked.residents, asked.joined
     keep_movers = step.keep_movers
@@ -506,8 +516,8 @@ def failed_on_the_bye(
 
     As JaVaFo 1.4 pairs it, C.13 then asks the penultimate bracket for
     another pairing with C.14.b1 ("if the pairing procedure has got to the
-    remainder") lowering P1 at P1 = M1, not M1 (C.14.b2). Thirteen rounds of
-    the C.13 sample and the dutch9 forecast decide it (c79fa2c9953e,
+    remainder") lowering P1 at P1 = M1 = P0, not M1 (C.14.b2). Thirteen
+    rounds of the C.13 sample and the dutch9 forecast decide it (c79fa2c9953e,
     dbac8ab7609c, 86f7417d2cd0, ...), with the lowest bracket as it was or
     joined by C.13 (its latest added bracket as S1). Where the lowest bracket
     is bigger (seeds 2191 round 7, 460 round 7) or its highest moved-down

@@ -56,6 +56,7 @@ from tcecd.pairing.dutch2012.values import (
     STATE_STEPS,
     UNLIMITED,
     Bracket,
+    LowerP1,
     Outcome,
     Progress,
     Requirements,
@@ -97,14 +98,14 @@ class BracketProcedure(BracketSearch):
         accept: Callable[[tuple[PlayerState, ...]], bool] | None = None,
         floaters: int | None = None,
         m1_zero: bool = True,
-        lower_p1: bool = False,
+        lower_p1: LowerP1 = LowerP1.NEVER,
     ) -> None:
         super().__init__(bracket)
         self.reduce = reduce
         #: C.14.b2 may end with M1 = 0 (every moved-down player left unpaired)
         self.m1_zero = m1_zero
-        #: C.14.b1 at P1 = M1 > 1 lowers P1 (and M1 with it), not M1 alone (C.13:
-        #: :func:`~tcecd.pairing.dutch2012.backtrack._c13_again`)
+        #: when C.14.b1 at P1 = M1 > 1 lowers P1 (and M1 with it), not M1 alone
+        #: (C.13: :func:`~tcecd.pairing.dutch2012.backtrack._c13_again`)
         self.lower_p1 = lower_p1
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number); ``accept`` must
@@ -297,7 +298,10 @@ class BracketProcedure(BracketSearch):
                 p1 -= 1  # C.14.b1
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif m1 > 1:
-                if self.lower_p1 and p1 == m1 and progress.reached_remainder and not self.b.lowest:
+                lowers = self.lower_p1 is LowerP1.ALWAYS or (
+                    self.lower_p1 is LowerP1.AT_P0 and p1 == p0
+                )
+                if lowers and p1 == m1 and progress.reached_remainder and not self.b.lowest:
                     p1, x1, z1 = p1 - 1, max(0, x1 - 1), max(0, z1 - 1)  # C.14.b1
                 m1 -= 1  # C.14.b2 (C.3.a: P = M1, never above P1)
             elif progress.reached_remainder and not self.b.lowest:
@@ -323,8 +327,8 @@ class BracketProcedure(BracketSearch):
         homogeneous", which is for brackets that never got to the remainder.
         JaVaFo 1.4 pairs it so (seeds 129 round 9, 173 round 8). With P1 =
         M1 > 1, tcecd lowers M1 by C.14.b2, as JaVaFo 1.4 does in seeds 460
-        round 7 and 534 round 8, unless ``lower_p1`` (C.13; in seed 80 round 9
-        JaVaFo 1.4 lowers P1: backtrack._c13_again).
+        round 7 and 534 round 8, unless ``lower_p1`` says otherwise (C.13; in
+        seed 80 round 9 JaVaFo 1.4 lowers P1: backtrack._c13_again).
         """
         everybody = Outcome((), self.b.players)
         if self.floaters in (None, len(everybody.floaters)) and (

@@ -342,15 +342,18 @@ class BracketSearch:
             # requirements): the key is built first, from the pairs' criteria
             # (one matrix per S1) and the remainder's ids, and the rest only
             # for a remainder still to try. The remainder's requirements
-            # depend on those criteria alone (and, in the lowest bracket, on
-            # whether its scores are equal): kept per S1.
+            # depend on those criteria alone: kept per S1.
             costs_of = self._matrix(s1, s2)
-            s2_scores = [p.score for p in s2]
-            s2_range = range(len(s2))
-            mixed_s2 = lowest and len(set(s2_scores)) > 1
+            # A.3: in the lowest bracket with an S2 of unequal scores (a bracket
+            # joined by C.13, or moved-down players left in S2) the remainder
+            # is treated as homogeneous and its bye left by B.3/A.11: B.5/B.6
+            # for downfloaters do not bar it (seed 1032, round 11; the fresh
+            # round 62d17f7382e0, where the remainder is the bye alone). With
+            # equal scores they do (seeds 132 round 4, 1011 round 5, ...).
+            free_bye = lowest and len({p.score for p in s2}) > 1
             if target.cost is not None:
                 b3_of = [[b3_cost(a, b) for b in s2] for a in s1]
-            rest_reqs: dict[tuple[tuple[int, ...], bool], Requirements] = {}
+            rest_reqs: dict[tuple[int, ...], Requirements] = {}
             for chosen in self._search(
                 s1, s2, req, (), (), budget, bound, cost=target.cost, remainder=True
             ):
@@ -363,23 +366,17 @@ class BracketSearch:
                         continue
                     rest_target = replace(target, cost=target.cost - spent)
                 rest_ids = all_s2.difference([s2_ids[j] for j in chosen])
-                # A.3: the lowest bracket's remainder of unequal scores (a bracket
-                # joined by C.13) is treated as homogeneous, its bye left by
-                # B.3/A.11: B.5/B.6 for downfloaters do not bar it (seed 1032,
-                # round 11). With equal scores they do (seeds 132 round 4, 1011
-                # round 5, ...).
                 taken = set(chosen)
-                mixed = mixed_s2 and len({s2_scores[k] for k in s2_range if k not in taken}) > 1
                 # Sorted: the requirements left depend on how many pairs break
                 # each criterion, not on which.
                 costs = tuple(sorted([costs_of[i][j] or 0 for i, j in enumerate(chosen)]))
                 try:
-                    rest_req = rest_reqs[costs, mixed]
+                    rest_req = rest_reqs[costs]
                 except KeyError:
                     rest_req = req.minus(costs).for_remainder()
-                    if mixed:
+                    if free_bye:
                         rest_req = replace(rest_req, b5_down=UNLIMITED, b6_down=UNLIMITED)
-                    rest_reqs[costs, mixed] = rest_req
+                    rest_reqs[costs] = rest_req
                 key = (rest_req, p1 - m1, rest_ids, rest_target)
                 if key in progress.failed_remainders:
                     bound.update(progress.failed_remainders[key])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from tcecd.domain import PlayerId
 from tcecd.pairing.dutch2012 import criteria
@@ -23,6 +24,18 @@ BRACKET_STEPS = 300_000
 
 #: Breaks allowed of a criterion that does not apply (A.7.d in even rounds, Z in odd ones).
 UNLIMITED = 1 << 30
+
+
+class LowerP1(Enum):
+    """C.13 asking the penultimate bracket again (``backtrack._c13_again``):
+    whether C.14.b1 lowers P1 (and M1 with it) at P1 = M1 > 1 once the
+    procedure got to the remainder, rather than C.14.b2 lowering M1 alone."""
+
+    NEVER = "never"
+    #: only while P1 is still P0: a bracket with as many moved-down players as
+    #: pairs (2 M0 + 1 players), where C.14.b1 has not lowered P1 yet
+    AT_P0 = "at P0"
+    ALWAYS = "always"
 
 
 @dataclass(frozen=True, slots=True)
