@@ -363,8 +363,9 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     11); and, while P1 is still P0 (as many moved-down players as pairs:
     :attr:`LowerP1.AT_P0`), after a lowest bracket that failed on the bye
     alone (:func:`failed_on_the_bye`) and whenever that gives the bye to a
-    lower scored player than lowering M1 does (B.3: the bye's score as low as
-    possible; seed 670 round 8 and three rounds of the C.13 sample); else M1
+    lower scored player than lowering M1 does, one of its own players (B.3:
+    the bye's score as low as possible; seed 670 round 8 and three rounds of
+    the C.13 sample); else M1
     (seeds 460 round 7, 534 round 8, ...). Where C.14.b1 brought P1 down to
     M1 first (P0 > M0), JaVaFo 1.4 lowers M1 (the fresh 15-player round
     cc3228f7193f and seven more; docs/pairing.md)."""
@@ -397,7 +398,15 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     lowered = first_again(LowerP1.AT_P0)
     if lowered is not None:
         bye, other = _bye_score(again[1]), _bye_score(lowered[1])
-        if bye is not None and other is not None and other < bye:
+        # ... and only when that bye is one of the penultimate bracket's own
+        # players, moved down by the lowered P1 (the fresh round 932eabcbcc7c:
+        # a player of the joined lowest bracket, 3 points, would take the bye
+        # from 5, 4 points, moved down into the penultimate bracket; JaVaFo
+        # 1.4 lowers M1 and gives it to 5).
+        own = {p.id for p in pen_residents}
+        if bye is not None and other is not None and other < bye and any(
+            p.id in own for p in lowered[1].floaters
+        ):
             return lowered
     return again
 

@@ -95,6 +95,8 @@ CASES = {
     "fc-7cbd0933c333": "B.3: as c13-ad113c84293d, a fresh round of 15 players (seeds 55 to 60)",
     "fc-cc3228f7193f": "C.13: P1 = M1 < P0 (C.14.b1 lowered P1): M1 lowered, not P1 (bye failed)",
     "fc-dad540d37e6f": "C.13: as fc-cc3228f7193f, a fresh round of 15 players (seeds 61 to 72)",
+    "fc-932eabcbcc7c": "C.13: the lower bye of P1 lowered only if a resident of the penultimate",
+    "fc-584fb146bc15": "C.13: as fc-932eabcbcc7c, a fresh round of 15 players (seeds 61 to 72)",
     "fc-62d17f7382e0": "A.3: no B.5/B.6 for the bye of a lowest bracket, S2 of unequal scores",
 }
 

@@ -3,9 +3,11 @@ JaVaFo 1.4, without Java.
 
 ``record_c13_sample.py``'s forecasts with 15 players and seeds 55 to 60 pair
 7,427 distinct rounds; JaVaFo 1.4 answered 7,425 of them on 2026-11-29 and
-paired 7,405 as tcecd did then, 7,414 since C.14.b1 lowers P1 below M1 only
-at P0 and B.5/B.6 no longer bar the bye of a lowest bracket whose S2 has
-unequal scores. ``data/javafo14-fresh15-open.json.gz`` keeps the other 11
+paired 7,405 as tcecd did then, 7,415 since three readings taken that day
+(C.14.b1 lowers P1 below M1 only at P0, and for a lower bye only when that
+bye is one of the penultimate bracket's own players; B.5/B.6 no longer bar
+the bye of a lowest bracket whose S2 has unequal scores).
+``data/javafo14-fresh15-open.json.gz`` keeps the other 10
 (``record_forecast.py``'s format; JaVaFo's outputs only). In all of them C.13
 has joined the lowest brackets and asked the penultimate one for another
 pairing; in four (24169cb94d38, a2cf9abbebde, a1f195c9aba6, a883c80b619f)
@@ -32,7 +34,7 @@ ROUNDS = load(RECORDING)
 
 def test_the_recording_is_whole() -> None:
     keys = [round_key(r["trf"]) for r in ROUNDS]
-    assert len(ROUNDS) == 11
+    assert len(ROUNDS) == 10
     assert len(set(keys)) == len(keys)
 
 
