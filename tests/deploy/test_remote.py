@@ -62,27 +62,23 @@ def _ssh_effective(argv: list[str]) -> dict[str, str]:
     return conf
 
 
-def _default_signals() -> None:
-    """In the wrapper's child, before exec: the signals it uses back to their
-    default action, whatever the test run inherited. A shell cannot trap a
-    signal that was ignored when it started (POSIX ``trap``): under ``nohup``
-    HUP is ignored, the wrapper's ``trap "exit 0" HUP`` does not take, and a
-    normal end of the engine ended with status 1 (seen once, 2026-11-29)."""
-    for sig in (signal.SIGHUP, signal.SIGUSR1, signal.SIGTERM):
-        signal.signal(sig, signal.SIG_DFL)
-
-
 def _wrapper_run(*engine: str) -> tuple[int, bytes, bytes]:
     """The far-side wrapper run here as sshd runs it (``sh -c``, a session of its
-    own: its ``kill 0`` must reach only its own processes; default signal
-    actions), fed one command with stdin kept open, as python-chess keeps it."""
+    own: its ``kill 0`` must reach only its own processes), fed one command
+    with stdin kept open, as python-chess keeps it.
+
+    The signals the wrapper traps start with their default action, whatever the
+    test run inherited (``env --default-signal``, GNU coreutils): a shell cannot
+    trap a signal that was ignored when it started (POSIX ``trap``). Under
+    ``nohup`` HUP is ignored, the wrapper's ``trap "exit 0" HUP`` did not take,
+    and a normal end of the engine ended with status 1 (seen 2026-11-29)."""
     proc = subprocess.Popen(
-        ["sh", "-c", REMOTE_WRAPPER, WRAPPER_NAME, *engine],
+        ["env", "--default-signal=HUP,USR1,TERM", "sh", "-c", REMOTE_WRAPPER, WRAPPER_NAME,
+         *engine],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        preexec_fn=_default_signals,
     )
     assert proc.stdin is not None
     assert proc.stdout is not None

@@ -365,10 +365,9 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     alone (:func:`failed_on_the_bye`) and whenever that gives the bye to a
     lower scored player than lowering M1 does, one of its own players (B.3:
     the bye's score as low as possible; seed 670 round 8 and three rounds of
-    the C.13 sample); else M1
-    (seeds 460 round 7, 534 round 8, ...). Where C.14.b1 brought P1 down to
-    M1 first (P0 > M0), JaVaFo 1.4 lowers M1 (the fresh 15-player round
-    cc3228f7193f and seven more; docs/pairing.md)."""
+    the C.13 sample); else M1 (seeds 460 round 7, 534 round 8, ...). Where
+    C.14.b1 brought P1 down to M1 first (P0 > M0), JaVaFo 1.4 lowers M1 (the
+    fresh 15-player round cc3228f7193f and seven more; docs/pairing.md)."""
 
     def first_again(lower_p1: LowerP1) -> tuple[Outcome, Outcome] | None:
         for step in _C13_AGAIN:
