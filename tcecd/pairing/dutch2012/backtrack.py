@@ -391,7 +391,9 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
         return first_again(LowerP1.AT_P0)
     again = first_again(LowerP1.NEVER)
     # Lowering P1 acts only at P1 = M1 = P0 > 1 (two moved-down players at
-    # least), and is taken only for a lower bye.
+    # least), and is taken only for a lower bye. (``at_p0`` is AT_P0's own
+    # condition, P0 = M0, checked here only to spare a search that could not
+    # give another pairing.)
     if again is None or not at_p0 or len(pen_movers) < 2 or not again[1].floaters:
         return again
     lowered = first_again(LowerP1.AT_P0)
