@@ -98,6 +98,9 @@ CASES = {
     "fc-932eabcbcc7c": "C.13: the lower bye of P1 lowered only if a resident of the penultimate",
     "fc-584fb146bc15": "C.13: as fc-932eabcbcc7c, a fresh round of 15 players (seeds 61 to 72)",
     "fc-62d17f7382e0": "A.3: no B.5/B.6 for the bye of a lowest bracket, S2 of unequal scores",
+    "fc-75ee0e3f909d": "C.13: the lower moved-down player paired alone, the higher moved on",
+    "fc-111dfc868d09": "C.13: joining keeps the pairing C.12 gave the bracket above",
+    "fc-bef4372397a5": "C.13: as fc-111dfc868d09, a fresh round of 15 players (seeds 55 to 60)",
 }
 
 
