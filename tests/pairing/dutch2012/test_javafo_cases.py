@@ -101,6 +101,7 @@ CASES = {
     "fc-75ee0e3f909d": "C.13: the lower moved-down player paired alone, the higher moved on",
     "fc-111dfc868d09": "C.13: joining keeps the pairing C.12 gave the bracket above",
     "fc-bef4372397a5": "C.13: as fc-111dfc868d09, a fresh round of 15 players (seeds 55 to 60)",
+    "fc-d977645fefc5": "C.1/C.12: a moved-down player without opponent in the lowest bracket",
 }
 
 
