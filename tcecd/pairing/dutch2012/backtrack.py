@@ -256,14 +256,9 @@ def _c12_lowest(
     to 2 (10). Without the lower bye, 10 labelled-round tests fail
     (docs/pairing.md). None: the pairing stands."""
 
-    def stuck(movers: Sequence[PlayerState]) -> bool:
-        everyone = [*group, *movers]
-        return any(
-            not any(
-                compatible(a, b, rnd.prefs, rnd.top_scorer_above) for b in everyone if b is not a
-            )
-            for a in movers
-        )
+    def stuck(movers: Sequence[PlayerState]) -> bool:  # C.1, for a moved-down player
+        ids = {p.id for p in movers}
+        return any(p.id in ids for p in rnd.incompatible(rnd.bracket(group, movers, lowest=True)))
 
     if not stuck(carry):
         return None
