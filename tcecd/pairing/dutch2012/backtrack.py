@@ -2,9 +2,10 @@
 backtracking between them (``../shared/seeds/fide-dutch-system-2012.txt``):
 
 * C.1: a player of a bracket who has no possible opponent in it is moved
-  down at once;
+  down at once (:func:`~tcecd.pairing.dutch2012.brackets.c1`);
 * C.12: the previous bracket is paired again to send down another set of
-  players of the same size and scores (never while already backtracking);
+  players of the same size and scores (never while already backtracking;
+  :mod:`~tcecd.pairing.dutch2012.c12`);
 * C.13: the lowest bracket must pair everybody but the bye; the penultimate
   bracket is asked for other pairings, then the two lowest are joined, and
   so on upwards (:data:`_C13_STEPS`).
@@ -17,77 +18,17 @@ it (A.2 order, the bye, colours, boards) is
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tcecd.domain import PlayerId
 from tcecd.errors import PairingError
-from tcecd.pairing.dutch2012.bracket import (
-    Bracket,
-    BracketProcedure,
-    Outcome,
-    floater_order,
-    scores_of,
-)
-from tcecd.pairing.dutch2012.colours import Preference
+from tcecd.pairing.dutch2012.bracket import BracketProcedure, Outcome, scores_of
+from tcecd.pairing.dutch2012.brackets import Round, c1, first, lowest, pairing
+from tcecd.pairing.dutch2012.c12 import Tried, c12, c12_lowest, movers_left
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key
 from tcecd.pairing.dutch2012.values import LowerP1
-
-
-def first(outcomes: Iterator[Outcome]) -> Outcome | None:
-    """The first pairing a procedure reaches (None: it reaches none)."""
-    return next(outcomes, None)
-
-
-class Round:
-    """The facts of the round being paired, shared by every bracket."""
-
-    def __init__(
-        self,
-        field: Sequence[PlayerState],
-        prefs: dict[PlayerId, Preference],
-        *,
-        even_round: bool,
-        top_scorer_above: int | None,
-    ) -> None:
-        self.field = field
-        self.prefs = prefs
-        self.even_round = even_round
-        #: last round: scores (half-points) above this are top scorers (A.10)
-        self.top_scorer_above = top_scorer_above
-
-    def bracket(
-        self,
-        residents: Sequence[PlayerState],
-        movers: Sequence[PlayerState],
-        *,
-        lowest: bool,
-        merged: bool = False,
-    ) -> Bracket:
-        players = tuple(sorted([*residents, *movers], key=a2_key))
-        return Bracket(
-            merged=merged,
-            players=players,
-            movers=frozenset(p.id for p in movers),
-            prefs=self.prefs,
-            lowest=lowest,
-            even_round=self.even_round,
-            top_scorer_above=self.top_scorer_above,
-        )
-
-    def incompatible(self, bracket: Bracket) -> list[PlayerState]:
-        """C.1: players with no opponent in the bracket under B.1 (and B.2,
-        except when pairing top scorers)."""
-        return [
-            a
-            for a in bracket.players
-            if not any(
-                compatible(a, b, self.prefs, self.top_scorer_above)
-                for b in bracket.players
-                if b is not a
-            )
-        ]
 
 
 def pair_brackets(
@@ -102,20 +43,24 @@ def pair_brackets(
     pushed: list[list[PlayerState]] = []
     carry: list[PlayerState] = []
     for k in range(len(groups) - 1):
-        residents, movers, push = _c1(rnd, groups[k], carry)
+        residents, movers, push = c1(rnd, groups[k], carry)
         p1 = (len(residents) + len(movers)) // 2
-        out, quality = _pairing(rnd, residents, movers, p1)
+        out, quality = pairing(rnd, residents, movers, p1)
         # C.1/C.12: a moved-down player without an opponent here, a heterogeneous
         # bracket that cannot pair all its moved-down players, or a bracket that
         # cannot make its P1 pairs: the previous bracket may move down another set.
         moved_on = any(p in carry for p in push)  # C.1 moved a moved-down player on
         stuck = moved_on or not quality[1]
-        if k > 0 and carry and (stuck or _movers_left(residents, movers, quality)):
-            moved = scores_of([*out.floaters, *push])
-            alt = _c12(
-                rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], (*quality, moved), p1,
-                len(out.pairs) if moved_on else None,
+        if k > 0 and carry and (stuck or movers_left(residents, movers, quality)):
+            tried = Tried(
+                paired=quality[0],
+                movers=len(movers),
+                full=quality[1],
+                pairs=len(out.pairs),
+                moved=scores_of([*out.floaters, *push]),
+                moved_on=moved_on,
             )
+            alt = c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], tried, p1)
             if alt is not None:
                 prev, residents, movers, push, out = alt
                 chosen[k - 1] = prev
@@ -124,168 +69,10 @@ def pair_brackets(
         pushed.append(push)
         carry = [*out.floaters, *push]
     if len(groups) > 1 and carry:
-        lowest_c12 = _c12_lowest(rnd, groups[-1], inputs[-1], pushed[-1], chosen[-1], carry)
+        lowest_c12 = c12_lowest(rnd, groups[-1], inputs[-1], pushed[-1], chosen[-1], carry)
         if lowest_c12 is not None:
             chosen[-1], carry = lowest_c12
     return _c13(rnd, groups, chosen, inputs, pushed, carry, round_number)
-
-
-def _movers_left(
-    residents: Sequence[PlayerState], movers: Sequence[PlayerState], quality: tuple[int, bool]
-) -> bool:
-    """Whether a heterogeneous bracket (A.3: fewer than half of it moved down)
-    paired fewer moved-down players than it has: its procedure got to C.14.b2
-    (lower M1), and C.12 comes before C.14 in the text. As JaVaFo 1.4 pairs it
-    (the dutch9 forecast round a7088fd29c77: the 2.5-point bracket, 2, 7, 8
-    with 1 and 4 moved down, can pair only one of them; the 3-point bracket
-    pairs 6-1 instead of 6-3, and 3 and 4 moved down pair 8-3, 4 on to the
-    bye). A bracket of which at least half moved down is treated as
-    homogeneous: it has no M1 to lower (seed 593, round 7)."""
-    return 2 * len(movers) < len(movers) + len(residents) and quality[0] < len(movers)
-
-
-def _c1(
-    rnd: Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]
-) -> tuple[list[PlayerState], list[PlayerState], list[PlayerState]]:
-    """C.1: (residents, movers) still in the bracket, and the incompatible
-    players moved down at once."""
-    stuck = rnd.incompatible(rnd.bracket(residents, movers, lowest=False))
-    stuck_ids = {p.id for p in stuck}
-    return (
-        [p for p in residents if p.id not in stuck_ids],
-        [p for p in movers if p.id not in stuck_ids],
-        stuck,
-    )
-
-
-def _pairing(
-    rnd: Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState], p1: int
-) -> tuple[Outcome, tuple[int, bool]]:
-    """A bracket's pairing (not the lowest): C.2-C.10, then C.14 if needed; and
-    how good it is for C.12: how many moved-down players it pairs, and whether
-    it makes ``p1`` pairs."""
-    bracket = rnd.bracket(residents, movers, lowest=False)
-    out = first(BracketProcedure(bracket).outcomes())
-    assert out is not None  # C.14.a ends with the whole bracket moved down
-    paired = sum(1 for a, b in out.pairs if a.id in bracket.movers or b.id in bracket.movers)
-    return out, (paired, len(out.pairs) >= p1)
-
-
-#: a bracket after C.1 and its pairing: residents, movers, pushed down, outcome
-_Next = tuple[list[PlayerState], list[PlayerState], list[PlayerState], Outcome]
-
-
-def _c12(
-    rnd: Round,
-    group: Sequence[PlayerState],
-    prev_input: tuple[list[PlayerState], list[PlayerState]],
-    prev_pushed: list[PlayerState],
-    prev_out: Outcome,
-    quality: tuple[int, bool, tuple[int, ...]],
-    p1: int,
-    c1_pairs: int | None = None,
-) -> tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome] | None:
-    """C.12: the first pairing of the previous bracket (in its procedure order)
-    moving down another set of players of the same size and scores with which
-    this bracket does better than ``quality`` (moved-down players paired, P1
-    pairs made, the scores of the players it moves down; this bracket does
-    not backtrack again meanwhile). "This now allows P1 pairings" is read as
-    JaVaFo 1.4 reads it: a heterogeneous bracket's P is the number of
-    moved-down players to pair (C.3.a), and pairing more of them counts even
-    if not all; else P1 pairs where there were none; else, when C.1 moved a
-    moved-down player on, as many pairs as the bracket with him has players
-    for (his P1) and lower scored players moved down (B.3's order,
-    :func:`floater_order`): seeds 710 round 11 and 873 round 6. ``c1_pairs``:
-    the pairs this bracket made when C.1 moved a moved-down player on; then
-    pairing more moved-down players counts only with more pairs than that, or
-    with the P1 pairs of the bracket with every player moved into it (seed
-    1202, round 9; seed 51, round 7, makes one pair where there was none)."""
-    scores = sorted(p.score for p in prev_out.floaters)
-    original = frozenset(p.id for p in prev_out.floaters)
-    found: dict[frozenset[PlayerId], _Next | None] = {}
-
-    def accept(floaters: tuple[PlayerState, ...]) -> bool:
-        ids = frozenset(p.id for p in floaters)
-        if ids == original or sorted(p.score for p in floaters) != scores:
-            return False
-        if ids not in found:
-            found[ids] = None
-            carry = [*floaters, *prev_pushed]
-            residents, movers, push = _c1(rnd, group, carry)
-            after, better = _pairing(rnd, residents, movers, p1)
-            full = len(after.pairs) >= (len(residents) + len(carry)) // 2
-            # C.12 after C.1: more moved-down players paired is "P1 pairings" only
-            # with more pairs, or the bracket's P1 with every player moved in
-            # (seed 1202, round 9: 9-7 instead of 7-11 is no gain).
-            more = c1_pairs is None or full or len(after.pairs) > c1_pairs
-            if (better > quality[:2] and more) or (
-                better == quality[:2]
-                and full
-                and floater_order(scores_of([*after.floaters, *push]))
-                < floater_order(quality[2])
-            ):
-                found[ids] = (residents, movers, push, after)
-        return found[ids] is not None
-
-    prev_bracket = rnd.bracket(*prev_input, lowest=False)
-    procedure = BracketProcedure(prev_bracket, accept=accept, floaters=len(original))
-    alt = first(procedure.outcomes())
-    if alt is None:
-        return None
-    after = found[frozenset(p.id for p in alt.floaters)]
-    assert after is not None
-    return (alt, *after)
-
-
-def _c12_lowest(
-    rnd: Round,
-    group: Sequence[PlayerState],
-    prev_input: tuple[list[PlayerState], list[PlayerState]],
-    prev_pushed: list[PlayerState],
-    prev_out: Outcome,
-    carry: list[PlayerState],
-) -> tuple[Outcome, list[PlayerState]] | None:
-    """C.1 in the lowest bracket: a moved-down player with no opponent there
-    "was moved down from a higher score bracket", so C.12 comes first, even
-    though he could take the bye. As JaVaFo 1.4 pairs it, the previous
-    bracket moves down another set of the same size and scores (the first
-    in its procedure's order) with which every moved-down player has an
-    opponent, the lowest bracket can be paired and its bye scores less
-    (B.3). The fresh round d977645fefc5: 1 (11 points) has met 15 and 2 in
-    the lowest bracket; 1-11 instead of 5-11 above gives 5-15 and the bye
-    to 2 (10). Without the lower bye, 10 labelled-round tests fail
-    (docs/pairing.md). None: the pairing stands."""
-
-    def stuck(movers: Sequence[PlayerState]) -> bool:  # C.1, for a moved-down player
-        ids = {p.id for p in movers}
-        return any(p.id in ids for p in rnd.incompatible(rnd.bracket(group, movers, lowest=True)))
-
-    if not stuck(carry):
-        return None
-    now = _lowest(rnd, group, carry)
-    if now is None or not now.floaters:
-        return None  # C.13 takes over
-    bye_now = min(p.score for p in now.floaters)
-    scores = sorted(p.score for p in prev_out.floaters)
-    original = frozenset(p.id for p in prev_out.floaters)
-
-    def accept(floaters: tuple[PlayerState, ...]) -> bool:
-        ids = frozenset(p.id for p in floaters)
-        if ids == original or sorted(p.score for p in floaters) != scores:
-            return False
-        movers = [*floaters, *prev_pushed]
-        if stuck(movers):
-            return False
-        low = _lowest(rnd, group, movers)
-        return low is not None and min((p.score for p in low.floaters), default=bye_now) < bye_now
-
-    procedure = BracketProcedure(
-        rnd.bracket(*prev_input, lowest=False), accept=accept, floaters=len(original)
-    )
-    alt = first(procedure.outcomes())
-    if alt is None:
-        return None
-    return alt, [*alt.floaters, *prev_pushed]
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +168,7 @@ def _c13(
             asked = _Asked(inputs[pen], pushed[pen], chosen[pen], groups[-1], joined)
         for step in _C13_STEPS:
             if step.penultimate is None:
-                out = _lowest(
+                out = lowest(
                     rnd,
                     residents,
                     movers,
@@ -512,7 +299,7 @@ def _c13_penultimate(
             # JaVaFo 1.4 gives the bye to 8, moved down into the joined
             # bracket, before it takes the penultimate's later pairing that
             # moves down 10, whom the joined bracket could pair).
-            lowest_for[ids] = _lowest(
+            lowest_for[ids] = lowest(
                 rnd,
                 [*joined, *residents],
                 [*floaters, *pen_pushed],
@@ -547,29 +334,6 @@ def _c13_penultimate(
     low = lowest_for[frozenset(p.id for p in alt.floaters)]
     assert low is not None
     return alt, low
-
-
-def _lowest(
-    rnd: Round,
-    residents: Sequence[PlayerState],
-    movers: Sequence[PlayerState],
-    *,
-    m1_zero: bool = True,
-    merged: bool = False,
-) -> Outcome | None:
-    """The lowest bracket's pairing: everybody paired but at most the bye.
-    ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
-    brackets joined by C.13, "treated as a heterogeneous score bracket with the
-    latest added score bracket as S1": ``movers`` are that bracket's players
-    (with those moved down into it). As JaVaFo 1.4 pairs them: heterogeneous
-    when they are fewer than half (A.3: M1 from M0 down; within each, B.2 in
-    force before it is dropped, and B.3 first: the bye's score, then the
-    smallest score differences), else one bracket of unequal scores with S1
-    the highest players, B.3 first (lowest bye, smallest score differences)."""
-    bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
-    procedure = BracketProcedure(bracket, m1_zero=m1_zero)
-    return first(procedure.outcomes())
-
 
 def failed_on_the_bye(
     rnd: Round, residents: Sequence[PlayerState], movers: Sequence[PlayerState]

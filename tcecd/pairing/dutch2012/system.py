@@ -52,7 +52,8 @@ from tcecd.pairing.base import (
     absent_players,
     board_order_games,
 )
-from tcecd.pairing.dutch2012.backtrack import Round, pair_brackets
+from tcecd.pairing.dutch2012.backtrack import pair_brackets
+from tcecd.pairing.dutch2012.brackets import Round
 from tcecd.pairing.dutch2012.colours import Preference, allocate, preference
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key, player_states

@@ -73,7 +73,7 @@ def c13_steps(trf: str) -> tuple[str, ...]:
     import tcecd.pairing.dutch2012.backtrack as backtrack
 
     flags: set[str] = set()
-    pen, low = backtrack._c13_penultimate, backtrack._lowest
+    pen, low = backtrack._c13_penultimate, backtrack.lowest
 
     def spy_pen(*args: Any, **kwargs: Any) -> Any:
         out = pen(*args, **kwargs)
@@ -88,11 +88,11 @@ def c13_steps(trf: str) -> tuple[str, ...]:
             flags.add("merged")
         return out
 
-    backtrack._c13_penultimate, backtrack._lowest = spy_pen, spy_low  # type: ignore[assignment]
+    backtrack._c13_penultimate, backtrack.lowest = spy_pen, spy_low  # type: ignore[assignment]
     try:
         tcecd_pairing(parse_trf(trf, "forecast round"))
     finally:
-        backtrack._c13_penultimate, backtrack._lowest = pen, low  # type: ignore[assignment]
+        backtrack._c13_penultimate, backtrack.lowest = pen, low  # type: ignore[assignment]
     return tuple(sorted(flags))
 
 

@@ -3,7 +3,7 @@
 Each file in ``data/javafo14/`` is a round of a random tournament
 (:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name; ``c13-``:
 a round of the C.13 sample, ``record_c13_sample.py``, by its key; ``fc-``: a
-round of the sample's forecasts run with other seeds, 31 to 42, or 55 to 66 with 5 to
+round of the sample's forecasts run with other seeds, 31 to 54, or 55 to 66 with 5 to
 15 players) as JaVaFo
 1.4 reads it (its bye codes), with JaVaFo 1.4's own ``-p`` output beside it:
 the expected pairing is JaVaFo's, not tcecd's. Each shows one reading
@@ -102,6 +102,10 @@ CASES = {
     "fc-111dfc868d09": "C.13: joining keeps the pairing C.12 gave the bracket above",
     "fc-bef4372397a5": "C.13: as fc-111dfc868d09, a fresh round of 15 players (seeds 55 to 60)",
     "fc-d977645fefc5": "C.1/C.12: a moved-down player without opponent in the lowest bracket",
+    "fc-a2cf9abbebde": "C.12: another floater with whom the bracket makes its P1 after C.1",
+    "fc-a883c80b619f": "C.12 after C.1: as fc-a2cf9abbebde, more pairs than before",
+    "fc-0fbfadad2b28": "C.12: a resident moved on by C.1 for colours alone still counts in P1",
+    "fc-7b395f91c8e0": "C.12 after C.1: as fc-a883c80b619f, 13 players (seeds 43 to 54)",
 }
 
 
