@@ -84,11 +84,14 @@ class _C13Step:
     pair a moved-down player (no M1 = 0), and a "same P1" penultimate bracket
     keeps its M1 too (C.14.b2 only after the lowest's M1 = 0); ``same_scores``:
     the penultimate bracket's other pairing moves down players with the
-    scores of those it moved down before."""
+    scores of those it moved down before; ``every_mover``: the lowest bracket
+    (not joined) pairs every moved-down player (no C.14.b2), and a "same P1"
+    penultimate bracket may lower its own P1 to find such floaters."""
 
     penultimate: str | None
     keep_movers: bool
     same_scores: bool = False
+    every_mover: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,13 @@ class _Asked:
 #: 1.4's reading of "reduce M1" and "P becomes zero": docs/pairing.md); then
 #: :data:`_C13_AGAIN`.
 _C13_STEPS = (
+    # Before "reduce M1": the lowest bracket with every moved-down player
+    # paired, as it is, then with the penultimate bracket's other floaters of
+    # the same scores (the fresh round e590b01a6f61: JaVaFo 1.4 pairs 12-13
+    # for 11-13 above and gives the bye to 10, 1 point, where M1 = 1 gave it
+    # to 9, 1.5, moved down; docs/pairing.md).
+    _C13Step(None, keep_movers=True, every_mover=True),
+    _C13Step("same P1", keep_movers=True, same_scores=True, every_mover=True),
     # "Reduce M1 as shown in C.14.b2": C.3 to C.10 again at each M1, D.3's
     # other sets of moved-down players (C.8.b) included, down to M1 = 1.
     _C13Step(None, keep_movers=True),
@@ -140,7 +150,10 @@ def _c13(
     """The lowest bracket, and C.13 when it cannot be paired.
 
     C.13 first lowers M1 of a heterogeneous lowest bracket (C.14.b2). As JaVaFo
-    1.4 reads it, that stops while a moved-down player is still paired: before
+    1.4 reads it, the penultimate bracket is asked before that for other
+    floaters of the same scores with which the lowest pairs every moved-down
+    player (the fresh round e590b01a6f61); and lowering M1 stops while a
+    moved-down player is still paired: before
     pairing the lowest bracket as homogeneous (M1 = 0, a moved-down player
     left for the bye), the penultimate bracket is asked for a pairing that lets
     the lowest one pair its moved-down players; then M1 = 0; then a pairing
@@ -149,8 +162,9 @@ def _c13(
     two lowest brackets are joined, and so on upwards. "Reduce M1 as shown in
     C.14.b2" runs C.3 to C.10 again at each M1, D.3's other sets of
     moved-down players (C.8.b) included, before the penultimate bracket is
-    asked (the C.13 sample's a9236b415e37; JaVaFo 1.4 asks it first in the
-    dutch9 forecast round 3ace259062ad, a departure: test_departures.py).
+    asked for floaters that pair fewer (the C.13 sample's a9236b415e37, where
+    no other floaters pair them all; JaVaFo 1.4 asks it first in the dutch9
+    forecast round 3ace259062ad, a departure: test_departures.py).
     At P1 = M1 the penultimate bracket asked again lowers P1 (C.14.b1) or M1
     (C.14.b2): :func:`_c13_again`.
     """
@@ -167,6 +181,8 @@ def _c13(
         if start > 0:
             asked = _Asked(inputs[pen], pushed[pen], chosen[pen], groups[-1], joined)
         for step in _C13_STEPS:
+            if step.every_mover and start < last:
+                continue  # a joined bracket lowers its M1 at once (seed 1936 round 9)
             if step.penultimate is None:
                 out = lowest(
                     rnd,
@@ -174,6 +190,7 @@ def _c13(
                     movers,
                     m1_zero=not step.keep_movers,
                     merged=start < last,
+                    every_mover=step.every_mover,
                 )
                 if out is not None:
                     return [*chosen[:start], out]
@@ -305,6 +322,7 @@ def _c13_penultimate(
                 [*floaters, *pen_pushed],
                 m1_zero=not keep_movers or bool(joined),
                 merged=merged,
+                every_mover=step.every_mover,
             )
         return lowest_for[ids] is not None
 
@@ -322,7 +340,7 @@ def _c13_penultimate(
     # pairing 6-8 moving on 3, moved down into it, would have done).
     procedure = BracketProcedure(
         pen_bracket,
-        reduce=not (keep_movers and step.penultimate == "same P1"),
+        reduce=step.every_mover or not (keep_movers and step.penultimate == "same P1"),
         accept=accept,
         floaters=size,
         m1_zero=False,

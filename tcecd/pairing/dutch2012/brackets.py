@@ -110,9 +110,12 @@ def lowest(
     *,
     m1_zero: bool = True,
     merged: bool = False,
+    every_mover: bool = False,
 ) -> Outcome | None:
     """The lowest bracket's pairing: everybody paired but at most the bye.
-    ``m1_zero``: C.14.b2 may leave every moved-down player unpaired; ``merged``:
+    ``m1_zero``: C.14.b2 may leave every moved-down player unpaired;
+    ``every_mover``: no C.14 at all (M1 = M0: every moved-down player paired,
+    as far as the bracket is heterogeneous); ``merged``:
     brackets joined by C.13, "treated as a heterogeneous score bracket with the
     latest added score bracket as S1": ``movers`` are that bracket's players
     (with those moved down into it). As JaVaFo 1.4 pairs them: heterogeneous
@@ -121,5 +124,5 @@ def lowest(
     smallest score differences), else one bracket of unequal scores with S1
     the highest players, B.3 first (lowest bye, smallest score differences)."""
     bracket = rnd.bracket(residents, movers, lowest=True, merged=merged)
-    procedure = BracketProcedure(bracket, m1_zero=m1_zero)
+    procedure = BracketProcedure(bracket, m1_zero=m1_zero, reduce=not every_mover)
     return first(procedure.outcomes())

@@ -3,7 +3,7 @@
 Each file in ``data/javafo14/`` is a round of a random tournament
 (:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name; ``c13-``:
 a round of the C.13 sample, ``record_c13_sample.py``, by its key; ``fc-``: a
-round of the sample's forecasts run with other seeds, 31 to 54, or 55 to 66 with 5 to
+round of the sample's forecasts run with other seeds, 31 to 54, or 55 to 72 with 5 to
 15 players) as JaVaFo
 1.4 reads it (its bye codes), with JaVaFo 1.4's own ``-p`` output beside it:
 the expected pairing is JaVaFo's, not tcecd's. Each shows one reading
@@ -106,6 +106,8 @@ CASES = {
     "fc-a883c80b619f": "C.12 after C.1: as fc-a2cf9abbebde, more pairs than before",
     "fc-0fbfadad2b28": "C.12: a resident moved on by C.1 for colours alone still counts in P1",
     "fc-7b395f91c8e0": "C.12 after C.1: as fc-a883c80b619f, 13 players (seeds 43 to 54)",
+    "fc-e590b01a6f61": "C.13: other floaters of the same scores before the lowest lowers M1",
+    "fc-acbae079b7e4": "C.13: as fc-e590b01a6f61, 7 players (seeds 43 to 54)",
 }
 
 

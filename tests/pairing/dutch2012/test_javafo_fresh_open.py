@@ -14,9 +14,13 @@ paired 7,413 as tcecd did, 7,414 since C.12 for a moved-down player without
 an opponent in the lowest bracket (found on one of them, d977645fefc5, in
 the sixth session that day; no other reading was chosen on those seeds).
 Two more (a2cf9abbebde, a883c80b619f) agree since C.12 counts P1 after
-C.1 (the seventh session that day) and are case files now: 28 left. In
-all 28, C.13 has joined the lowest brackets and asked the penultimate one
-for another pairing; in two (24169cb94d38, a1f195c9aba6) JaVaFo 1.4 moves
+C.1 (the seventh session that day) and are case files now: 28 left. Then
+23 of seeds 67 to 72: JaVaFo 1.4 answered 7,145 of their 7,149 distinct
+rounds and paired 7,121 as tcecd did, 7,122 since the penultimate
+bracket's other floaters are asked before the lowest lowers M1 (found on
+one of them, e590b01a6f61, that session): 51 in all. In all 51, C.13 has
+joined the lowest brackets and asked the penultimate one for another
+pairing; in two (24169cb94d38, a1f195c9aba6) JaVaFo 1.4 moves
 down another player of the same score from the bracket above the
 penultimate one: a reading not worked out yet (docs/pairing.md, "Fresh
 rounds of 15 players"). Each must still differ: a
@@ -40,7 +44,7 @@ ROUNDS = load(RECORDING)
 
 def test_the_recording_is_whole() -> None:
     keys = [round_key(r["trf"]) for r in ROUNDS]
-    assert len(ROUNDS) == 28
+    assert len(ROUNDS) == 51
     assert len(set(keys)) == len(keys)
 
 
