@@ -84,9 +84,10 @@ class _C13Step:
     pair a moved-down player (no M1 = 0), and a "same P1" penultimate bracket
     keeps its M1 too (C.14.b2 only after the lowest's M1 = 0); ``same_scores``:
     the penultimate bracket's other pairing moves down players with the
-    scores of those it moved down before; ``every_mover``: the lowest bracket
-    (not joined) pairs every moved-down player (no C.14.b2), and a "same P1"
-    penultimate bracket may lower its own P1 to find such floaters."""
+    scores of those it moved down before; ``every_mover``: a heterogeneous
+    lowest bracket (not joined) pairs every moved-down player (no C.14.b2),
+    and a "same P1" penultimate bracket may lower its own P1 to find such
+    floaters."""
 
     penultimate: str | None
     keep_movers: bool
@@ -180,9 +181,12 @@ def _c13(
         asked = None
         if start > 0:
             asked = _Asked(inputs[pen], pushed[pen], chosen[pen], groups[-1], joined)
+        hetero = 0 < 2 * len(movers) < len(residents) + len(movers)
         for step in _C13_STEPS:
-            if step.every_mover and start < last:
-                continue  # a joined bracket lowers its M1 at once (seed 1936 round 9)
+            if step.every_mover and (start < last or not hetero):
+                # Only for a heterogeneous lowest bracket (A.3), not joined yet: a
+                # joined one lowers its M1 at once (seed 1936 round 9).
+                continue
             if step.penultimate is None:
                 out = lowest(
                     rnd,
