@@ -28,7 +28,7 @@ from tcecd.pairing.dutch2012.brackets import Round, c1, first, lowest, pairing
 from tcecd.pairing.dutch2012.c12 import Tried, c12, c12_lowest, movers_left
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key
-from tcecd.pairing.dutch2012.values import LowerP1
+from tcecd.pairing.dutch2012.values import LowerP1, heterogeneous
 
 
 def pair_brackets(
@@ -181,7 +181,7 @@ def _c13(
         asked = None
         if start > 0:
             asked = _Asked(inputs[pen], pushed[pen], chosen[pen], groups[-1], joined)
-        hetero = 0 < 2 * len(movers) < len(residents) + len(movers)
+        hetero = heterogeneous(len(movers), len(residents) + len(movers))
         for step in _C13_STEPS:
             if step.every_mover and (start < last or not hetero):
                 # Only for a heterogeneous lowest bracket (A.3), not joined yet: a

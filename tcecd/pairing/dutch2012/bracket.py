@@ -62,6 +62,7 @@ from tcecd.pairing.dutch2012.values import (
     Requirements,
     Target,
     floater_order,
+    heterogeneous,
     scores_of,
 )
 
@@ -233,7 +234,7 @@ class BracketProcedure(BracketSearch):
         m0 = len(self.b.movers)  # A.6.c
         # A.3: a bracket of which at least half came from above is treated as homogeneous;
         # so are brackets joined by C.13 (S1: the highest, the joined ones; B.3 first).
-        hetero = m0 > 0 and 2 * m0 < n and not self.b.merged
+        hetero = heterogeneous(m0, n) and not self.b.merged
         m1 = m0 if hetero else 0
         p1 = p0
         x1, z1 = self._x1_z1(p1)

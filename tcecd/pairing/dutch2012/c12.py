@@ -8,7 +8,7 @@ text: docs/pairing.md, "Dutch 2012".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tcecd.domain import PlayerId
@@ -16,6 +16,7 @@ from tcecd.pairing.dutch2012.bracket import BracketProcedure, Outcome, floater_o
 from tcecd.pairing.dutch2012.brackets import Round, c1, first, lowest, pairing
 from tcecd.pairing.dutch2012.criteria import may_meet
 from tcecd.pairing.dutch2012.state import PlayerState
+from tcecd.pairing.dutch2012.values import heterogeneous
 
 
 def movers_left(
@@ -29,7 +30,20 @@ def movers_left(
     pairs 6-1 instead of 6-3, and 3 and 4 moved down pair 8-3, 4 on to the
     bye). A bracket of which at least half moved down is treated as
     homogeneous: it has no M1 to lower (seed 593, round 7)."""
-    return 2 * len(movers) < len(movers) + len(residents) and quality[0] < len(movers)
+    return heterogeneous(len(movers), len(movers) + len(residents)) and quality[0] < len(movers)
+
+
+def _another_set(prev_out: Outcome) -> Callable[[Sequence[PlayerState]], bool]:
+    """C.12's "another set of players of the same size and with the same
+    scores" than the previous bracket moved down in ``prev_out`` (the size is
+    the procedure's ``floaters``)."""
+    original = frozenset(p.id for p in prev_out.floaters)
+    scores = scores_of(prev_out.floaters)
+
+    def another(floaters: Sequence[PlayerState]) -> bool:
+        return frozenset(p.id for p in floaters) != original and scores_of(floaters) == scores
+
+    return another
 
 
 #: a bracket after C.1 and its pairing: residents, movers, pushed down, outcome
@@ -79,8 +93,7 @@ def c12(
     one pair where there was none). And where a moved-down player was left
     unpaired or moved on, a set is taken that makes the bracket's P1 pairs
     (:func:`_makes_p1`) where it made fewer, or more pairs than before."""
-    scores = sorted(p.score for p in prev_out.floaters)
-    original = frozenset(p.id for p in prev_out.floaters)
+    another = _another_set(prev_out)
     found: dict[frozenset[PlayerId], _Next | None] = {}
     # A moved-down player left unpaired or moved on (C.1): "it is not possible
     # to pair them with P1 pairings".
@@ -88,7 +101,7 @@ def c12(
 
     def accept(floaters: tuple[PlayerState, ...]) -> bool:
         ids = frozenset(p.id for p in floaters)
-        if ids == original or sorted(p.score for p in floaters) != scores:
+        if not another(floaters):
             return False
         if ids not in found:
             found[ids] = None
@@ -119,7 +132,7 @@ def c12(
         return found[ids] is not None
 
     prev_bracket = rnd.bracket(*prev_input, lowest=False)
-    procedure = BracketProcedure(prev_bracket, accept=accept, floaters=len(original))
+    procedure = BracketProcedure(prev_bracket, accept=accept, floaters=len(prev_out.floaters))
     alt = first(procedure.outcomes())
     if alt is None:
         return None
@@ -192,12 +205,10 @@ def c12_lowest(
     if now is None or not now.floaters:
         return None  # C.13 takes over
     bye_now = min(p.score for p in now.floaters)
-    scores = sorted(p.score for p in prev_out.floaters)
-    original = frozenset(p.id for p in prev_out.floaters)
+    another = _another_set(prev_out)
 
     def accept(floaters: tuple[PlayerState, ...]) -> bool:
-        ids = frozenset(p.id for p in floaters)
-        if ids == original or sorted(p.score for p in floaters) != scores:
+        if not another(floaters):
             return False
         movers = [*floaters, *prev_pushed]
         if stuck(movers):
@@ -206,7 +217,7 @@ def c12_lowest(
         return low is not None and min((p.score for p in low.floaters), default=bye_now) < bye_now
 
     procedure = BracketProcedure(
-        rnd.bracket(*prev_input, lowest=False), accept=accept, floaters=len(original)
+        rnd.bracket(*prev_input, lowest=False), accept=accept, floaters=len(prev_out.floaters)
     )
     alt = first(procedure.outcomes())
     if alt is None:

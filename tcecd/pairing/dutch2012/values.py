@@ -207,6 +207,13 @@ def floater_order(scores: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     return sum(scores), scores
 
 
+def heterogeneous(movers: int, size: int) -> bool:
+    """A.3: a bracket of ``size`` players with ``movers`` of them moved down is
+    heterogeneous when some but fewer than half came from above (else it is
+    treated as homogeneous)."""
+    return 0 < 2 * movers < size
+
+
 def scores_of(players: Sequence[PlayerState]) -> tuple[int, ...]:
     """The players' scores, highest first (the form :func:`floater_order` and
     B.3's floater targets compare)."""
