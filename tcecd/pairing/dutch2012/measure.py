@@ -31,13 +31,17 @@ def least_cost(
     may_leave: MayLeave,
     s1: frozenset[PlayerId] = frozenset(),
     floaters: tuple[int, ...] | None = None,
+    *,
+    spare: int | None = None,
 ) -> int | None:
     """The least :func:`b3_cost` of a pairing of ``players`` (``floor``: their
     lowest score) that pairs every player of ``s1`` with one outside it and
-    leaves unpaired players with the scores ``floaters`` (None: the bye, if the
-    number is odd, with any score); None if none does."""
+    leaves unpaired players with the scores ``floaters`` (None: ``spare``
+    players, by default the bye if the number is odd, with any score); None
+    if none does."""
     n = len(players)
-    slots: tuple[int | None, ...] = (None,) * (n % 2) if floaters is None else floaters
+    count = n % 2 if spare is None else spare
+    slots: tuple[int | None, ...] = (None,) * count if floaters is None else floaters
     edges = _edges(players, floor, pairable, may_leave, slots, s1=s1)
     matching = max_weight_matching(n + len(slots), edges)
     if 2 * len(matching) != n + len(slots):
@@ -46,6 +50,34 @@ def least_cost(
         b3_cost(players[i], players[j]) if j < n else bye_cost(players[i], floor)
         for i, j in matching  # i < j: the extra vertices come second
     )
+
+
+def fewest_breaking(
+    players: Sequence[PlayerState],
+    floor: int,
+    pairable: Pairable,
+    may_leave: MayLeave,
+    spare: int,
+    breaks: Pairable,
+) -> tuple[int, int] | None:
+    """The least :func:`b3_cost` of a pairing of ``players`` leaving ``spare``
+    players (any score) unpaired, and the fewest pairs that ``breaks`` (a
+    relative criterion) among the pairings of that cost (one unit of cost
+    outweighs them all); None if there is no such pairing."""
+    n = len(players)
+    slots: tuple[int | None, ...] = (None,) * spare
+    edges = _edges(players, floor, pairable, may_leave, slots, scale=n + 1, penalty=breaks)
+    matching = max_weight_matching(n + spare, edges)
+    if 2 * len(matching) != n + spare:
+        return None
+    cost = broken = 0
+    for i, j in matching:
+        if j < n:
+            cost += b3_cost(players[i], players[j])
+            broken += breaks(players[i], players[j])
+        else:
+            cost += bye_cost(players[i], floor)
+    return cost, broken
 
 
 def used_differences(
@@ -86,10 +118,12 @@ def _edges(
     s1: frozenset[PlayerId] = frozenset(),
     scale: int = 1,
     bonus: int | None = None,
+    penalty: Pairable | None = None,
 ) -> list[tuple[int, int, int]]:
     """The weighted graph: pairs (not both in ``s1``), and one extra vertex per
     player to leave unpaired (``slots``: his score, None: any); costs times
-    ``scale``, plus one for a pair of score difference ``bonus``."""
+    ``scale``, plus one for a pair of score difference ``bonus``, less one
+    for a pair that ``penalty`` names."""
     n = len(players)
     top = (
         1
@@ -105,6 +139,8 @@ def _edges(
         a, b = players[i], players[j]
         if pairable(a, b) and not (a.id in s1 and b.id in s1):
             extra = 1 if bonus is not None and abs(a.score - b.score) == bonus else 0
+            if penalty is not None and penalty(a, b):
+                extra -= 1
             edges.append((i, j, top - scale * b3_cost(a, b) + extra))
     for k, score in enumerate(slots):
         for i, p in enumerate(players):

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from tcecd.domain import PlayerId
-from tcecd.pairing.dutch2012 import criteria
+from tcecd.pairing.dutch2012 import criteria, measure
 from tcecd.pairing.dutch2012.state import PlayerState
 from tcecd.pairing.dutch2012.transpose import (
     Budget,
@@ -213,6 +213,71 @@ class BracketSearch:
                 return False
         return True
 
+    def _cost_gate(
+        self,
+        group: Sequence[PlayerState],
+        pairs: int,
+        req: Requirements,
+        must: set[int],
+        bound: set[str],
+        cost: int,
+    ) -> bool:
+        """Can ``group`` give ``pairs`` pairs of B.3's target ``cost`` (the
+        exact cost the search looks for) under ``req``, leaving over only
+        players who may be left over? Two matching bounds
+        (:mod:`measure`), with the pairs ``req`` forbids left out: the least
+        cost of a pairing must not be above ``cost``; and where it is
+        ``cost``, every relative criterion ``req`` limits must have a pairing
+        of that cost breaking it no more often than allowed. Otherwise the
+        search would only fail, spending its budget on the transpositions and
+        exchanges (the random round s2704r11: a remainder of 13 players whose
+        bye must be its highest player, and whose pairings of that cost all
+        have four colour failures, searched through under X = 3 in every
+        state until the bracket's budget ran out). A bound leaves the
+        outcomes as they were; ``bound`` gets every criterion a pair of the
+        group breaks, as many as the search itself could have named."""
+        limits = req.limits()
+        zero = 0
+        for k, limit in enumerate(limits):
+            if limit.left <= 0:
+                zero |= 1 << k
+        seen = 0
+
+        def pairable(a: PlayerState, b: PlayerState) -> bool:
+            nonlocal seen
+            c = self.cost(a, b)
+            if c is None:
+                return False
+            seen |= c
+            return not c & zero
+
+        ids = {group[i].id for i in must}
+
+        def may_leave(p: PlayerState) -> bool:
+            return p.id not in ids
+
+        spare = len(group) - 2 * pairs
+        least = measure.least_cost(group, self.b.floor, pairable, may_leave, spare=spare)
+        fine = least is not None and least <= cost
+        if fine and least == cost:
+            for k, limit in enumerate(limits):
+                bit = 1 << k
+                if not 0 < limit.left < pairs or not seen & bit:
+                    continue
+
+                def breaks(a: PlayerState, b: PlayerState, bit: int = bit) -> bool:
+                    return bool((self.cost(a, b) or 0) & bit)
+
+                fewest = measure.fewest_breaking(
+                    group, self.b.floor, pairable, may_leave, spare, breaks
+                )
+                if fewest is None or fewest[1] > limit.left:
+                    fine = False
+                    break
+        if not fine:
+            bound.update(lim.name for k, lim in enumerate(limits) if seen & 1 << k)
+        return fine
+
     def _homogeneous(
         self,
         group: Sequence[PlayerState],
@@ -270,6 +335,8 @@ class BracketSearch:
                 bound.update(("B5down", "B6down"))
             return
         if not self._gate(group, pairs, req, must, bound):
+            return
+        if cost is not None and not self._cost_gate(group, pairs, req, must, bound, cost):
             return
         # B.3's target cost: a pair costing more cannot be part of it.
         allowed = target.differences

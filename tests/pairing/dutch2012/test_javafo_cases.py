@@ -108,6 +108,7 @@ CASES = {
     "fc-7b395f91c8e0": "C.12 after C.1: as fc-a883c80b619f, 13 players (seeds 43 to 54)",
     "fc-e590b01a6f61": "C.13: other floaters of the same scores before the lowest lowers M1",
     "fc-acbae079b7e4": "C.13: as fc-e590b01a6f61, 7 players (seeds 43 to 54)",
+    "s2704r11": "B.3's exact cost in a joined bracket: found within the search budget",
 }
 
 
