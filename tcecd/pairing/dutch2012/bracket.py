@@ -241,6 +241,8 @@ class BracketProcedure(BracketSearch):
         progress = Progress()
         #: sets of players moved down that ``accept`` refused (by id)
         rejected: set[frozenset[PlayerId]] = set()
+        #: C.14.b2 at P1 = M1: the M1 this P1 started with (None: not there)
+        m1_restart: int | None = None
         while True:
             # Backtracking asks for a given number of floaters: other P1 are skipped.
             wanted = self.floaters is None or self.floaters == n - 2 * p1
@@ -293,17 +295,25 @@ class BracketProcedure(BracketSearch):
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
             elif progress.reached_remainder and p1 > m1 and not self.b.lowest and not (
                 m1 > 1 and self.floaters == n - 2 * p1
-            ):
+            ) and not (m1_restart is not None and m1 > 1):
                 # (Backtracking that asks for as many floaters as this P1 leaves
                 # keeps P1: C.14.b2 lowers M1 instead, seed 779 round 10.)
                 p1 -= 1  # C.14.b1
                 x1, z1 = max(0, x1 - 1), max(0, z1 - 1)
+                if m1_restart is not None:
+                    # M1 starts again at the new P1 (seeds 1495 round 9, 2352 round 10).
+                    m1, m1_restart = min(m1_restart, p1), None
             elif m1 > 1:
                 lowers = self.lower_p1 is LowerP1.ALWAYS or (
                     self.lower_p1 is LowerP1.AT_P0 and p1 == p0
                 )
                 if lowers and p1 == m1 and progress.reached_remainder and not self.b.lowest:
                     p1, x1, z1 = p1 - 1, max(0, x1 - 1), max(0, z1 - 1)  # C.14.b1
+                elif p1 == m1 and progress.reached_remainder and not self.b.lowest:
+                    # C.14.b1 would take P1 below M1: M1 is lowered instead, and
+                    # then on down to 1 at this P1 before P1 is lowered (the fresh
+                    # rounds 1b22f56660e9 and d6f6801f3be2: docs/pairing.md).
+                    m1_restart = m1
                 m1 -= 1  # C.14.b2 (C.3.a: P = M1, never above P1)
             elif progress.reached_remainder and not self.b.lowest:
                 # C.14.b1 with P1 = M1 = 1: P1 becomes zero (C.14.a), not M1 = 0.

@@ -109,6 +109,12 @@ CASES = {
     "fc-e590b01a6f61": "C.13: other floaters of the same scores before the lowest lowers M1",
     "fc-acbae079b7e4": "C.13: as fc-e590b01a6f61, 7 players (seeds 43 to 54)",
     "s2704r11": "B.3's exact cost in a joined bracket: found within the search budget",
+    "fc-1b22f56660e9": "C.14.b2 at P1 = M1: M1 on down to 1 at that P1 before P1 is lowered",
+    "fc-d6f6801f3be2": "C.14.b2 at P1 = M1: as fc-1b22f56660e9 (the same position)",
+    "fc-330251361b70": "C.14.b2 at P1 = M1: as fc-1b22f56660e9",
+    "fc-41adffbffc4f": "C.14.b2 at P1 = M1: as fc-1b22f56660e9",
+    "fc-f5bc224073cd": "C.14.b2 at P1 = M1: as fc-1b22f56660e9, 13 players (seeds 43 to 54)",
+    "fc-5df1f997e3ab": "C.14.b2 at P1 = M1: as fc-1b22f56660e9, 13 players (seeds 43 to 54)",
 }
 
 
