@@ -20,6 +20,7 @@ from tcecd.pairing.dutch2012.state import PlayerState
 from tcecd.pairing.dutch2012.transpose import (
     Budget,
     LeftoverLimit,
+    Limit,
     Weight,
     exchanges,
     mover_sets,
@@ -164,11 +165,13 @@ class BracketSearch:
         req: Requirements,
         must: set[int],
         bound: set[str],
+        cost: int | None = None,
     ) -> bool:
         """Can ``group`` give ``pairs`` pairs at all under ``req``, leaving only
         players who may be left over, with each limited criterion broken no
-        more often than allowed by the matching bound? No exchange or
-        transposition could help otherwise.
+        more often than allowed by the matching bound (and, with ``cost``, of
+        that B.3 cost: :meth:`_cost_bound`)? No exchange or transposition
+        could help otherwise.
 
         The leftovers are modelled as ``len(group) - 2 * pairs`` extra vertices,
         each joined to every player who may be left unpaired: a perfect
@@ -211,24 +214,26 @@ class BracketSearch:
             if pairs - (good - spare) > limits[k].left:
                 bound.add(limits[k].name)
                 return False
-        return True
+        return cost is None or self._cost_bound(group, pairs, limits, zero, must, bound, cost)
 
-    def _cost_gate(
+    def _cost_bound(
         self,
         group: Sequence[PlayerState],
         pairs: int,
-        req: Requirements,
+        limits: Sequence[Limit],
+        zero: int,
         must: set[int],
         bound: set[str],
         cost: int,
     ) -> bool:
         """Can ``group`` give ``pairs`` pairs of B.3's target ``cost`` (the
-        exact cost the search looks for) under ``req``, leaving over only
-        players who may be left over? Two matching bounds
-        (:mod:`measure`), with the pairs ``req`` forbids left out: the least
-        cost of a pairing must not be above ``cost``; and where it is
-        ``cost``, every relative criterion ``req`` limits must have a pairing
-        of that cost breaking it no more often than allowed. Otherwise the
+        exact cost the search looks for) under ``limits`` (``zero``: the
+        criteria no pair may break), leaving over only players who may be
+        left over? Two matching bounds (:mod:`measure`), with the pairs
+        ``zero`` forbids left out: the least cost of a pairing must not be
+        above ``cost``; and where it is ``cost``, every relative criterion
+        ``limits`` limits must have a pairing of that cost breaking it no
+        more often than allowed. Otherwise the
         search would only fail, spending its budget on the transpositions and
         exchanges (the random round s2704r11: a remainder of 13 players whose
         bye must be its highest player, and whose pairings of that cost all
@@ -236,11 +241,6 @@ class BracketSearch:
         state until the bracket's budget ran out). A bound leaves the
         outcomes as they were; ``bound`` gets every criterion a pair of the
         group breaks, as many as the search itself could have named."""
-        limits = req.limits()
-        zero = 0
-        for k, limit in enumerate(limits):
-            if limit.left <= 0:
-                zero |= 1 << k
         seen = 0
 
         def pairable(a: PlayerState, b: PlayerState) -> bool:
@@ -334,9 +334,7 @@ class BracketSearch:
             elif len(left_b5) > req.b5_down or len(left_b6) > req.b6_down:
                 bound.update(("B5down", "B6down"))
             return
-        if not self._gate(group, pairs, req, must, bound):
-            return
-        if cost is not None and not self._cost_gate(group, pairs, req, must, bound, cost):
+        if not self._gate(group, pairs, req, must, bound, cost):
             return
         # B.3's target cost: a pair costing more cannot be part of it.
         allowed = target.differences
