@@ -353,13 +353,15 @@ class BracketProcedure(BracketSearch):
         players: fewer than half, A.3). As JaVaFo 1.4 pairs it: M1 from M0
         down (A.3: the moved-down players "are always paired first whenever
         possible"; C.14.b2, to 0 unless ``m1_zero`` is off: then the caller
-        backtracks first); for each M1, the requirement states of C.10 with B.2
-        in force, then those with B.2 dropped for top scorers (C.10.g, the last
-        requirement lowered); and within each, B.3 first: the pairings of the
-        least :func:`b3_cost` (the pairs' score differences and the bye's
-        score together) with M1 moved-down players paired, then any, the bye's
-        score as low as possible first (seed 177, round 10: no B.2 broken for
-        a lower cost)."""
+        backtracks first); for each M1, B.3 first: the pairings of the least
+        :func:`b3_cost` (the pairs' score differences and the bye's score
+        together) with M1 moved-down players paired, one target per score of
+        the bye, the least first, each with the requirement states of C.10
+        with B.2 in force and then those with B.2 dropped for top scorers
+        (C.10.g, the last requirement lowered) before the next target (the
+        fresh round 6c1f002386bf); then any, the bye's score as low as
+        possible first, B.2 in force for every target before it is dropped
+        (seed 177, round 10: no B.2 broken for a lower bye that costs more)."""
         n = len(self.b.players)
         p1 = n // 2  # the lowest bracket: everybody paired but the bye
         m0 = len(self.b.movers)
@@ -378,13 +380,16 @@ class BracketProcedure(BracketSearch):
                 smallest = []
                 if not self._may_pair_movers(m1):
                     continue
-            # B.2's note: B.2 gives way for top scorers' smallest score
-            # differences (seed 191, round 11), not for a lower scored bye
-            # (seed 177, round 10).
-            for group in (smallest, byes):
+            # B.2's note: B.2 gives way for top scorers' least B.3 cost, the
+            # bye's included (seed 191, round 11; the fresh round
+            # 6c1f002386bf), not for a lower scored bye that costs more (seed
+            # 177, round 10).
+            for target in smallest:
                 for b2_dropped in phases:
-                    for target in group:
-                        yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
+                    yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
+            for b2_dropped in phases:
+                for target in byes:
+                    yield from self._merged_level(m1, p1, x1, z1, target, b2_dropped)
 
     def _merged_targets(self, m1: int, byes: Sequence[Target]) -> list[Target]:
         """B.3 within one M1 of :meth:`_merged_outcomes`: for each score the

@@ -115,6 +115,23 @@ CASES = {
     "fc-41adffbffc4f": "C.14.b2 at P1 = M1: as fc-1b22f56660e9",
     "fc-f5bc224073cd": "C.14.b2 at P1 = M1: as fc-1b22f56660e9, 13 players (seeds 43 to 54)",
     "fc-5df1f997e3ab": "C.14.b2 at P1 = M1: as fc-1b22f56660e9, 13 players (seeds 43 to 54)",
+    "fc-6c1f002386bf": "C.13: each least B.3 cost with B.2 in force, then dropped, before the next",
+    "fc-00e19d7b4e5e": "C.13: as fc-6c1f002386bf",
+    "fc-1040903b62da": "C.13: as fc-6c1f002386bf",
+    "fc-260bbbcdd6d7": "C.13: as fc-6c1f002386bf",
+    "fc-3f9ba150d522": "C.13: as fc-6c1f002386bf",
+    "fc-3fa066b143f6": "C.13: as fc-6c1f002386bf",
+    "fc-5416cda4c014": "C.13: as fc-6c1f002386bf",
+    "fc-5d5b91e03919": "C.13: as fc-6c1f002386bf",
+    "fc-5efc7859348e": "C.13: as fc-6c1f002386bf",
+    "fc-92b933b6bf7c": "C.13: as fc-6c1f002386bf",
+    "fc-a11ba27f5c9c": "C.13: as fc-6c1f002386bf",
+    "fc-b2bec4d542bc": "C.13: as fc-6c1f002386bf",
+    "fc-b8642b8eb434": "C.13: as fc-6c1f002386bf",
+    "fc-e4f0af890e4f": "C.13: as fc-6c1f002386bf",
+    "fc-a6bc615e7f56": "C.13: as fc-6c1f002386bf, 11 players (seeds 43 to 54)",
+    "fc-abe3a67a9994": "C.13: as fc-6c1f002386bf, 11 players (seeds 43 to 54)",
+    "fc-74f02c597ce1": "C.13: as fc-6c1f002386bf, 11 players (seeds 43 to 54)",
 }
 
 
