@@ -307,12 +307,14 @@ class BracketProcedure(BracketSearch):
                 lowers = self.lower_p1 is LowerP1.ALWAYS or (
                     self.lower_p1 is LowerP1.AT_P0 and p1 == p0
                 )
-                if lowers and p1 == m1 and progress.reached_remainder and not self.b.lowest:
+                # C.14.b1 would take P1 below M1:
+                at_m1 = p1 == m1 and progress.reached_remainder and not self.b.lowest
+                if lowers and at_m1:
                     p1, x1, z1 = p1 - 1, max(0, x1 - 1), max(0, z1 - 1)  # C.14.b1
-                elif p1 == m1 and progress.reached_remainder and not self.b.lowest:
-                    # C.14.b1 would take P1 below M1: M1 is lowered instead, and
-                    # then on down to 1 at this P1 before P1 is lowered (the fresh
-                    # rounds 1b22f56660e9 and d6f6801f3be2: docs/pairing.md).
+                elif at_m1:
+                    # M1 is lowered instead (C.14.b2), and then on down to 1 at
+                    # this P1 before P1 is lowered (the fresh rounds 1b22f56660e9
+                    # and d6f6801f3be2: docs/pairing.md).
                     m1_restart = m1
                 m1 -= 1  # C.14.b2 (C.3.a: P = M1, never above P1)
             elif progress.reached_remainder and not self.b.lowest:

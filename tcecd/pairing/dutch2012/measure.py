@@ -46,10 +46,7 @@ def least_cost(
     matching = max_weight_matching(n + len(slots), edges)
     if 2 * len(matching) != n + len(slots):
         return None
-    return sum(
-        b3_cost(players[i], players[j]) if j < n else bye_cost(players[i], floor)
-        for i, j in matching  # i < j: the extra vertices come second
-    )
+    return _cost(players, floor, matching)
 
 
 def fewest_breaking(
@@ -59,25 +56,30 @@ def fewest_breaking(
     may_leave: MayLeave,
     spare: int,
     breaks: Pairable,
-) -> tuple[int, int] | None:
-    """The least :func:`b3_cost` of a pairing of ``players`` leaving ``spare``
-    players (any score) unpaired, and the fewest pairs that ``breaks`` (a
-    relative criterion) among the pairings of that cost (one unit of cost
-    outweighs them all); None if there is no such pairing."""
+) -> int | None:
+    """The fewest pairs that ``breaks`` (a relative criterion) among the
+    pairings of ``players`` of the least :func:`b3_cost` leaving ``spare``
+    players (any score) unpaired (one unit of cost outweighs them all); None
+    if there is no such pairing."""
     n = len(players)
     slots: tuple[int | None, ...] = (None,) * spare
     edges = _edges(players, floor, pairable, may_leave, slots, scale=n + 1, penalty=breaks)
     matching = max_weight_matching(n + spare, edges)
     if 2 * len(matching) != n + spare:
         return None
-    cost = broken = 0
-    for i, j in matching:
-        if j < n:
-            cost += b3_cost(players[i], players[j])
-            broken += breaks(players[i], players[j])
-        else:
-            cost += bye_cost(players[i], floor)
-    return cost, broken
+    return sum(1 for i, j in matching if j < n and breaks(players[i], players[j]))
+
+
+def _cost(
+    players: Sequence[PlayerState], floor: int, matching: Sequence[tuple[int, int]]
+) -> int:
+    """The :func:`b3_cost` of a matching of :func:`_edges` (i < j: the extra
+    vertices, the players left unpaired, come second)."""
+    n = len(players)
+    return sum(
+        b3_cost(players[i], players[j]) if j < n else bye_cost(players[i], floor)
+        for i, j in matching
+    )
 
 
 def used_differences(

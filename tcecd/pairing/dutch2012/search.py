@@ -271,7 +271,7 @@ class BracketSearch:
                 fewest = measure.fewest_breaking(
                     group, self.b.floor, pairable, may_leave, spare, breaks
                 )
-                if fewest is None or fewest[1] > limit.left:
+                if fewest is None or fewest > limit.left:
                     fine = False
                     break
         if not fine:
