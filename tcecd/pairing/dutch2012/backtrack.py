@@ -42,6 +42,9 @@ def pair_brackets(
     inputs: list[tuple[list[PlayerState], list[PlayerState]]] = []
     pushed: list[list[PlayerState]] = []
     carry: list[PlayerState] = []
+    #: per bracket whose C.12 set C.13 gives back (:func:`_c13_restores`):
+    #: the previous bracket's first pairing and this bracket as it was with it
+    before_c12: dict[int, _BeforeC12] = {}
     for k in range(len(groups) - 1):
         residents, movers, push = c1(rnd, groups[k], carry)
         p1 = (len(residents) + len(movers)) // 2
@@ -62,6 +65,11 @@ def pair_brackets(
             )
             alt = c12(rnd, groups[k], inputs[k - 1], pushed[k - 1], chosen[k - 1], tried, p1)
             if alt is not None:
+                # The previous bracket is paired again, for this one: C.13 keeps
+                # whatever C.12 gave it before (the fresh round ae3b8fca87ad).
+                before_c12.pop(k - 1, None)
+                if _c13_restores(carry, push, alt):
+                    before_c12[k] = _BeforeC12(chosen[k - 1], (residents, movers), push, out)
                 prev, residents, movers, push, out = alt
                 chosen[k - 1] = prev
         chosen.append(out)
@@ -72,7 +80,55 @@ def pair_brackets(
         lowest_c12 = c12_lowest(rnd, groups[-1], inputs[-1], pushed[-1], chosen[-1], carry)
         if lowest_c12 is not None:
             chosen[-1], carry = lowest_c12
-    return _c13(rnd, groups, chosen, inputs, pushed, carry, round_number)
+    return _c13(rnd, groups, chosen, inputs, pushed, carry, round_number, before_c12)
+
+
+@dataclass(frozen=True, slots=True)
+class _BeforeC12:
+    """A bracket before C.12 changed the previous bracket's pairing: that
+    pairing, and this bracket's input (residents, moved-down players), C.1's
+    pushes and pairing with it."""
+
+    prev_out: Outcome
+    bracket_input: tuple[list[PlayerState], list[PlayerState]]
+    pushed: list[PlayerState]
+    out: Outcome
+
+
+def _c13_restores(
+    carry: Sequence[PlayerState],
+    push: Sequence[PlayerState],
+    alt: tuple[Outcome, list[PlayerState], list[PlayerState], list[PlayerState], Outcome],
+) -> bool:
+    """Whether C.13, once it asks this bracket again as the penultimate one
+    (the lowest already joined), gives the previous bracket back its first
+    pairing: C.12's other set of players (``alt``: the previous bracket's
+    pairing, this bracket's residents, moved-down players, C.1's pushes and
+    pairing with it) moves no player on through this bracket (C.1), and
+    either does not bring it its P1 pairs (it pairs more moved-down players,
+    as JaVaFo 1.4 reads "P1 pairings", not all of P1), or only kept in it a
+    resident C.1 had moved on with the first set (``push``: C.1 moved only
+    residents on, none of the players moved down from ``carry``).
+
+    C.12 took the other set for this bracket's pairing; C.13's "another
+    pairing in the penultimate score bracket" gives that pairing up, and
+    JaVaFo 1.4 then pairs with the first set again. The fresh 15-player
+    rounds 38f80b049ed4, 47006bad6dad and 9ca932e3f315 (the other set pairs
+    three of P1 = 4), 24169cb94d38, a1f195c9aba6 and dc670fbf2900 (C.1 moved
+    a resident on with the first set: 10, 2, 5); where the other set made
+    the P1 pairs without a resident so moved on, JaVaFo 1.4 keeps it (the
+    case files 111dfc868d09, bef4372397a5, eccf474f4e03, seed 1561 round 7),
+    and where C.1 moves a player on with it too (the fresh round
+    0a21c2e892ff, 1 moved on; 7b395f91c8e0, a883c80b619f). Nor once C.12
+    has paired this bracket again for the one below (:func:`pair_brackets`
+    drops the record then): JaVaFo 1.4 keeps the set in the fresh round
+    ae3b8fca87ad and gives both back in 7c03b82045da, of the same shape."""
+    _prev, residents, movers, alt_push, after = alt
+    if alt_push:
+        return False
+    alt_full = len(after.pairs) >= (len(residents) + len(movers)) // 2
+    residents_moved_on = bool(push) and not any(p in carry for p in push)
+    return not alt_full or residents_moved_on
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +203,7 @@ def _c13(
     pushed: list[list[PlayerState]],
     carry: list[PlayerState],
     round_number: int,
+    before_c12: dict[int, _BeforeC12],
 ) -> list[Outcome]:
     """The lowest bracket, and C.13 when it cannot be paired.
 
@@ -167,10 +224,20 @@ def _c13(
     no other floaters pair them all; JaVaFo 1.4 asks it first in the dutch9
     forecast round 3ace259062ad, a departure: test_departures.py).
     At P1 = M1 the penultimate bracket asked again lowers P1 (C.14.b1) or M1
-    (C.14.b2): :func:`_c13_again`.
+    (C.14.b2): :func:`_c13_again`. A penultimate bracket asked after the
+    lowest was joined may first get back the players the bracket above moved
+    down before C.12 (:func:`_c13_restores`).
     """
     last = start = len(groups) - 1  # the lowest bracket is groups[start:] (joined by C.13)
     while True:
+        undo = before_c12.get(start - 1) if start < last else None
+        if undo is not None:
+            # C.13 asks again, as the penultimate one, a bracket whose C.12 set
+            # it gives back (_c13_restores): the bracket above gets back its
+            # first pairing, and this bracket its first moved-down players.
+            pen = start - 1
+            chosen[pen - 1], chosen[pen] = undo.prev_out, undo.out
+            inputs[pen], pushed[pen] = undo.bracket_input, undo.pushed
         joined = [p for g in groups[start:-1] for p in g]
         movers_in = [*chosen[start - 1].floaters, *pushed[start - 1]] if start > 0 else []
         # A merged bracket's S1: the latest added score bracket (with the players

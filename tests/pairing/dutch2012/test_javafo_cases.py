@@ -3,7 +3,7 @@
 Each file in ``data/javafo14/`` is a round of a random tournament
 (:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name; ``c13-``:
 a round of the C.13 sample, ``record_c13_sample.py``, by its key; ``fc-``: a
-round of the sample's forecasts run with other seeds, 31 to 54, or 55 to 72 with 5 to
+round of the sample's forecasts run with other seeds, 31 to 54, or 55 to 90 with 5 to
 15 players) as JaVaFo
 1.4 reads it (its bye codes), with JaVaFo 1.4's own ``-p`` output beside it:
 the expected pairing is JaVaFo's, not tcecd's. Each shows one reading
@@ -132,6 +132,16 @@ CASES = {
     "fc-a6bc615e7f56": "C.13: as fc-6c1f002386bf, 11 players (seeds 43 to 54)",
     "fc-abe3a67a9994": "C.13: as fc-6c1f002386bf, 11 players (seeds 43 to 54)",
     "fc-74f02c597ce1": "C.13: as fc-6c1f002386bf, 11 players (seeds 43 to 54)",
+    "fc-38f80b049ed4": "C.13: C.12's other set given back, it did not make the bracket's P1",
+    "fc-47006bad6dad": "C.13: as fc-38f80b049ed4",
+    "fc-9ca932e3f315": "C.13: as fc-38f80b049ed4",
+    "fc-24169cb94d38": "C.13: C.12's set given back, it only kept a resident C.1 moved on",
+    "fc-a1f195c9aba6": "C.13: as fc-24169cb94d38",
+    "fc-dc670fbf2900": "C.13: as fc-24169cb94d38",
+    "fc-0a21c2e892ff": "C.13: C.12's set kept when C.1 moves a player on with it (seeds 73 to 84)",
+    "fc-194ce993e581": "C.13: as fc-38f80b049ed4, 13 players (seeds 85 to 90)",
+    "fc-edbadbb0858d": "C.13: as fc-24169cb94d38, 13 players (seeds 85 to 90)",
+    "fc-ae3b8fca87ad": "C.13: C.12's set kept once C.12 paired that bracket again (seeds 85-90)",
 }
 
 

@@ -23,12 +23,12 @@ one of them, e590b01a6f61, that session): 51 in all. Four of them
 goes on at P1 = M1 (the eighth session that day) and are case files now: 47
 left. Fourteen more agree since a joined bracket tries each least B.3 cost
 with B.2 in force and then dropped before the next (that session): 33 left.
-In all of them, C.13 has
-joined the lowest brackets and asked the penultimate one for another
-pairing; in two (24169cb94d38, a1f195c9aba6) JaVaFo 1.4 moves
-down another player of the same score from the bracket above the
-penultimate one: a reading not worked out yet (docs/pairing.md, "Fresh
-rounds of 15 players"). Each must still differ: a
+Six more (38f80b049ed4, 47006bad6dad, 9ca932e3f315, 24169cb94d38,
+a1f195c9aba6, dc670fbf2900) agree since C.13 gives back C.12's other set of
+floaters when it asks that bracket again (2026-11-30): 27 left. In all of
+them, C.13 has joined the lowest brackets and asked the penultimate one
+for another pairing (docs/pairing.md, "Fresh rounds of 15 players"). Each
+must still differ: a
 round that starts to agree fails here, so that it moves to
 ``test_javafo_cases.py`` with the reading that settles it.
 """
@@ -49,7 +49,7 @@ ROUNDS = load(RECORDING)
 
 def test_the_recording_is_whole() -> None:
     keys = [round_key(r["trf"]) for r in ROUNDS]
-    assert len(ROUNDS) == 33
+    assert len(ROUNDS) == 27
     assert len(set(keys)) == len(keys)
 
 
