@@ -28,7 +28,7 @@ from tcecd.pairing.dutch2012.brackets import Round, c1, first, lowest, pairing
 from tcecd.pairing.dutch2012.c12 import Tried, c12, c12_lowest, movers_left
 from tcecd.pairing.dutch2012.criteria import compatible
 from tcecd.pairing.dutch2012.state import PlayerState, a2_key
-from tcecd.pairing.dutch2012.values import LowerP1, heterogeneous
+from tcecd.pairing.dutch2012.values import LowerP1, b3_cost, heterogeneous
 
 
 def pair_brackets(
@@ -292,7 +292,9 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     player on through the penultimate bracket (seeds 80 round 9, 2037 round
     11); and, while P1 is still P0 (as many moved-down players as pairs:
     :attr:`LowerP1.AT_P0`), after a lowest bracket that failed on the bye
-    alone (:func:`failed_on_the_bye`) and whenever that gives the bye to a
+    alone (:func:`failed_on_the_bye`; but M1 where that gives the bye to a
+    player of the same score with a smaller B.3 cost of the pairs: seed 3870
+    round 6) and whenever that gives the bye to a
     lower scored player than lowering M1 does, one of its own players (B.3:
     the bye's score as low as possible; seed 670 round 8 and three rounds of
     the C.13 sample); else M1 (seeds 460 round 7, 534 round 8, ...). Where
@@ -318,7 +320,21 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     if asked.pen_pushed:
         return first_again(LowerP1.ALWAYS)
     if failed_on_bye:
-        return first_again(LowerP1.AT_P0)
+        lowered = first_again(LowerP1.AT_P0)
+        if lowered is not None:
+            # ... unless lowering M1 instead (P1 kept) gives the bye to a player
+            # of the same score with smaller score differences (B.3): the
+            # random tournament seed 3870 round 6, where only the top scorer
+            # may have the bye (B.1b) and JaVaFo 1.4 pairs 4-6, 3-8 and 5-9
+            # rather than 4-8, 3-9 and 6-5; three fresh rounds agree.
+            kept = first_again(LowerP1.NEVER)
+            if (
+                kept is not None
+                and _bye_score(kept[1]) == _bye_score(lowered[1])
+                and _pairs_cost(kept) < _pairs_cost(lowered)
+            ):
+                return kept
+        return lowered
     again = first_again(LowerP1.NEVER)
     # Lowering P1 acts only at P1 = M1 = P0 > 1 (two moved-down players at
     # least), and is taken only for a lower bye. (``at_p0`` is AT_P0's own
@@ -340,6 +356,12 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
         ):
             return lowered
     return again
+
+
+def _pairs_cost(outcomes: tuple[Outcome, Outcome]) -> int:
+    """B.3's measure (:func:`~tcecd.pairing.dutch2012.values.b3_cost`) of the
+    pairs of the penultimate and lowest brackets' pairings."""
+    return sum(b3_cost(a, b) for out in outcomes for a, b in out.pairs)
 
 
 def _bye_score(lowest: Outcome) -> int | None:

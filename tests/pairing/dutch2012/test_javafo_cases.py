@@ -142,6 +142,8 @@ CASES = {
     "fc-194ce993e581": "C.13: as fc-38f80b049ed4, 13 players (seeds 85 to 90)",
     "fc-edbadbb0858d": "C.13: as fc-24169cb94d38, 13 players (seeds 85 to 90)",
     "fc-ae3b8fca87ad": "C.13: C.12's set kept once C.12 paired that bracket again (seeds 85-90)",
+    "s3870r6": "C.13: failed on the bye: M1 lowered, not P1, for the same bye at a lower B.3 cost",
+    "fc-da1796e19286": "C.13: as s3870r6, a fresh round of 15 players (seeds 73 to 84)",
 }
 
 
