@@ -275,7 +275,12 @@ class BracketSearch:
                     fine = False
                     break
         if not fine:
-            bound.update(lim.name for k, lim in enumerate(limits) if seen & 1 << k)
+            # Not a criterion that may be broken by every pair (B.5/B.6 for
+            # upfloaters in a remainder, A.7.d in odd rounds): raising it could
+            # not change the search, and C.10 would repeat it for nothing.
+            bound.update(
+                lim.name for k, lim in enumerate(limits) if seen & 1 << k and lim.left < pairs
+            )
         return fine
 
     def _homogeneous(
@@ -397,6 +402,7 @@ class BracketSearch:
         movers = [p for p in players if p.id in self.b.movers]
         sets: Iterator[tuple[PlayerState, ...]] = mover_sets(movers, m1)  # C.8b, D.3
         lowest = self.b.lowest
+        rest_targets: dict[int, Target] = {}  # by the cost the pairs spent
         for s1 in sets:
             s1_ids = {p.id for p in s1}
             s2 = [p for p in players if p.id not in s1_ids]
@@ -429,7 +435,12 @@ class BracketSearch:
                     spent = sum([b3_of[i][j] for i, j in enumerate(chosen)])
                     if spent > target.cost:
                         continue
-                    rest_target = replace(target, cost=target.cost - spent)
+                    try:
+                        rest_target = rest_targets[spent]
+                    except KeyError:
+                        rest_target = rest_targets[spent] = replace(
+                            target, cost=target.cost - spent
+                        )
                 rest_ids = all_s2.difference([s2_ids[j] for j in chosen])
                 taken = set(chosen)
                 # Sorted: the requirements left depend on how many pairs break

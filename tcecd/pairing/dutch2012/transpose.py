@@ -184,20 +184,35 @@ class Weight:
     def pair(self, i: int, j: int) -> int:
         return self.pairs[i][j]
 
-    def least(
-        self, start: int, s1_size: int, adj: Sequence[Sequence[int]], used: set[int], s2_size: int
-    ) -> int:
-        """A lower bound of what S1[start:] and the S2 players left over add:
-        each S1 player's cheapest free partner, and the cheapest free players
-        to leave over."""
-        total = 0
-        for k in range(start, s1_size):
-            total += min((self.pairs[k][j] for j in adj[k] if j not in used), default=0)
-        spare = s2_size - s1_size
-        if spare > 0:
-            left = sorted(w for j, w in enumerate(self.spare) if w is not None and j not in used)
-            total += sum(left[:spare])
-        return total
+    def bound(self, adj: Sequence[Sequence[int]]) -> Callable[[int, set[int]], int]:
+        """A lower bound of what S1[start:] and the S2 players left over add,
+        given the S2 players ``used``: each S1 player's cheapest free partner
+        (on ``adj``, the allowed pairs), and the cheapest free players to leave
+        over. The partners and the players to leave over are sorted once here:
+        the search asks at every step."""
+        s1_size = len(adj)
+        spare = len(self.spare) - s1_size
+        rows = [sorted((self.pairs[k][j], j) for j in adj[k]) for k in range(s1_size)]
+        leftover = sorted((w, j) for j, w in enumerate(self.spare) if w is not None)
+
+        def least(start: int, used: set[int]) -> int:
+            total = 0
+            for k in range(start, s1_size):
+                for w, j in rows[k]:
+                    if j not in used:
+                        total += w
+                        break
+            if spare > 0 and leftover:
+                need = spare
+                for w, j in leftover:
+                    if j not in used:
+                        total += w
+                        need -= 1
+                        if not need:
+                            break
+            return total
+
+        return least
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +347,7 @@ def transpositions(
             bound.add(r.name)
             return
     must_index = {j: k for k, j in enumerate(must)}
+    least = weight.bound(adj) if weight is not None else None
     side_index = [{j: k for k, j in enumerate(r.positions)} for r in side_rules]
 
     chosen: list[int] = []
@@ -357,10 +373,10 @@ def transpositions(
             if not budget.spend():
                 return
             now = spent
-            if weight is not None:
+            if weight is not None and least is not None:
                 now += weight.pair(i, j)
                 used.add(j)
-                over = now + weight.least(i + 1, s1_size, adj, used, s2_size) > weight.most
+                over = now + least(i + 1, used) > weight.most
                 used.discard(j)
                 if over:
                     continue

@@ -3,8 +3,8 @@
 Each file in ``data/javafo14/`` is a round of a random tournament
 (:mod:`tests.pairing.dutch2012.oracle`, seed and round in the name; ``c13-``:
 a round of the C.13 sample, ``record_c13_sample.py``, by its key; ``fc-``: a
-round of the sample's forecasts run with other seeds, 31 to 54, or 55 to 90 with 5 to
-15 players) as JaVaFo
+round of the sample's forecasts run with other seeds, 31 to 54, or 55 to 94 with 5 to
+16 players) as JaVaFo
 1.4 reads it (its bye codes), with JaVaFo 1.4's own ``-p`` output beside it:
 the expected pairing is JaVaFo's, not tcecd's. Each shows one reading
 docs/pairing.md ("Dutch 2012") describes; no Java is needed to run them.
@@ -144,6 +144,8 @@ CASES = {
     "fc-ae3b8fca87ad": "C.13: C.12's set kept once C.12 paired that bracket again (seeds 85-90)",
     "s3870r6": "C.13: failed on the bye: M1 lowered, not P1, for the same bye at a lower B.3 cost",
     "fc-da1796e19286": "C.13: as s3870r6, a fresh round of 15 players (seeds 73 to 84)",
+    "fc-9c2c31d4f5a2": "C.10: no requirement state searched again for a criterion no pair can "
+        "break more (seeds 91 to 94; the joined bracket ran out of steps before)",
 }
 
 
