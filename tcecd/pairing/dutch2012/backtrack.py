@@ -301,9 +301,13 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     C.14.b1 brought P1 down to M1 first (P0 > M0), JaVaFo 1.4 lowers M1 (the
     fresh 15-player round cc3228f7193f and seven more; docs/pairing.md)."""
 
+    #: whether a search of first_again got to where AT_P0 and NEVER part: if
+    #: none did, the other would find the same pairings again
+    decided: list[bool] = []
+
     def first_again(lower_p1: LowerP1) -> tuple[Outcome, Outcome] | None:
         for step in _C13_AGAIN:
-            again = _c13_penultimate(rnd, asked, step, lower_p1=lower_p1)
+            again = _c13_penultimate(rnd, asked, step, lower_p1=lower_p1, decided=decided)
             if again is not None:
                 return again
         return None
@@ -321,7 +325,7 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
         return first_again(LowerP1.ALWAYS)
     if failed_on_bye:
         lowered = first_again(LowerP1.AT_P0)
-        if lowered is not None:
+        if lowered is not None and any(decided):
             # ... unless lowering M1 instead (P1 kept) gives the bye to a player
             # of the same score with smaller score differences (B.3): the
             # random tournament seed 3870 round 6, where only the top scorer
@@ -340,7 +344,13 @@ def _c13_again(rnd: Round, asked: _Asked, *, failed_on_bye: bool) -> tuple[Outco
     # least), and is taken only for a lower bye. (``at_p0`` is AT_P0's own
     # condition, P0 = M0, checked here only to spare a search that could not
     # give another pairing.)
-    if again is None or not at_p0 or len(pen_movers) < 2 or not again[1].floaters:
+    if (
+        again is None
+        or not at_p0
+        or len(pen_movers) < 2
+        or not again[1].floaters
+        or not any(decided)
+    ):
         return again
     lowered = first_again(LowerP1.AT_P0)
     if lowered is not None:
@@ -370,12 +380,19 @@ def _bye_score(lowest: Outcome) -> int | None:
 
 
 def _c13_penultimate(
-    rnd: Round, asked: _Asked, step: _C13Step, *, lower_p1: LowerP1 = LowerP1.NEVER
+    rnd: Round,
+    asked: _Asked,
+    step: _C13Step,
+    *,
+    lower_p1: LowerP1 = LowerP1.NEVER,
+    decided: list[bool] | None = None,
 ) -> tuple[Outcome, Outcome] | None:
     """C.13: the first other pairing of the penultimate bracket (in the order of
     its own procedure, C.14 included unless ``step`` keeps P1) with which the
     lowest bracket can be paired (as ``step`` says); that pairing and the
-    lowest bracket's. ``lower_p1``: when C.14.b1 lowers P1 at P1 = M1 (:func:`_c13_again`)."""
+    lowest bracket's. ``lower_p1``: when C.14.b1 lowers P1 at P1 = M1
+    (:func:`_c13_again`); ``decided`` gets whether the search got to where
+    :attr:`LowerP1.AT_P0` and :attr:`LowerP1.NEVER` part."""
     pen_input, pen_pushed, pen_out = asked.pen_input, asked.pen_pushed, asked.pen_out
     residents, joined = asked.residents, asked.joined
     keep_movers = step.keep_movers
@@ -440,6 +457,8 @@ def _c13_penultimate(
         lower_p1=lower_p1,
     )
     alt = first(procedure.outcomes())
+    if decided is not None:
+        decided.append(procedure.at_p0_asked)
     if alt is None:
         return None
     low = lowest_for[frozenset(p.id for p in alt.floaters)]

@@ -108,6 +108,11 @@ class BracketProcedure(BracketSearch):
         #: when C.14.b1 at P1 = M1 > 1 lowers P1 (and M1 with it), not M1 alone
         #: (C.13: :func:`~tcecd.pairing.dutch2012.backtrack._c13_again`)
         self.lower_p1 = lower_p1
+        #: whether the procedure got to where :attr:`LowerP1.AT_P0` and
+        #: :attr:`LowerP1.NEVER` part (C.14 at P1 = M1 = P0 > 1 with the remainder
+        #: reached): if not, both give the same outcomes (``backtrack._c13_again``
+        #: spares the second search)
+        self.at_p0_asked = False
         #: backtracking (C.12, C.13): a further condition on the players moved
         #: down, and how many they must be (None: any number); ``accept`` must
         #: depend on the set of players alone (it may be asked of sets the
@@ -309,6 +314,7 @@ class BracketProcedure(BracketSearch):
                 )
                 # C.14.b1 would take P1 below M1:
                 at_m1 = p1 == m1 and progress.reached_remainder and not self.b.lowest
+                self.at_p0_asked |= at_m1 and p1 == p0
                 if lowers and at_m1:
                     p1, x1, z1 = p1 - 1, max(0, x1 - 1), max(0, z1 - 1)  # C.14.b1
                 elif at_m1:
