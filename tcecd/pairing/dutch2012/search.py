@@ -275,9 +275,10 @@ class BracketSearch:
                     fine = False
                     break
         if not fine:
-            # Not a criterion that may be broken by every pair (B.5/B.6 for
-            # upfloaters in a remainder, A.7.d in odd rounds): raising it could
-            # not change the search, and C.10 would repeat it for nothing.
+            # Only criteria allowed fewer breaks than there are pairs: one that
+            # every pair may break (B.5/B.6 for upfloaters in a remainder, A.7.d
+            # in odd rounds) rejected nothing, and relaxing it further would make
+            # C.10 repeat the same search (seed 871 round 10: 45 such states).
             bound.update(
                 lim.name for k, lim in enumerate(limits) if seen & 1 << k and lim.left < pairs
             )
